@@ -1,0 +1,48 @@
+// ReadonlyContext and CallbackContext: what instruction providers and callbacks see.
+#pragma once
+
+#include <adk/agents/invocation_context.hpp>
+#include <adk/core/event.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace adk {
+
+class ReadonlyContext {
+public:
+    explicit ReadonlyContext(const InvocationContext& ctx) : ctx_(ctx) {}
+    virtual ~ReadonlyContext() = default;
+    ReadonlyContext(const ReadonlyContext&) = delete;
+    ReadonlyContext& operator=(const ReadonlyContext&) = delete;
+
+    const std::string& invocation_id() const noexcept { return ctx_.invocation_id(); }
+    const std::string& agent_name() const;
+    const std::optional<Content>& user_content() const noexcept { return ctx_.user_content(); }
+    const Session& session() const noexcept { return ctx_.session(); }
+    // A state value, or nullptr.
+    virtual const json::value* state(std::string_view key) const { return ctx_.state(key); }
+    const InvocationContext& invocation_context() const noexcept { return ctx_; }
+
+protected:
+    const InvocationContext& ctx_;
+};
+
+// A callback's view: reads see the callback's own writes first; writes are collected in actions() and
+// reach the session with the event the callback leads to.
+class CallbackContext : public ReadonlyContext {
+public:
+    explicit CallbackContext(const InvocationContext& ctx) : ReadonlyContext(ctx) {}
+
+    const json::value* state(std::string_view key) const override;
+    // Throws adk::Error for an invalid key (see validate_state_key).
+    void set_state(std::string_view key, json::value value);
+    bool has_state_delta() const noexcept { return !actions_.state_delta.empty(); }
+
+    EventActions& actions() noexcept { return actions_; }
+
+private:
+    EventActions actions_;
+};
+
+}  // namespace adk

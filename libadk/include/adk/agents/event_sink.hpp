@@ -1,0 +1,36 @@
+// EventSink: where an agent emits its events. EventStream: where the caller reads them.
+#pragma once
+
+#include <adk/core/event.hpp>
+#include <adk/core/stream.hpp>
+
+#include <memory>
+
+namespace adk {
+
+using EventStream = Stream<Event>;
+
+namespace detail {
+class Invocation;
+}
+
+// Invariant 1, commit before continue: when `co_await out.emit(ev)` returns, a non-partial event is in
+// the session and its stateDelta is visible to every agent of the invocation.
+class EventSink {
+public:
+    EventSink(Sink<Event> sink, std::shared_ptr<detail::Invocation> invocation);
+
+    // Fills what the event lacks (id, invocation id, timestamp), commits it unless it is partial, then
+    // hands it to the consumer, waiting while the consumer is behind. Throws adk::Error for an event
+    // without author, when the commit fails, or when the stream was cancelled.
+    asio::awaitable<void> emit(Event event);
+
+    // Hands on an event that was already committed (one read from a sub-agent's EventStream).
+    asio::awaitable<void> forward(Event event);
+
+private:
+    Sink<Event> sink_;
+    std::shared_ptr<detail::Invocation> invocation_;
+};
+
+}  // namespace adk

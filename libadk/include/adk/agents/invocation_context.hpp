@@ -1,0 +1,135 @@
+// InvocationContext: what an agent knows about the invocation it runs in.
+//
+// DESIGN: an invocation's shared part (session, services, ids, config, cancellation, budget) lives in one
+// detail::Invocation owned by shared_ptr; an InvocationContext adds the agent that runs and its branch.
+// Entering a sub-agent makes a new, cheap InvocationContext over the same Invocation, as ADK does with
+// model_copy. Everything of one invocation runs on its strand (executor()), so the session needs no
+// lock; code that runs elsewhere (ParallelAgent branches, thread pools) commits through the strand.
+#pragma once
+
+#include <adk/agents/run_config.hpp>
+#include <adk/core/content.hpp>
+#include <adk/core/event.hpp>
+#include <adk/sessions/session.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <any>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace adk {
+
+namespace asio = boost::asio;
+
+class Agent;
+class SessionService;
+class ArtifactService;  // the artifacts issue defines these services
+class MemoryService;
+
+// What an invocation is made of. The Runner fills it; tests of a single agent may fill it themselves.
+struct InvocationOptions {
+    std::string app_name;
+    std::string user_id;
+    Session session;  // the caller's copy; events are appended to it as they are committed
+    std::shared_ptr<SessionService> session_service;
+    std::shared_ptr<ArtifactService> artifact_service;
+    std::shared_ptr<MemoryService> memory_service;
+    RunConfig run_config;
+    std::optional<Content> user_content;
+    std::shared_ptr<Agent> root_agent;
+    asio::any_io_executor executor;  // the invocation's strand
+    std::string invocation_id;       // "e-<uuid>" when empty
+    std::string origin = "runner";   // what started the invocation: "runner", "api", "cli", ...
+};
+
+namespace detail {
+
+class Invocation {
+public:
+    explicit Invocation(InvocationOptions options);
+
+    // Appends a non-partial event to the session through the session service; returns it as stored.
+    asio::awaitable<Event> commit(Event event);
+
+    InvocationOptions options;
+    std::atomic<bool> cancelled{false};
+    std::atomic<bool> end_invocation{false};
+    std::atomic<int> llm_calls{0};
+    std::mutex attributes_mutex;
+    std::map<std::string, std::any, std::less<>> attributes;
+};
+
+}  // namespace detail
+
+class InvocationContext {
+public:
+    // A context for `agent` (may be null until the first agent runs) over a new invocation.
+    explicit InvocationContext(InvocationOptions options, Agent* agent = nullptr);
+    InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent, std::string branch);
+
+    // The same invocation, seen by `agent` (a sub-agent entering its run). The branch is kept.
+    InvocationContext for_agent(Agent& agent) const;
+    // The same invocation and agent on another branch ("parallel.child").
+    InvocationContext with_branch(std::string branch) const;
+
+    const std::string& invocation_id() const noexcept { return inv_->options.invocation_id; }
+    const std::string& app_name() const noexcept { return inv_->options.app_name; }
+    const std::string& user_id() const noexcept { return inv_->options.user_id; }
+    const std::string& origin() const noexcept { return inv_->options.origin; }
+    const std::string& branch() const noexcept { return branch_; }
+    Agent& agent() const;
+    const std::shared_ptr<Agent>& root_agent() const noexcept { return inv_->options.root_agent; }
+    const Session& session() const noexcept { return inv_->options.session; }
+    const RunConfig& run_config() const noexcept { return inv_->options.run_config; }
+    const std::optional<Content>& user_content() const noexcept { return inv_->options.user_content; }
+    const std::shared_ptr<SessionService>& session_service() const noexcept
+    {
+        return inv_->options.session_service;
+    }
+    const std::shared_ptr<ArtifactService>& artifact_service() const noexcept
+    {
+        return inv_->options.artifact_service;
+    }
+    const std::shared_ptr<MemoryService>& memory_service() const noexcept { return inv_->options.memory_service; }
+    const asio::any_io_executor& executor() const noexcept { return inv_->options.executor; }
+
+    // A state value as this invocation sees it (session, app:, user: and temp: keys), or nullptr.
+    const json::value* state(std::string_view key) const;
+
+    // An event authored by this context's agent, with the invocation id, branch, a fresh id and the time.
+    Event make_event(Content content) const;
+    Event make_event() const;
+
+    // True once the invocation was cancelled (Runner::cancel or the consumer left). Long computations
+    // that do not await should check it.
+    bool cancelled() const noexcept { return inv_->cancelled.load(); }
+    void cancel() const noexcept { inv_->cancelled.store(true); }
+
+    // Set by an agent or callback to stop the whole invocation after the current event.
+    bool end_invocation() const noexcept { return inv_->end_invocation.load(); }
+    void set_end_invocation(bool value = true) const noexcept { inv_->end_invocation.store(value); }
+
+    // Counts one model call against RunConfig::max_llm_calls; throws adk::Error
+    // (errc::llm_call_limit_exceeded) past the limit.
+    void check_and_inc_llm_call() const;
+    int llm_calls() const noexcept { return inv_->llm_calls.load(); }
+
+    // Per-invocation values for plugins and callbacks. Safe from any thread.
+    void set_attribute(std::string key, std::any value) const;
+    std::any attribute(std::string_view key) const;
+
+    const std::shared_ptr<detail::Invocation>& invocation() const noexcept { return inv_; }
+
+private:
+    std::shared_ptr<detail::Invocation> inv_;
+    Agent* agent_ = nullptr;
+    std::string branch_;
+};
+
+}  // namespace adk

@@ -1,0 +1,103 @@
+// Event and EventActions: what agents emit, what sessions store, what the HTTP API streams.
+//
+// The JSON is ADK Python's: camelCase keys, absent instead of null, timestamps in float seconds.
+// Fields adk-cpp does not model (groundingMetadata, inputTranscription, agentState, ...) are kept in
+// `extra` and written back as read.
+#pragma once
+
+#include <adk/core/content.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace adk {
+
+// Token counts reported by a model (genai GenerateContentResponseUsageMetadata).
+class UsageMetadata {
+public:
+    UsageMetadata() = default;
+    std::optional<std::int64_t> prompt_token_count;
+    std::optional<std::int64_t> candidates_token_count;
+    std::optional<std::int64_t> total_token_count;
+    std::optional<std::int64_t> thoughts_token_count;
+    std::optional<std::int64_t> cached_content_token_count;
+    json::object extra;  // promptTokensDetails, serviceTier, ...
+
+    friend bool operator==(const UsageMetadata&, const UsageMetadata&) = default;
+};
+
+class EventActions {
+public:
+    EventActions() = default;
+
+    json::object state_delta;                           // key -> new value; prefixes app:, user:, temp:
+    std::map<std::string, std::int64_t> artifact_delta;  // file name -> version
+    bool skip_summarization = false;
+    std::optional<std::string> transfer_to_agent;
+    bool escalate = false;
+    json::object requested_tool_confirmations;  // function call id -> ToolConfirmation
+    json::object requested_auth_configs;        // function call id -> AuthConfig
+    std::optional<json::object> compaction;     // EventCompaction
+    bool end_of_agent = false;
+    json::object extra;  // agentState, rewindBeforeInvocationId, ...
+
+    friend bool operator==(const EventActions&, const EventActions&) = default;
+};
+
+class Event {
+public:
+    Event() = default;
+    Event(std::string author_, Content content_);
+
+    // ADK's rule: a response the user should see as the answer. True when skip_summarization is set or
+    // a long-running tool is pending; otherwise when the event is not partial and carries no function
+    // call, no function response and no trailing code execution result.
+    bool is_final_response() const;
+
+    // The non-thought text of the content, joined; empty without content.
+    std::string text() const;
+    std::vector<FunctionCall> function_calls() const;
+    std::vector<FunctionResponse> function_responses() const;
+    bool has_trailing_code_execution_result() const;
+
+    std::string id;
+    std::string invocation_id;
+    std::string author;  // an agent's name, or "user"
+    std::string branch;  // "parent.child" inside parallel agents; empty (absent in JSON) otherwise
+    double timestamp = 0;  // seconds since the epoch
+    bool partial = false;
+    bool turn_complete = false;
+    bool interrupted = false;
+    std::optional<std::string> finish_reason;
+    std::optional<std::string> error_code;
+    std::optional<std::string> error_message;
+    std::optional<UsageMetadata> usage_metadata;
+    std::vector<std::string> long_running_tool_ids;
+    json::object custom_metadata;
+    std::optional<Content> content;
+    EventActions actions;
+    json::object extra;
+
+    friend bool operator==(const Event&, const Event&) = default;
+};
+
+static_assert(!std::is_aggregate_v<UsageMetadata>);
+static_assert(!std::is_aggregate_v<EventActions>);
+static_assert(!std::is_aggregate_v<Event>);
+
+// Reading a timestamp accepts float seconds (ADK Python) and epoch milliseconds (the TypeScript ADK
+// writes those): a value above 1e11 cannot be seconds before the year 5000, so it is taken as ms.
+void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetadata& v);
+void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v);
+void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v);
+UsageMetadata tag_invoke(const json::value_to_tag<UsageMetadata>&, const json::value& v);
+EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v);
+Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
+
+}  // namespace adk

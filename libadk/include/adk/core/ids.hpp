@@ -1,0 +1,17 @@
+// Identifiers and clocks shared by events, sessions and invocations.
+#pragma once
+
+#include <string>
+
+namespace adk {
+
+// A random (version 4) UUID in its 36-character text form. Fast: a per-thread generator seeded once.
+std::string new_uuid();
+
+// "e-" followed by a UUID, the form ADK gives invocation ids.
+std::string new_invocation_id();
+
+// Seconds since the Unix epoch, with sub-second precision: ADK's timestamp format.
+double now_seconds();
+
+}  // namespace adk

@@ -1,0 +1,308 @@
+// Stream<T> and Sink<T>: a bounded, cancellable, single-consumer stream between a producer coroutine and
+// its consumer, built on asio::experimental::concurrent_channel.
+//
+// Contract (docs/DESIGN.md, "Streams"):
+//   * bounded: Sink::emit suspends while the channel is full, so a slow consumer slows the producer;
+//   * end and failure travel in-band as the last message (Boost 1.81's channel::close() drops buffered
+//     messages), and a failure reaches the consumer as the exception the producer threw (adk::Error);
+//   * cancel on drop: Stream::cancel() or destroying the Stream stops the producer coroutine through its
+//     cancellation slot, so everything it awaits (timers, sockets, nested streams) is aborted at once.
+//
+// DESIGN: the channel is a concurrent_channel, not a plain channel. The producer runs on its invocation's
+// strand while the consumer runs wherever the caller's coroutine runs (often another thread of the
+// io_context); a concurrent_channel makes that hand-over safe without forcing the caller onto our
+// strand. The producer's cancellation_signal is not thread-safe, so it is only ever emitted from the
+// producer's executor (asio::dispatch).
+#pragma once
+
+#include <adk/core/error.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/experimental/channel_error.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace adk {
+
+namespace asio = boost::asio;
+
+// How many items a stream buffers before its producer waits.
+inline constexpr std::size_t default_stream_capacity = 32;
+
+namespace detail {
+
+enum class StopReason : int { none = 0, consumer_left = 1, cancelled = 2 };
+
+// The part of a stream's shared state that does not depend on T: what Canceller needs.
+class StreamControl {
+public:
+    explicit StreamControl(asio::any_io_executor producer_executor)
+        : producer_executor_(std::move(producer_executor))
+    {
+    }
+    virtual ~StreamControl() = default;
+    StreamControl(const StreamControl&) = delete;
+    StreamControl& operator=(const StreamControl&) = delete;
+
+    StopReason stop_reason() const noexcept { return static_cast<StopReason>(stop_.load()); }
+    std::string stop_message() const
+    {
+        std::lock_guard lock(mutex_);
+        return stop_message_;
+    }
+    asio::cancellation_slot producer_slot() noexcept { return producer_cancel_.slot(); }
+    const asio::any_io_executor& producer_executor() const noexcept { return producer_executor_; }
+
+    // First stop wins. Then, on the producer's executor: abort what the producer awaits and wake both
+    // ends of the channel. Safe from any thread.
+    void stop(StopReason reason, std::string message)
+    {
+        int expected = static_cast<int>(StopReason::none);
+        {
+            std::lock_guard lock(mutex_);
+            if (!stop_.compare_exchange_strong(expected, static_cast<int>(reason)))
+                return;
+            stop_message_ = std::move(message);
+        }
+        auto self = shared_from_base();
+        asio::dispatch(producer_executor_, [self] {
+            self->producer_cancel_.emit(asio::cancellation_type::terminal);
+            self->cancel_channel();
+        });
+    }
+
+protected:
+    virtual void cancel_channel() = 0;
+    virtual std::shared_ptr<StreamControl> shared_from_base() = 0;
+
+private:
+    asio::any_io_executor producer_executor_;
+    asio::cancellation_signal producer_cancel_;
+    std::atomic<int> stop_{0};
+    mutable std::mutex mutex_;
+    std::string stop_message_;
+};
+
+template <class T>
+class StreamState final : public StreamControl, public std::enable_shared_from_this<StreamState<T>> {
+public:
+    using channel_type = asio::experimental::concurrent_channel<void(boost::system::error_code, T)>;
+
+    StreamState(asio::any_io_executor ex, std::size_t capacity) : StreamControl(ex), channel(ex, capacity) {}
+
+    channel_type channel;
+    std::exception_ptr failure;  // written by the producer before its terminal message
+
+private:
+    void cancel_channel() override { channel.cancel(); }
+    std::shared_ptr<StreamControl> shared_from_base() override { return this->shared_from_this(); }
+};
+
+// Turns whatever a producer threw into the adk::Error its consumer will see.
+std::exception_ptr as_adk_error(std::exception_ptr failure);
+
+inline const boost::system::error_code& failure_marker()
+{
+    static const boost::system::error_code code = make_error_code(errc::agent_failed);
+    return code;
+}
+
+}  // namespace detail
+
+// Stops a stream's producer from outside (Runner::cancel). Copyable; safe from any thread; does nothing
+// once the stream is gone. The consumer's next() then throws adk::Error(errc::cancelled, message).
+class Canceller {
+public:
+    Canceller() = default;
+    explicit Canceller(std::weak_ptr<detail::StreamControl> control) : control_(std::move(control)) {}
+    void cancel(std::string message) const
+    {
+        if (auto c = control_.lock())
+            c->stop(detail::StopReason::cancelled, std::move(message));
+    }
+
+private:
+    std::weak_ptr<detail::StreamControl> control_;
+};
+
+// The sending end, given to a producer coroutine. Cheap to copy.
+template <class T>
+class Sink {
+public:
+    explicit Sink(std::shared_ptr<detail::StreamState<T>> state) noexcept : state_(std::move(state)) {}
+
+    // Suspends while the channel is full (backpressure). Throws once the stream was cancelled or its
+    // consumer left: that is how a producer learns to stop.
+    asio::awaitable<void> emit(T value)
+    {
+        throw_if_stopped();
+        if (state_->channel.try_send(boost::system::error_code{}, std::move(value)))
+            co_return;  // try_send moves from `value` only when it succeeds
+        auto [ec] = co_await state_->channel.async_send(boost::system::error_code{}, std::move(value),
+                                                         asio::as_tuple(asio::use_awaitable));
+        if (ec) {
+            throw_if_stopped();
+            throw boost::system::system_error(ec, "Sink::emit");
+        }
+    }
+
+    bool stopped() const noexcept { return state_->stop_reason() != detail::StopReason::none; }
+
+private:
+    void throw_if_stopped() const
+    {
+        switch (state_->stop_reason()) {
+        case detail::StopReason::none: return;
+        case detail::StopReason::consumer_left:
+            throw Error(errc::stream_closed, "the consumer of this stream stopped reading; stop producing");
+        case detail::StopReason::cancelled: throw Error(errc::cancelled, state_->stop_message());
+        }
+    }
+
+    std::shared_ptr<detail::StreamState<T>> state_;
+};
+
+// The receiving end. Move-only; destroying it stops the producer.
+template <class T>
+class Stream {
+public:
+    Stream() = default;
+    explicit Stream(std::shared_ptr<detail::StreamState<T>> state) noexcept : state_(std::move(state)) {}
+    Stream(Stream&& other) noexcept
+        : state_(std::move(other.state_)), finished_(std::exchange(other.finished_, true))
+    {
+    }
+    Stream& operator=(Stream&& other) noexcept
+    {
+        if (this != &other) {
+            cancel();
+            state_ = std::move(other.state_);
+            finished_ = std::exchange(other.finished_, true);
+        }
+        return *this;
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    ~Stream() { cancel(); }
+
+    // The next item; std::nullopt at the end. Throws adk::Error when the producer failed or the stream was
+    // cancelled from outside. When the awaiting coroutine is cancelled (asio cancellation), the producer
+    // is stopped too and adk::Error(errc::cancelled) is thrown.
+    asio::awaitable<std::optional<T>> next()
+    {
+        if (!state_ || finished_)
+            co_return std::nullopt;
+        throw_if_cancelled();
+        std::optional<T> item;
+        boost::system::error_code ec;
+        auto take = [&](boost::system::error_code e, T v) {
+            ec = e;
+            item.emplace(std::move(v));
+        };
+        if (!state_->channel.try_receive(take)) {
+            auto [e, v] = co_await state_->channel.async_receive(asio::as_tuple(asio::use_awaitable));
+            take(e, std::move(v));
+        }
+        if (!ec)
+            co_return std::move(item);
+        finished_ = true;
+        throw_if_cancelled();
+        if (ec == asio::error::eof || state_->stop_reason() == detail::StopReason::consumer_left)
+            co_return std::nullopt;
+        if (ec == detail::failure_marker() && state_->failure)
+            std::rethrow_exception(state_->failure);
+        if (ec == asio::error::operation_aborted) {
+            state_->stop(detail::StopReason::consumer_left, "the consumer was cancelled");
+            throw Error(errc::cancelled, "the coroutine awaiting Stream::next() was cancelled; its producer was "
+                                         "stopped");
+        }
+        throw Error(ec, "the stream ended unexpectedly");
+    }
+
+    // Stops the producer; next() returns std::nullopt from now on. Safe to call twice.
+    void cancel() noexcept
+    {
+        if (state_ && !finished_) {
+            finished_ = true;
+            state_->stop(detail::StopReason::consumer_left, "the consumer stopped reading");
+        }
+    }
+
+    // A handle that stops the producer from outside, e.g. from another thread.
+    Canceller canceller() const { return Canceller(state_); }
+
+private:
+    void throw_if_cancelled()
+    {
+        if (state_->stop_reason() == detail::StopReason::cancelled) {
+            finished_ = true;
+            throw Error(errc::cancelled, state_->stop_message());
+        }
+    }
+
+    std::shared_ptr<detail::StreamState<T>> state_;
+    bool finished_ = false;
+};
+
+namespace detail {
+
+template <class T>
+asio::awaitable<void> finish(StreamState<T>& state, std::exception_ptr failure)
+{
+    if (state.stop_reason() != StopReason::none)
+        co_return;  // nobody reads the end; the consumer was already woken by stop()
+    boost::system::error_code code = asio::error::eof;
+    if (failure) {
+        state.failure = as_adk_error(failure);
+        code = failure_marker();
+    }
+    if (state.channel.try_send(code, T{}))
+        co_return;
+    auto [ec] = co_await state.channel.async_send(code, T{}, asio::as_tuple(asio::use_awaitable));
+    (void)ec;  // the consumer left meanwhile: nothing to deliver
+}
+
+}  // namespace detail
+
+// Runs `fn(Sink<T>)` as a producer coroutine on `ex` and returns the consumer's end. What fn throws
+// becomes the stream's failure; its normal return becomes the end of the stream.
+template <class T, class Fn>
+Stream<T> spawn_stream(asio::any_io_executor ex, Fn fn, std::size_t capacity = default_stream_capacity)
+{
+    auto state = std::make_shared<detail::StreamState<T>>(ex, capacity);
+    // A named lambda moved into co_spawn: g++ 12 double-frees capturing-lambda temporaries in co_await
+    // expressions (docs/STYLE.md 5.1).
+    auto body = [state, fn = std::move(fn)]() mutable -> asio::awaitable<void> {
+        std::exception_ptr failure;
+        try {
+            Sink<T> sink(state);
+            co_await fn(std::move(sink));
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        // After a cancellation every later co_await throws unless the state is reset (Asio 1.26).
+        co_await asio::this_coro::reset_cancellation_state();
+        co_await detail::finish(*state, failure);
+    };
+    asio::co_spawn(ex, std::move(body), asio::bind_cancellation_slot(state->producer_slot(), asio::detached));
+    return Stream<T>(std::move(state));
+}
+
+}  // namespace adk

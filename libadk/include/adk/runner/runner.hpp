@@ -1,0 +1,58 @@
+// Runner: runs an agent tree for one app, one user message at a time, over a session service.
+#pragma once
+
+#include <adk/agents/agent.hpp>
+#include <adk/agents/event_sink.hpp>
+#include <adk/agents/run_config.hpp>
+#include <adk/core/content.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace adk {
+
+class SessionService;
+class ArtifactService;
+class MemoryService;
+
+namespace detail {
+class RunnerRegistry;
+}
+
+struct RunnerOptions {
+    std::string app_name;
+    std::shared_ptr<Agent> agent;  // the root agent
+    std::shared_ptr<SessionService> session_service;
+    std::shared_ptr<ArtifactService> artifact_service;
+    std::shared_ptr<MemoryService> memory_service;
+};
+
+class Runner {
+public:
+    // Throws adk::Error when the app name, agent or session service is missing.
+    explicit Runner(RunnerOptions options);
+    ~Runner();
+    Runner(const Runner&) = delete;
+    Runner& operator=(const Runner&) = delete;
+
+    // Appends the user's message to the session, then starts the agent on a strand of its own and
+    // returns its events. Throws adk::Error (errc::not_found) when the session does not exist.
+    // The invocation runs while the stream lives: dropping or cancelling the stream stops it.
+    asio::awaitable<EventStream> run(std::string user_id, std::string session_id, Content new_message,
+                                     RunConfig config = {});
+
+    // Stops a running invocation from any thread; its stream ends with adk::Error(errc::cancelled).
+    // Returns false when no invocation with that id is running.
+    bool cancel(std::string_view invocation_id);
+
+    const RunnerOptions& options() const noexcept { return options_; }
+
+private:
+    RunnerOptions options_;
+    std::shared_ptr<detail::RunnerRegistry> registry_;
+};
+
+}  // namespace adk

@@ -1,0 +1,35 @@
+// Session: one conversation of one user with one app, its events and its state.
+#pragma once
+
+#include <adk/core/event.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace adk {
+
+class Session {
+public:
+    Session() = default;
+    Session(std::string id_, std::string app_name_, std::string user_id_);
+
+    std::string id;
+    std::string app_name;
+    std::string user_id;
+    json::object state;  // session keys, plus app: and user: keys merged in when read from a service
+    std::vector<Event> events;
+    double last_update_time = 0;  // seconds since the epoch
+
+    friend bool operator==(const Session&, const Session&) = default;
+};
+
+static_assert(!std::is_aggregate_v<Session>);
+
+// ADK's JSON: {"id","appName","userId","state","events","lastUpdateTime"}.
+void tag_invoke(const json::value_from_tag&, json::value& out, const Session& v);
+Session tag_invoke(const json::value_to_tag<Session>&, const json::value& v);
+
+}  // namespace adk

@@ -1,0 +1,161 @@
+#include <adk/agents/agent.hpp>
+#include <adk/core/error.hpp>
+
+#include <set>
+#include <utility>
+
+namespace adk {
+
+namespace {
+
+void collect_names(const Agent& agent, std::multiset<std::string_view>& names)
+{
+    names.insert(agent.name());
+    for (const auto& sub : agent.sub_agents())
+        collect_names(*sub, names);
+}
+
+}  // namespace
+
+void Agent::validate_name(std::string_view name)
+{
+    auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    auto is_alnum = [&](char c) { return is_alpha(c) || (c >= '0' && c <= '9'); };
+    bool ok = !name.empty() && is_alpha(name.front());
+    for (char c : name)
+        ok = ok && is_alnum(c);
+    if (!ok)
+        throw Error(errc::invalid_argument,
+                    "agent name '" + std::string(name) +
+                        "' is not an identifier: use letters, digits and underscores, not starting with a digit");
+    if (name == "user")
+        throw Error(errc::invalid_argument,
+                    "agent name 'user' is reserved for the end user's events: choose another name");
+}
+
+Agent::Agent(std::string name, std::string description, std::vector<std::shared_ptr<Agent>> sub_agents)
+    : name_(std::move(name)), description_(std::move(description)), sub_agents_(std::move(sub_agents))
+{
+    validate_name(name_);
+    std::multiset<std::string_view> names{name_};
+    for (const auto& sub : sub_agents_) {
+        if (!sub)
+            throw Error(errc::invalid_argument, "agent '" + name_ + "' was given a null sub-agent");
+        if (sub->parent_)
+            throw Error(errc::invalid_argument, "agent '" + sub->name() + "' already has parent '" +
+                                                    sub->parent_->name() + "' and cannot be added to '" + name_ +
+                                                    "': an agent has one parent; create a second instance");
+        collect_names(*sub, names);
+    }
+    for (auto it = names.begin(); it != names.end(); it = names.upper_bound(*it))
+        if (names.count(*it) > 1)
+            throw Error(errc::invalid_argument, "agent name '" + std::string(*it) + "' appears " +
+                                                    std::to_string(names.count(*it)) + " times in the tree of '" +
+                                                    name_ + "': names must be unique in an agent tree");
+    for (const auto& sub : sub_agents_)
+        sub->parent_ = this;
+}
+
+Agent::~Agent()
+{
+    for (const auto& sub : sub_agents_)
+        if (sub->parent_ == this)
+            sub->parent_ = nullptr;
+}
+
+Agent& Agent::root_agent() noexcept
+{
+    Agent* a = this;
+    while (a->parent_)
+        a = a->parent_;
+    return *a;
+}
+
+std::shared_ptr<Agent> Agent::find_agent(std::string_view name) const
+{
+    if (name_ == name)
+        return std::const_pointer_cast<Agent>(weak_from_this().lock());
+    return find_sub_agent(name);
+}
+
+std::shared_ptr<Agent> Agent::find_sub_agent(std::string_view name) const
+{
+    for (const auto& sub : sub_agents_) {
+        if (sub->name() == name)
+            return sub;
+        if (auto found = sub->find_sub_agent(name))
+            return found;
+    }
+    return nullptr;
+}
+
+void Agent::add_before_agent_callback(AgentCallback callback)
+{
+    before_agent_callbacks_.push_back(std::move(callback));
+}
+
+void Agent::add_after_agent_callback(AgentCallback callback)
+{
+    after_agent_callbacks_.push_back(std::move(callback));
+}
+
+EventStream Agent::run(std::shared_ptr<InvocationContext> ctx, std::size_t capacity)
+{
+    auto self = shared_from_this();
+    auto producer = [self, ctx](Sink<Event> sink) -> asio::awaitable<void> {
+        EventSink out(std::move(sink), ctx->invocation());
+        co_await self->run_inline(*ctx, out);
+    };
+    return spawn_stream<Event>(ctx->executor(), std::move(producer), capacity);
+}
+
+// ADK's semantics: the first callback that returns content answers in the agent's place, with an event
+// carrying that content and the callback's state changes; a callback that only changed state yields an
+// event with just those actions. Returns true when an answer was emitted.
+asio::awaitable<bool> Agent::run_callbacks(const std::vector<AgentCallback>& callbacks, InvocationContext& ctx,
+                                           EventSink& out)
+{
+    if (callbacks.empty())
+        co_return false;
+    CallbackContext cb(ctx);
+    std::optional<Content> answer;
+    for (const auto& callback : callbacks) {
+        answer = co_await callback(cb);
+        if (answer)
+            break;
+    }
+    if (!answer && !cb.has_state_delta())
+        co_return false;
+    Event event = answer ? ctx.make_event(std::move(*answer)) : ctx.make_event();
+    event.actions = std::move(cb.actions());
+    co_await out.emit(std::move(event));
+    co_return answer.has_value();
+}
+
+asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSink& out)
+{
+    InvocationContext ctx = parent.for_agent(*this);
+    if (ctx.cancelled())
+        throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled before agent '" + name_ +
+                                         "' started");
+    try {
+        if (co_await run_callbacks(before_agent_callbacks_, ctx, out)) {
+            ctx.set_end_invocation();
+            co_return;
+        }
+        if (ctx.end_invocation())
+            co_return;
+        co_await run_impl(ctx, out);
+        if (ctx.end_invocation())
+            co_return;
+        co_await run_callbacks(after_agent_callbacks_, ctx, out);
+    } catch (const boost::system::system_error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw Error(errc::agent_failed, "agent '" + name_ + "' failed: " + e.what() +
+                                            ". The exception escaped the agent; handle it in the agent or fix its "
+                                            "cause");
+    }
+}
+
+}  // namespace adk

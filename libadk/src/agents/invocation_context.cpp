@@ -1,0 +1,106 @@
+#include <adk/agents/agent.hpp>
+#include <adk/agents/invocation_context.hpp>
+#include <adk/core/error.hpp>
+#include <adk/core/ids.hpp>
+#include <adk/sessions/session_service.hpp>
+
+#include <utility>
+
+namespace adk {
+
+namespace detail {
+
+Invocation::Invocation(InvocationOptions options_) : options(std::move(options_))
+{
+    if (!options.session_service)
+        throw Error(errc::invalid_argument, "an invocation needs a session service: set "
+                                            "InvocationOptions::session_service (e.g. InMemorySessionService)");
+    if (!options.executor)
+        throw Error(errc::invalid_argument, "an invocation needs an executor: set InvocationOptions::executor to "
+                                            "a strand of your io_context");
+    if (options.invocation_id.empty())
+        options.invocation_id = new_invocation_id();
+}
+
+asio::awaitable<Event> Invocation::commit(Event event)
+{
+    co_return co_await options.session_service->append_event(options.session, std::move(event));
+}
+
+}  // namespace detail
+
+InvocationContext::InvocationContext(InvocationOptions options, Agent* agent)
+    : inv_(std::make_shared<detail::Invocation>(std::move(options))), agent_(agent)
+{
+}
+
+InvocationContext::InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent,
+                                     std::string branch)
+    : inv_(std::move(invocation)), agent_(agent), branch_(std::move(branch))
+{
+}
+
+InvocationContext InvocationContext::for_agent(Agent& agent) const
+{
+    return InvocationContext(inv_, &agent, branch_);
+}
+
+InvocationContext InvocationContext::with_branch(std::string branch) const
+{
+    return InvocationContext(inv_, agent_, std::move(branch));
+}
+
+Agent& InvocationContext::agent() const
+{
+    if (!agent_)
+        throw Error(errc::invalid_argument, "this InvocationContext has no agent yet: get one with for_agent()");
+    return *agent_;
+}
+
+const json::value* InvocationContext::state(std::string_view key) const
+{
+    return inv_->options.session.state.if_contains(key);
+}
+
+Event InvocationContext::make_event(Content content) const
+{
+    Event e = make_event();
+    e.content = std::move(content);
+    return e;
+}
+
+Event InvocationContext::make_event() const
+{
+    Event e;
+    e.id = new_uuid();
+    e.invocation_id = inv_->options.invocation_id;
+    e.author = agent().name();
+    e.branch = branch_;
+    e.timestamp = now_seconds();
+    return e;
+}
+
+void InvocationContext::check_and_inc_llm_call() const
+{
+    int calls = ++inv_->llm_calls;
+    int limit = inv_->options.run_config.max_llm_calls;
+    if (limit > 0 && calls > limit)
+        throw Error(errc::llm_call_limit_exceeded,
+                    "invocation " + invocation_id() + " reached RunConfig::max_llm_calls (" + std::to_string(limit) +
+                        " model calls): raise the limit if the task needs more, or find why the agent loops");
+}
+
+void InvocationContext::set_attribute(std::string key, std::any value) const
+{
+    std::lock_guard lock(inv_->attributes_mutex);
+    inv_->attributes.insert_or_assign(std::move(key), std::move(value));
+}
+
+std::any InvocationContext::attribute(std::string_view key) const
+{
+    std::lock_guard lock(inv_->attributes_mutex);
+    auto it = inv_->attributes.find(key);
+    return it == inv_->attributes.end() ? std::any() : it->second;
+}
+
+}  // namespace adk

@@ -1,0 +1,207 @@
+#include <adk/core/error.hpp>
+#include <adk/core/event.hpp>
+
+#include "json_fields.hpp"
+
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <utility>
+
+namespace adk {
+
+using detail::FieldReader;
+using detail::put;
+using detail::put_extra;
+using detail::put_nonempty;
+using detail::put_true;
+
+Event::Event(std::string author_, Content content_) : author(std::move(author_)), content(std::move(content_)) {}
+
+std::string Event::text() const
+{
+    return content ? content->text() : std::string();
+}
+
+std::vector<FunctionCall> Event::function_calls() const
+{
+    std::vector<FunctionCall> out;
+    if (content)
+        for (const Part& p : content->parts)
+            if (p.function_call)
+                out.push_back(*p.function_call);
+    return out;
+}
+
+std::vector<FunctionResponse> Event::function_responses() const
+{
+    std::vector<FunctionResponse> out;
+    if (content)
+        for (const Part& p : content->parts)
+            if (p.function_response)
+                out.push_back(*p.function_response);
+    return out;
+}
+
+bool Event::has_trailing_code_execution_result() const
+{
+    return content && !content->parts.empty() && content->parts.back().code_execution_result.has_value();
+}
+
+bool Event::is_final_response() const
+{
+    if (actions.skip_summarization || !long_running_tool_ids.empty())
+        return true;
+    bool has_calls = false;
+    if (content)
+        for (const Part& p : content->parts)
+            has_calls = has_calls || p.function_call || p.function_response;
+    return !has_calls && !partial && !has_trailing_code_execution_result();
+}
+
+// ---- JSON out ---------------------------------------------------------------------------------------
+
+namespace {
+void put_count(json::object& o, std::string_view key, const std::optional<std::int64_t>& v)
+{
+    if (v)
+        o.emplace(key, *v);
+}
+}  // namespace
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetadata& v)
+{
+    json::object o;
+    put_count(o, "promptTokenCount", v.prompt_token_count);
+    put_count(o, "candidatesTokenCount", v.candidates_token_count);
+    put_count(o, "totalTokenCount", v.total_token_count);
+    put_count(o, "thoughtsTokenCount", v.thoughts_token_count);
+    put_count(o, "cachedContentTokenCount", v.cached_content_token_count);
+    put_extra(o, v.extra);
+    out = std::move(o);
+}
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v)
+{
+    json::object o;
+    o.emplace("stateDelta", v.state_delta);
+    json::object artifacts;
+    for (const auto& [name, version] : v.artifact_delta)
+        artifacts.emplace(name, version);
+    o.emplace("artifactDelta", std::move(artifacts));
+    put_true(o, "skipSummarization", v.skip_summarization);
+    put(o, "transferToAgent", v.transfer_to_agent);
+    put_true(o, "escalate", v.escalate);
+    o.emplace("requestedAuthConfigs", v.requested_auth_configs);
+    o.emplace("requestedToolConfirmations", v.requested_tool_confirmations);
+    if (v.compaction)
+        o.emplace("compaction", *v.compaction);
+    put_true(o, "endOfAgent", v.end_of_agent);
+    put_extra(o, v.extra);
+    out = std::move(o);
+}
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v)
+{
+    json::object o;
+    put_nonempty(o, "id", v.id);
+    put_nonempty(o, "invocationId", v.invocation_id);
+    o.emplace("author", v.author);
+    put_nonempty(o, "branch", v.branch);
+    o.emplace("timestamp", v.timestamp);
+    if (v.content)
+        o.emplace("content", json::value_from(*v.content));
+    o.emplace("actions", json::value_from(v.actions));
+    put_true(o, "partial", v.partial);
+    put_true(o, "turnComplete", v.turn_complete);
+    put_true(o, "interrupted", v.interrupted);
+    put(o, "finishReason", v.finish_reason);
+    put(o, "errorCode", v.error_code);
+    put(o, "errorMessage", v.error_message);
+    if (v.usage_metadata)
+        o.emplace("usageMetadata", json::value_from(*v.usage_metadata));
+    if (!v.long_running_tool_ids.empty()) {
+        json::array ids;
+        for (const auto& id : v.long_running_tool_ids)
+            ids.emplace_back(id);
+        o.emplace("longRunningToolIds", std::move(ids));
+    }
+    if (!v.custom_metadata.empty())
+        o.emplace("customMetadata", v.custom_metadata);
+    put_extra(o, v.extra);
+    out = std::move(o);
+}
+
+// ---- JSON in ----------------------------------------------------------------------------------------
+
+UsageMetadata tag_invoke(const json::value_to_tag<UsageMetadata>&, const json::value& v)
+{
+    FieldReader r(v, "usageMetadata");
+    UsageMetadata u;
+    u.prompt_token_count = r.integer("promptTokenCount");
+    u.candidates_token_count = r.integer("candidatesTokenCount");
+    u.total_token_count = r.integer("totalTokenCount");
+    u.thoughts_token_count = r.integer("thoughtsTokenCount");
+    u.cached_content_token_count = r.integer("cachedContentTokenCount");
+    u.extra = r.rest();
+    return u;
+}
+
+EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v)
+{
+    FieldReader r(v, "Event.actions");
+    EventActions a;
+    a.state_delta = r.object("stateDelta").value_or(json::object{});
+    if (auto artifacts = r.object("artifactDelta")) {
+        for (const auto& kv : *artifacts) {
+            if (!kv.value().is_int64() && !kv.value().is_uint64())
+                r.fail("artifactDelta." + std::string(kv.key()), "an integer version");
+            a.artifact_delta[std::string(kv.key())] = kv.value().to_number<std::int64_t>();
+        }
+    }
+    a.skip_summarization = r.boolean("skipSummarization").value_or(false);
+    a.transfer_to_agent = r.string("transferToAgent");
+    a.escalate = r.boolean("escalate").value_or(false);
+    a.requested_auth_configs = r.object("requestedAuthConfigs").value_or(json::object{});
+    a.requested_tool_confirmations = r.object("requestedToolConfirmations").value_or(json::object{});
+    a.compaction = r.object("compaction");
+    a.end_of_agent = r.boolean("endOfAgent").value_or(false);
+    a.extra = r.rest();
+    return a;
+}
+
+Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v)
+{
+    FieldReader r(v, "Event");
+    Event e;
+    e.id = r.string("id").value_or("");
+    e.invocation_id = r.string("invocationId").value_or("");
+    e.author = r.string("author").value_or("");
+    e.branch = r.string("branch").value_or("");
+    if (auto ts = r.number("timestamp"))
+        e.timestamp = detail::epoch_seconds(*ts);
+    if (auto* c = r.find("content"))
+        e.content = json::value_to<Content>(*c);
+    if (auto* a = r.find("actions"))
+        e.actions = json::value_to<EventActions>(*a);
+    e.partial = r.boolean("partial").value_or(false);
+    e.turn_complete = r.boolean("turnComplete").value_or(false);
+    e.interrupted = r.boolean("interrupted").value_or(false);
+    e.finish_reason = r.string("finishReason");
+    e.error_code = r.string("errorCode");
+    e.error_message = r.string("errorMessage");
+    if (auto* u = r.find("usageMetadata"))
+        e.usage_metadata = json::value_to<UsageMetadata>(*u);
+    if (const json::array* ids = r.array("longRunningToolIds")) {
+        for (const json::value& id : *ids) {
+            if (!id.is_string())
+                r.fail("longRunningToolIds", "an array of strings");
+            e.long_running_tool_ids.emplace_back(id.get_string());
+        }
+    }
+    e.custom_metadata = r.object("customMetadata").value_or(json::object{});
+    e.extra = r.rest();
+    return e;
+}
+
+}  // namespace adk

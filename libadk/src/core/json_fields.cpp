@@ -1,0 +1,229 @@
+#include "json_fields.hpp"
+
+#include <adk/core/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace adk::detail {
+
+std::string snake_case(std::string_view camel)
+{
+    std::string out;
+    out.reserve(camel.size() + 4);
+    for (char c : camel) {
+        if (c >= 'A' && c <= 'Z') {
+            out.push_back('_');
+            out.push_back(static_cast<char>(c - 'A' + 'a'));
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+FieldReader::FieldReader(const json::value& v, std::string_view what) : obj_(v.if_object()), what_(what)
+{
+    if (!obj_)
+        throw Error(errc::invalid_argument,
+                    what_ + " must be a JSON object, got " + std::string(json::to_string(v.kind())));
+}
+
+const json::value* FieldReader::find(std::string_view camel)
+{
+    auto it = obj_->find(camel);
+    if (it == obj_->end()) {
+        std::string snake = snake_case(camel);
+        if (snake != camel)
+            it = obj_->find(snake);
+    }
+    if (it == obj_->end())
+        return nullptr;
+    used_.push_back(it->key());
+    return it->value().is_null() ? nullptr : &it->value();
+}
+
+std::optional<std::string> FieldReader::string(std::string_view camel)
+{
+    const json::value* v = find(camel);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_string())
+        fail(camel, "a string");
+    return std::string(v->get_string());
+}
+
+std::optional<bool> FieldReader::boolean(std::string_view camel)
+{
+    const json::value* v = find(camel);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_bool())
+        fail(camel, "true or false");
+    return v->get_bool();
+}
+
+std::optional<double> FieldReader::number(std::string_view camel)
+{
+    const json::value* v = find(camel);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_number())
+        fail(camel, "a number");
+    return v->to_number<double>();
+}
+
+std::optional<std::int64_t> FieldReader::integer(std::string_view camel)
+{
+    const json::value* v = find(camel);
+    if (!v)
+        return std::nullopt;
+    if (v->is_int64())
+        return v->get_int64();
+    if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+        return static_cast<std::int64_t>(v->get_uint64());
+    if (v->is_double()) {
+        double d = v->get_double();
+        if (std::trunc(d) == d && std::abs(d) < 9.0e18)
+            return static_cast<std::int64_t>(d);
+    }
+    fail(camel, "an integer");
+}
+
+std::optional<json::object> FieldReader::object(std::string_view camel)
+{
+    const json::value* v = find(camel);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_object())
+        fail(camel, "an object");
+    return v->get_object();
+}
+
+const json::array* FieldReader::array(std::string_view camel)
+{
+    const json::value* v = find(camel);
+    if (!v)
+        return nullptr;
+    if (!v->is_array())
+        fail(camel, "an array");
+    return &v->get_array();
+}
+
+json::object FieldReader::rest() const
+{
+    json::object out;
+    for (const auto& kv : *obj_) {
+        if (kv.value().is_null())
+            continue;
+        if (std::find(used_.begin(), used_.end(), kv.key()) == used_.end())
+            out.emplace(kv.key(), kv.value());
+    }
+    return out;
+}
+
+void FieldReader::fail(std::string_view camel, std::string_view expected) const
+{
+    throw Error(errc::invalid_argument,
+                what_ + "." + std::string(camel) + " must be " + std::string(expected) + ": fix the JSON");
+}
+
+void put(json::object& o, std::string_view key, const std::optional<std::string>& v)
+{
+    if (v)
+        o.emplace(key, *v);
+}
+
+void put_nonempty(json::object& o, std::string_view key, const std::string& v)
+{
+    if (!v.empty())
+        o.emplace(key, v);
+}
+
+void put_true(json::object& o, std::string_view key, bool v)
+{
+    if (v)
+        o.emplace(key, true);
+}
+
+void put_extra(json::object& o, const json::object& extra)
+{
+    for (const auto& kv : extra)
+        o.emplace(kv.key(), kv.value());
+}
+
+double epoch_seconds(double t)
+{
+    return t > 1e11 ? t / 1000.0 : t;
+}
+
+namespace {
+constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+constexpr std::array<signed char, 256> decode_table()
+{
+    std::array<signed char, 256> t{};
+    for (auto& x : t)
+        x = -1;
+    for (int i = 0; i < 64; ++i)
+        t[static_cast<unsigned char>(alphabet[i])] = static_cast<signed char>(i);
+    t['-'] = 62;  // URL-safe alphabet
+    t['_'] = 63;
+    return t;
+}
+constexpr auto table = decode_table();
+}  // namespace
+
+std::string base64_encode(std::string_view bytes)
+{
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    auto byte = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
+    for (; i + 3 <= bytes.size(); i += 3) {
+        unsigned n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
+        out.push_back(alphabet[(n >> 18) & 63]);
+        out.push_back(alphabet[(n >> 12) & 63]);
+        out.push_back(alphabet[(n >> 6) & 63]);
+        out.push_back(alphabet[n & 63]);
+    }
+    if (std::size_t left = bytes.size() - i) {
+        unsigned n = byte(i) << 16;
+        if (left == 2)
+            n |= byte(i + 1) << 8;
+        out.push_back(alphabet[(n >> 18) & 63]);
+        out.push_back(alphabet[(n >> 12) & 63]);
+        out.push_back(left == 2 ? alphabet[(n >> 6) & 63] : '=');
+        out.push_back('=');
+    }
+    return out;
+}
+
+std::string base64_decode(std::string_view text, std::string_view what)
+{
+    while (!text.empty() && text.back() == '=')
+        text.remove_suffix(1);
+    std::string out;
+    out.reserve(text.size() * 3 / 4);
+    unsigned acc = 0;
+    int bits = 0;
+    for (char c : text) {
+        signed char d = table[static_cast<unsigned char>(c)];
+        if (d < 0)
+            throw Error(errc::invalid_argument,
+                        std::string(what) + " is not valid base64 (unexpected character '" + std::string(1, c) +
+                            "'): send the bytes base64-encoded");
+        acc = (acc << 6) | static_cast<unsigned>(d);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+        }
+    }
+    if (bits >= 6)  // a single leftover character cannot encode a byte
+        throw Error(errc::invalid_argument, std::string(what) + " is not valid base64 (truncated)");
+    return out;
+}
+
+}  // namespace adk::detail

@@ -1,0 +1,61 @@
+// Private helpers for reading and writing ADK's JSON: camelCase keys with snake_case aliases, nulls
+// treated as absent, unknown keys collected so they survive a round trip.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace adk::detail {
+
+namespace json = boost::json;
+
+std::string snake_case(std::string_view camel);
+
+class FieldReader {
+public:
+    // `what` names the object in error messages, e.g. "Event" or "Part.functionCall".
+    FieldReader(const json::value& v, std::string_view what);
+
+    // The value under `camel` or its snake_case spelling; nullptr when absent or null.
+    const json::value* find(std::string_view camel);
+
+    std::optional<std::string> string(std::string_view camel);
+    std::optional<bool> boolean(std::string_view camel);
+    std::optional<double> number(std::string_view camel);
+    std::optional<std::int64_t> integer(std::string_view camel);
+    std::optional<json::object> object(std::string_view camel);
+    const json::array* array(std::string_view camel);
+
+    // Every non-null member that no call above asked for.
+    json::object rest() const;
+
+    [[noreturn]] void fail(std::string_view camel, std::string_view expected) const;
+
+private:
+    const json::object* obj_;
+    std::string what_;
+    std::vector<std::string_view> used_;
+};
+
+// Writers that omit what ADK omits (nulls, unset optionals).
+void put(json::object& o, std::string_view key, const std::optional<std::string>& v);
+void put_nonempty(json::object& o, std::string_view key, const std::string& v);
+void put_true(json::object& o, std::string_view key, bool v);
+void put_extra(json::object& o, const json::object& extra);
+
+// A timestamp in seconds. The TypeScript ADK writes epoch milliseconds; a value above 1e11 cannot be
+// seconds (that is the year 5138), so it is taken as milliseconds.
+double epoch_seconds(double t);
+
+std::string base64_encode(std::string_view bytes);
+// Accepts the standard and the URL-safe alphabets, with or without padding. Throws adk::Error naming
+// `what` on any other character.
+std::string base64_decode(std::string_view text, std::string_view what);
+
+}  // namespace adk::detail

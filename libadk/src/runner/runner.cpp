@@ -1,0 +1,156 @@
+#include <adk/core/error.hpp>
+#include <adk/core/ids.hpp>
+#include <adk/runner/runner.hpp>
+#include <adk/sessions/session_service.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace adk {
+
+namespace detail {
+
+// The invocations running now, by id, so that cancel() can reach them from any thread.
+class RunnerRegistry {
+public:
+    struct Entry {
+        Canceller canceller;
+        std::weak_ptr<Invocation> invocation;
+    };
+
+    void add(const std::string& id, Entry entry)
+    {
+        std::lock_guard lock(mutex_);
+        running_.insert_or_assign(id, std::move(entry));
+    }
+    void remove(const std::string& id)
+    {
+        std::lock_guard lock(mutex_);
+        running_.erase(id);
+    }
+    // Set after the stream exists; skipped when the invocation already ended and was removed.
+    void set_canceller(const std::string& id, Canceller canceller)
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = running_.find(id); it != running_.end())
+            it->second.canceller = std::move(canceller);
+    }
+    std::optional<Entry> find(std::string_view id) const
+    {
+        std::lock_guard lock(mutex_);
+        auto it = running_.find(id);
+        if (it == running_.end())
+            return std::nullopt;
+        return it->second;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, Entry, std::less<>> running_;
+};
+
+}  // namespace detail
+
+namespace {
+
+// A new strand over the thread pool or io_context the caller runs on. When the caller is itself on a
+// strand, the new strand wraps the strand's inner executor, so invocations do not serialise on it.
+asio::any_io_executor invocation_strand(const asio::any_io_executor& caller)
+{
+    if (auto* s = caller.target<asio::strand<asio::io_context::executor_type>>())
+        return asio::make_strand(s->get_inner_executor());
+    if (auto* s = caller.target<asio::strand<asio::thread_pool::executor_type>>())
+        return asio::make_strand(s->get_inner_executor());
+    if (auto* s = caller.target<asio::strand<asio::any_io_executor>>())
+        return asio::make_strand(s->get_inner_executor());
+    return asio::make_strand(caller);
+}
+
+}  // namespace
+
+Runner::Runner(RunnerOptions options)
+    : options_(std::move(options)), registry_(std::make_shared<detail::RunnerRegistry>())
+{
+    if (options_.app_name.empty())
+        throw Error(errc::invalid_argument, "RunnerOptions::app_name is empty: give the app a name");
+    if (!options_.agent)
+        throw Error(errc::invalid_argument, "RunnerOptions::agent is null: give the Runner a root agent");
+    if (!options_.session_service)
+        throw Error(errc::invalid_argument,
+                    "RunnerOptions::session_service is null: use std::make_shared<adk::InMemorySessionService>()");
+}
+
+Runner::~Runner() = default;
+
+asio::awaitable<EventStream> Runner::run(std::string user_id, std::string session_id, Content new_message,
+                                         RunConfig config)
+{
+    std::optional<Session> session =
+        co_await options_.session_service->get_session(options_.app_name, user_id, session_id);
+    if (!session)
+        throw Error(errc::not_found, "session '" + session_id + "' of user '" + user_id + "' in app '" +
+                                         options_.app_name +
+                                         "' does not exist: create it first with create_session()");
+
+    InvocationOptions inv;
+    inv.app_name = options_.app_name;
+    inv.user_id = std::move(user_id);
+    inv.session = std::move(*session);
+    inv.session_service = options_.session_service;
+    inv.artifact_service = options_.artifact_service;
+    inv.memory_service = options_.memory_service;
+    inv.run_config = std::move(config);
+    inv.root_agent = options_.agent;
+    inv.executor = invocation_strand(co_await asio::this_coro::executor);
+    if (!new_message.parts.empty()) {
+        if (new_message.role.empty())
+            new_message.role = "user";
+        inv.user_content = new_message;
+    }
+    auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
+    auto invocation = ctx->invocation();
+
+    if (ctx->user_content()) {
+        Event user_event("user", *ctx->user_content());
+        user_event.id = new_uuid();
+        user_event.invocation_id = ctx->invocation_id();
+        user_event.timestamp = now_seconds();
+        co_await invocation->commit(std::move(user_event));
+    }
+
+    auto registry = registry_;
+    auto agent = options_.agent;
+    auto producer = [ctx, agent, registry](Sink<Event> sink) -> asio::awaitable<void> {
+        struct Unregister {
+            detail::RunnerRegistry& registry;
+            const std::string& id;
+            ~Unregister() { registry.remove(id); }
+        } unregister{*registry, ctx->invocation_id()};
+        EventSink out(std::move(sink), ctx->invocation());
+        co_await agent->run_inline(*ctx, out);
+    };
+    // Registered before the producer starts, so that its removal at the end always comes after.
+    registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation});
+    EventStream stream = spawn_stream<Event>(ctx->executor(), std::move(producer));
+    registry_->set_canceller(ctx->invocation_id(), stream.canceller());
+    co_return stream;
+}
+
+bool Runner::cancel(std::string_view invocation_id)
+{
+    auto entry = registry_->find(invocation_id);
+    if (!entry)
+        return false;
+    if (auto inv = entry->invocation.lock())
+        inv->cancelled.store(true);
+    entry->canceller.cancel("invocation " + std::string(invocation_id) + " was cancelled by Runner::cancel");
+    return true;
+}
+
+}  // namespace adk

@@ -1,0 +1,51 @@
+#include <adk/sessions/session.hpp>
+
+#include "../core/json_fields.hpp"
+
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <utility>
+
+namespace adk {
+
+Session::Session(std::string id_, std::string app_name_, std::string user_id_)
+    : id(std::move(id_)), app_name(std::move(app_name_)), user_id(std::move(user_id_))
+{
+}
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const Session& v)
+{
+    json::object o;
+    o.emplace("id", v.id);
+    o.emplace("appName", v.app_name);
+    o.emplace("userId", v.user_id);
+    o.emplace("state", v.state);
+    json::array events;
+    events.reserve(v.events.size());
+    for (const Event& e : v.events)
+        events.push_back(json::value_from(e));
+    o.emplace("events", std::move(events));
+    o.emplace("lastUpdateTime", v.last_update_time);
+    out = std::move(o);
+}
+
+Session tag_invoke(const json::value_to_tag<Session>&, const json::value& v)
+{
+    detail::FieldReader r(v, "Session");
+    Session s;
+    s.id = r.string("id").value_or("");
+    s.app_name = r.string("appName").value_or("");
+    s.user_id = r.string("userId").value_or("");
+    s.state = r.object("state").value_or(json::object{});
+    if (const json::array* events = r.array("events")) {
+        s.events.reserve(events->size());
+        for (const json::value& e : *events)
+            s.events.push_back(json::value_to<Event>(e));
+    }
+    if (auto t = r.number("lastUpdateTime"))
+        s.last_update_time = detail::epoch_seconds(*t);
+    return s;
+}
+
+}  // namespace adk
