@@ -63,6 +63,10 @@ namespace {
 // strand, the new strand wraps the strand's inner executor, so invocations do not serialise on it.
 asio::any_io_executor invocation_strand(const asio::any_io_executor& caller)
 {
+    if (auto* ex = caller.target<asio::io_context::executor_type>())
+        return asio::make_strand(*ex);
+    if (auto* ex = caller.target<asio::thread_pool::executor_type>())
+        return asio::make_strand(*ex);
     if (auto* s = caller.target<asio::strand<asio::io_context::executor_type>>())
         return asio::make_strand(s->get_inner_executor());
     if (auto* s = caller.target<asio::strand<asio::thread_pool::executor_type>>())

@@ -228,7 +228,9 @@ public:
             co_return std::nullopt;
         if (ec == detail::failure_marker() && state_->failure)
             std::rethrow_exception(state_->failure);
-        if (ec == asio::error::operation_aborted) {
+        // Nothing else cancels the channel while nobody asked the stream to stop: the coroutine awaiting
+        // next() was cancelled (per-operation cancellation completes a receive with channel_cancelled).
+        if (ec == asio::experimental::error::channel_cancelled || ec == asio::error::operation_aborted) {
             state_->stop(detail::StopReason::consumer_left, "the consumer was cancelled");
             throw Error(errc::cancelled, "the coroutine awaiting Stream::next() was cancelled; its producer was "
                                          "stopped");

@@ -22,12 +22,14 @@ namespace detail {
 class RunnerRegistry;
 }
 
+// Meant for designated initializers; the defaults keep -Wmissing-field-initializers quiet for the fields
+// a user leaves out.
 struct RunnerOptions {
-    std::string app_name;
-    std::shared_ptr<Agent> agent;  // the root agent
-    std::shared_ptr<SessionService> session_service;
-    std::shared_ptr<ArtifactService> artifact_service;
-    std::shared_ptr<MemoryService> memory_service;
+    std::string app_name = {};
+    std::shared_ptr<Agent> agent = nullptr;  // the root agent
+    std::shared_ptr<SessionService> session_service = nullptr;
+    std::shared_ptr<ArtifactService> artifact_service = nullptr;
+    std::shared_ptr<MemoryService> memory_service = nullptr;
 };
 
 class Runner {

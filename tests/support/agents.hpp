@@ -1,0 +1,58 @@
+// Agents for tests: a custom agent whose body is a lambda, and helpers that run and collect.
+#pragma once
+
+#include <adk/adk.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adk::test {
+
+namespace asio = boost::asio;
+
+class FnAgent final : public Agent {
+public:
+    using Body = std::function<asio::awaitable<void>(InvocationContext&, EventSink&)>;
+
+    FnAgent(std::string name, Body body, std::vector<std::shared_ptr<Agent>> sub_agents = {})
+        : Agent(std::move(name), "A test agent.", std::move(sub_agents)), body_(std::move(body))
+    {
+    }
+
+private:
+    asio::awaitable<void> run_impl(InvocationContext& ctx, EventSink& out) override { co_await body_(ctx, out); }
+    Body body_;
+};
+
+// An agent that emits `n` text events "1".."n", each setting state "count".
+inline std::shared_ptr<FnAgent> counting_agent(std::string name, int n)
+{
+    return std::make_shared<FnAgent>(std::move(name), [n](InvocationContext& ctx, EventSink& out) -> asio::awaitable<void> {
+        for (int i = 1; i <= n; ++i) {
+            Event ev = ctx.make_event(Content::model(std::to_string(i)));
+            ev.actions.state_delta["count"] = i;
+            co_await out.emit(std::move(ev));
+        }
+    });
+}
+
+// Reads a stream to its end.
+inline asio::awaitable<std::vector<Event>> drain(EventStream& stream)
+{
+    std::vector<Event> events;
+    while (auto ev = co_await stream.next())
+        events.push_back(std::move(*ev));
+    co_return events;
+}
+
+// Creates a session and runs one message through a Runner, collecting every event.
+inline asio::awaitable<std::vector<Event>> run_once(Runner& runner, std::string session_id, std::string text,
+                                                    RunConfig config = {})
+{
+    auto stream = co_await runner.run("user1", std::move(session_id), Content::user(std::move(text)), config);
+    co_return co_await drain(stream);
+}
+
+}  // namespace adk::test

@@ -1,0 +1,299 @@
+// ADK's JSON: round trips through the real JSON an ADK server wrote, snake_case reading, unknown fields,
+// limits and errors.
+#include <adk/adk.hpp>
+
+#include "support/run.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+namespace json = boost::json;
+using adk::test::fixture;
+
+namespace {
+
+// The `data:` payloads of an SSE body.
+std::vector<json::value> sse_payloads(const std::string& body)
+{
+    std::vector<json::value> out;
+    std::istringstream in(body);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.rfind("data:", 0) == 0 && line.find('{') != std::string::npos)
+            out.push_back(json::parse(line.substr(5)));
+    }
+    return out;
+}
+
+// What ADK-JS wrote, in the form adk-cpp writes it: false flags and empty id lists are omitted, and the
+// timestamp (milliseconds there) is compared on its own.
+json::object normalized(json::object o)
+{
+    if (auto* p = o.if_contains("partial"); p && p->is_bool() && !p->get_bool())
+        o.erase("partial");
+    if (auto* ids = o.if_contains("longRunningToolIds"); ids && ids->is_array() && ids->get_array().empty())
+        o.erase("longRunningToolIds");
+    o.erase("timestamp");
+    return o;
+}
+
+void check_event_round_trip(const json::value& original)
+{
+    adk::Event e = json::value_to<adk::Event>(original);
+    json::value written = json::value_from(e);
+    INFO("original: " << json::serialize(original) << "\nwritten:  " << json::serialize(written));
+    CHECK(normalized(written.as_object()) == normalized(original.as_object()));
+    double ts = original.at("timestamp").to_number<double>();
+    CHECK(written.at("timestamp").as_double() == Approx(ts > 1e11 ? ts / 1000 : ts));
+    CHECK(json::value_to<adk::Event>(written) == e);
+}
+
+}  // namespace
+
+TEST_CASE("events recorded from an ADK server survive a round trip", "[json]")
+{
+    int checked = 0;
+    for (const char* name : {"adk/api_samples/run_sse_stream.body", "adk/api_samples/run_sse_pipeline.body",
+                             "adk/api_samples/run_sse_nostream.body"}) {
+        for (const json::value& v : sse_payloads(fixture(name))) {
+            if (!v.as_object().contains("author"))
+                continue;  // an error frame, not an event
+            check_event_round_trip(v);
+            ++checked;
+        }
+    }
+    CHECK(checked >= 30);
+}
+
+TEST_CASE("a session recorded from an ADK server survives a round trip", "[json]")
+{
+    json::value original = json::parse(fixture("adk/api_samples/get_session.body"));
+    adk::Session s = json::value_to<adk::Session>(original);
+    CHECK(s.id == "s-fixed-1");
+    CHECK(s.app_name == "weather_agent");
+    CHECK(s.state.at("last_city") == "Paris");
+    REQUIRE(s.events.size() == original.at("events").as_array().size());
+    CHECK(s.last_update_time == Approx(original.at("lastUpdateTime").to_number<double>() / 1000));
+    CHECK(s.events[1].function_calls().at(0).name == "get_weather");
+    CHECK(s.events[1].function_calls().at(0).args.at("city") == "Paris");
+    CHECK(s.events[2].actions.artifact_delta.at("weather.txt") == 0);
+    for (const json::value& e : original.at("events").as_array())
+        check_event_round_trip(e);
+    CHECK(json::value_to<adk::Session>(json::value_from(s)) == s);
+}
+
+TEST_CASE("reading accepts ADK Python's snake_case and float seconds", "[json]")
+{
+    auto v = json::parse(R"({
+        "id": "e1", "invocation_id": "e-123", "author": "agent", "timestamp": 1700000000.25,
+        "turn_complete": true, "finish_reason": "STOP", "error_code": "X", "error_message": "bad",
+        "long_running_tool_ids": ["call-1"], "custom_metadata": {"k": 1},
+        "usage_metadata": {"prompt_token_count": 7, "candidates_token_count": 3},
+        "content": {"role": "model", "parts": [
+            {"function_call": {"id": "call-1", "name": "f", "args": {"a": 1}}, "thought_signature": "AAEC"},
+            {"function_response": {"id": "call-1", "name": "f", "response": {"ok": true}}}]},
+        "actions": {"state_delta": {"k": "v"}, "artifact_delta": {"f.txt": 2}, "skip_summarization": true,
+                    "transfer_to_agent": "other", "end_of_agent": true}
+    })");
+    adk::Event e = json::value_to<adk::Event>(v);
+    CHECK(e.invocation_id == "e-123");
+    CHECK(e.timestamp == 1700000000.25);
+    CHECK(e.turn_complete);
+    CHECK(e.finish_reason == "STOP");
+    CHECK(e.error_code == "X");
+    CHECK(e.long_running_tool_ids == std::vector<std::string>{"call-1"});
+    CHECK(e.usage_metadata->prompt_token_count == 7);
+    CHECK(e.content->parts.at(0).function_call->args.at("a") == 1);
+    CHECK(*e.content->parts.at(0).thought_signature == std::string("\x00\x01\x02", 3));
+    CHECK(e.content->parts.at(1).function_response->response.at("ok") == true);
+    CHECK(e.actions.state_delta.at("k") == "v");
+    CHECK(e.actions.artifact_delta.at("f.txt") == 2);
+    CHECK(e.actions.skip_summarization);
+    CHECK(e.actions.transfer_to_agent == "other");
+    CHECK(e.actions.end_of_agent);
+    CHECK(e.extra.empty());
+
+    // ... and writes camelCase.
+    json::object w = json::value_from(e).as_object();
+    CHECK(w.contains("invocationId"));
+    CHECK(w.contains("longRunningToolIds"));
+    CHECK(w.at("actions").as_object().contains("stateDelta"));
+    CHECK(w.at("content").at("parts").at(0).as_object().contains("functionCall"));
+    CHECK(w.at("content").at("parts").at(0).at("thoughtSignature") == "AAEC");
+}
+
+TEST_CASE("nulls are omitted and read as absent", "[json]")
+{
+    auto v = json::parse(R"({"author":"a","branch":null,"content":null,"errorCode":null,"partial":null,
+                             "actions":{"transferToAgent":null,"compaction":null}})");
+    adk::Event e = json::value_to<adk::Event>(v);
+    CHECK(!e.content);
+    CHECK(!e.error_code);
+    CHECK(!e.actions.transfer_to_agent);
+    std::string written = json::serialize(json::value_from(e));
+    CHECK(written.find("null") == std::string::npos);
+    CHECK(e.extra.empty());
+}
+
+TEST_CASE("unknown fields are kept and written back", "[json]")
+{
+    auto v = json::parse(R"({"author":"a","groundingMetadata":{"webSearchQueries":["q"]},
+        "inputTranscription":{"text":"hi"},
+        "actions":{"agentState":{"step":2},"rewindBeforeInvocationId":"e-1"},
+        "content":{"role":"model","parts":[{"text":"t","videoMetadata":{"fps":2}},
+                                           {"functionCall":{"name":"f","args":{},"willContinue":true}}]}})");
+    adk::Event e = json::value_to<adk::Event>(v);
+    CHECK(e.extra.at("groundingMetadata").at("webSearchQueries").at(0) == "q");
+    CHECK(e.actions.extra.at("agentState").at("step") == 2);
+    CHECK(e.content->parts.at(0).extra.at("videoMetadata").at("fps") == 2);
+    CHECK(e.content->parts.at(1).function_call->extra.at("willContinue") == true);
+    json::value w = json::value_from(e);
+    CHECK(w.at("inputTranscription").at("text") == "hi");
+    CHECK(w.at("actions").at("rewindBeforeInvocationId") == "e-1");
+    CHECK(w.at("content").at("parts").at(0).at("videoMetadata").at("fps") == 2);
+    CHECK(w.at("content").at("parts").at(1).at("functionCall").at("willContinue") == true);
+}
+
+TEST_CASE("every kind of part round-trips", "[json]")
+{
+    adk::Content c("model", {});
+    c.parts.push_back(adk::Part::from_text("hello"));
+    c.parts.push_back(adk::Part::from_thought("thinking"));
+    c.parts.push_back(adk::Part::from_bytes(std::string("\x00\xff\x10 bytes", 9), "image/png"));
+    c.parts.push_back(adk::Part::from_uri("gs://bucket/file.pdf", "application/pdf"));
+    auto call = adk::Part::from_function_call("get_weather", json::object{{"city", "Paris"}}, "adk-1");
+    call.thought_signature = std::string("\xde\xad\xbe\xef", 4);
+    c.parts.push_back(call);
+    c.parts.push_back(adk::Part::from_function_response("get_weather", json::object{{"sky", "sunny"}}, "adk-1"));
+    adk::Part code;
+    code.executable_code.emplace("PYTHON", "print(1)");
+    c.parts.push_back(code);
+    adk::Part result;
+    result.code_execution_result.emplace("OUTCOME_OK", "1\n");
+    c.parts.push_back(result);
+
+    json::value w = json::value_from(c);
+    CHECK(w.at("parts").at(1).at("thought") == true);
+    CHECK(w.at("parts").at(2).at("inlineData").at("data") == "AP8QIGJ5dGVz");
+    CHECK(w.at("parts").at(2).at("inlineData").at("mimeType") == "image/png");
+    CHECK(w.at("parts").at(3).at("fileData").at("fileUri") == "gs://bucket/file.pdf");
+    CHECK(w.at("parts").at(4).at("functionCall").at("id") == "adk-1");
+    CHECK(w.at("parts").at(4).at("thoughtSignature") == "3q2+7w==");
+    CHECK(w.at("parts").at(6).at("executableCode").at("code") == "print(1)");
+    CHECK(w.at("parts").at(7).at("codeExecutionResult").at("outcome") == "OUTCOME_OK");
+    CHECK(json::value_to<adk::Content>(w) == c);
+    CHECK(c.text() == "hello");  // thoughts are not the answer
+}
+
+TEST_CASE("parts from recorded Gemini streams round-trip, thought signatures included", "[json]")
+{
+    int signatures = 0;
+    for (const char* name : {"providers/gemini/tool_call_thought_signature.sse",
+                             "providers/gemini/thinking_thought_parts.sse",
+                             "providers/gemini/structured_output_turn2_json.sse"}) {
+        for (const json::value& chunk : sse_payloads(fixture(name))) {
+            for (const json::value& cand : chunk.at("candidates").as_array()) {
+                if (!cand.as_object().contains("content"))
+                    continue;
+                adk::Content c = json::value_to<adk::Content>(cand.at("content"));
+                json::value w = json::value_from(c);
+                CHECK(json::value_to<adk::Content>(w) == c);
+                for (std::size_t i = 0; i < c.parts.size(); ++i) {
+                    const json::value& raw = cand.at("content").at("parts").at(i);
+                    if (raw.as_object().contains("text"))
+                        CHECK(*c.parts[i].text == raw.at("text").as_string().c_str());
+                    if (raw.as_object().contains("thoughtSignature")) {
+                        ++signatures;
+                        CHECK(!c.parts[i].thought_signature->empty());
+                        // Gemini sends base64url here; adk-cpp writes standard base64 of the same bytes.
+                        std::string sent(raw.at("thoughtSignature").as_string());
+                        std::string back(w.at("parts").at(i).at("thoughtSignature").as_string());
+                        for (char& ch : sent)
+                            ch = ch == '-' ? '+' : ch == '_' ? '/' : ch;
+                        CHECK(back.substr(0, sent.find('=')) == sent.substr(0, sent.find('=')));
+                    }
+                }
+            }
+        }
+    }
+    CHECK(signatures >= 2);
+}
+
+TEST_CASE("inline data decodes from a recorded artifact and is limited to 10 MB", "[json]")
+{
+    auto part = json::value_to<adk::Part>(json::parse(fixture("adk/api_samples/get_artifact.body")));
+    CHECK(part.inline_data->data == "Sunny, 22C in Paris");
+    CHECK(part.inline_data->mime_type == "text/plain");
+
+    std::string big_b64((adk::max_inline_data_bytes / 3 + 2) * 4, 'A');
+    json::object too_big{{"inlineData", json::object{{"mimeType", "image/png"}, {"data", big_b64}}}};
+    try {
+        (void)json::value_to<adk::Part>(json::value(too_big));
+        FAIL("an inlineData over 10 MB was accepted");
+    } catch (const adk::Error& e) {
+        CHECK(e.code() == adk::errc::invalid_argument);
+        CHECK(std::string(e.what()).find("artifact") != std::string::npos);
+    }
+    CHECK_THROWS_AS(adk::Part::from_bytes(std::string(adk::max_inline_data_bytes + 1, 'x'), "a/b"), adk::Error);
+    CHECK_NOTHROW(adk::Part::from_bytes(std::string(adk::max_inline_data_bytes, 'x'), "a/b"));
+}
+
+TEST_CASE("malformed JSON gives errors that name the field", "[json]")
+{
+    auto error_of = [](const char* text) -> std::string {
+        try {
+            (void)json::value_to<adk::Event>(json::parse(text));
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::invalid_argument);
+            return e.what();
+        }
+        return "no error";
+    };
+    CHECK_THAT(error_of(R"({"author": 5})"), Catch::Contains("Event.author must be a string"));
+    CHECK_THAT(error_of(R"([1,2])"), Catch::Contains("Event must be a JSON object"));
+    CHECK_THAT(error_of(R"({"author":"a","content":{"parts":{}}})"), Catch::Contains("Content.parts must be an array"));
+    CHECK_THAT(error_of(R"({"author":"a","content":{"parts":[{"thoughtSignature":"%%%"}]}})"),
+               Catch::Contains("not valid base64"));
+    CHECK_THAT(error_of(R"({"author":"a","actions":{"artifactDelta":{"f":"x"}}})"),
+               Catch::Contains("artifactDelta.f"));
+    CHECK_THAT(error_of(R"({"author":"a","usageMetadata":{"totalTokenCount":1.5}})"),
+               Catch::Contains("totalTokenCount must be an integer"));
+}
+
+TEST_CASE("is_final_response follows ADK's rules", "[json]")
+{
+    adk::Event text("agent", adk::Content::model("done"));
+    CHECK(text.is_final_response());
+
+    adk::Event partial = text;
+    partial.partial = true;
+    CHECK(!partial.is_final_response());
+
+    adk::Event call("agent", adk::Content("model", {adk::Part::from_function_call("f", {})}));
+    CHECK(!call.is_final_response());
+    adk::Event response("agent", adk::Content("user", {adk::Part::from_function_response("f", {})}));
+    CHECK(!response.is_final_response());
+
+    adk::Event skip = response;
+    skip.actions.skip_summarization = true;
+    CHECK(skip.is_final_response());
+    adk::Event long_running = call;
+    long_running.long_running_tool_ids = {"id-1"};
+    CHECK(long_running.is_final_response());
+
+    adk::Part result;
+    result.code_execution_result.emplace("OUTCOME_OK", "1");
+    adk::Event trailing("agent", adk::Content("model", {adk::Part::from_text("ran"), result}));
+    CHECK(!trailing.is_final_response());
+    adk::Event empty;
+    empty.author = "agent";
+    CHECK(empty.is_final_response());
+}

@@ -1,0 +1,405 @@
+// Runner and the invariants of docs/DESIGN.md: commit before continue, order, cancellation (four ways),
+// threads, errors. (Bounded memory is in memory_test.cpp.)
+#include <adk/adk.hpp>
+
+#include "support/agents.hpp"
+#include "support/run.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using adk::test::FnAgent;
+using adk::test::run;
+
+namespace {
+
+// The agent of docs/DESIGN.md, word for word.
+class Counter final : public adk::Agent {
+public:
+    explicit Counter(int n) : adk::Agent("counter", "Counts."), n_(n) {}
+
+private:
+    asio::awaitable<void> run_impl(adk::InvocationContext& ctx, adk::EventSink& out) override
+    {
+        for (int i = 1; i <= n_; ++i) {
+            adk::Event ev = ctx.make_event(adk::Content::model(std::to_string(i)));
+            ev.actions.state_delta["count"] = i;
+            co_await out.emit(std::move(ev));
+        }
+    }
+    int n_;
+};
+
+// An agent that emits one event, then waits an hour as a slow tool would. Records how the wait ended.
+struct Stuck {
+    std::shared_ptr<std::atomic<int>> outcome = std::make_shared<std::atomic<int>>(0);  // 1 aborted
+    std::shared_ptr<FnAgent> agent()
+    {
+        auto out_flag = outcome;
+        return std::make_shared<FnAgent>("stuck", [out_flag](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+            co_await out.emit(ctx.make_event(adk::Content::model("working")));
+            asio::steady_timer tool(co_await asio::this_coro::executor, 1h);
+            try {
+                co_await tool.async_wait(asio::use_awaitable);
+            } catch (const boost::system::system_error& e) {
+                if (e.code() == asio::error::operation_aborted)
+                    *out_flag = 1;
+                throw;
+            }
+        });
+    }
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_CASE("the program of DESIGN.md runs as written", "[runner]")
+{
+    asio::io_context ioc;
+    std::vector<std::string> printed;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto sessions = std::make_shared<adk::InMemorySessionService>();
+        adk::Runner runner({.app_name = "demo", .agent = std::make_shared<Counter>(3), .session_service = sessions});
+        adk::Session s = co_await sessions->create_session("demo", "u1");
+        auto events = co_await runner.run("u1", s.id, adk::Content::user("go"));  // temporaries in co_await
+        while (auto ev = co_await events.next())
+            printed.push_back(ev->author + ": " + ev->text());
+        std::optional<adk::Session> after = co_await sessions->get_session("demo", "u1", s.id);
+        REQUIRE(after);
+        REQUIRE(after->events.size() == 4);
+        CHECK(after->events[0].author == "user");
+        CHECK(after->events[0].text() == "go");
+        CHECK(after->events[0].invocation_id == after->events[1].invocation_id);
+        CHECK(after->state["count"] == 3);
+    }());
+    CHECK(printed == std::vector<std::string>{"counter: 1", "counter: 2", "counter: 3"});
+}
+
+TEST_CASE("invariant 1: when emit returns, the event is committed and its state is visible", "[runner][invariant]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    int checks = 0;
+    auto writer = std::make_shared<FnAgent>("writer", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        for (int i = 1; i <= 20; ++i) {
+            adk::Event ev = ctx.make_event(adk::Content::model("step"));
+            ev.actions.state_delta["step"] = i;
+            ev.actions.state_delta["temp:scratch"] = i;
+            co_await out.emit(std::move(ev));
+            // Right after emit: in this invocation's session and in the service's stored session.
+            CHECK(ctx.state("step")->as_int64() == i);
+            CHECK(ctx.state("temp:scratch")->as_int64() == i);
+            auto stored = co_await sessions->get_session(ctx.app_name(), ctx.user_id(), ctx.session().id);
+            CHECK(stored->events.size() == static_cast<std::size_t>(i + 1));  // the user message, then ours
+            CHECK(stored->state.at("step") == i);
+            CHECK(!stored->state.contains("temp:scratch"));
+            ++checks;
+        }
+        adk::Event partial = ctx.make_event(adk::Content::model("par"));
+        partial.partial = true;
+        partial.actions.state_delta["step"] = 999;
+        co_await out.emit(std::move(partial));
+        CHECK(ctx.state("step")->as_int64() == 20);  // partial events are never persisted
+        CHECK(ctx.session().events.size() == 21);
+    });
+    auto reader = std::make_shared<FnAgent>("reader", [&](adk::InvocationContext& ctx, adk::EventSink&) -> asio::awaitable<void> {
+        CHECK(ctx.state("step")->as_int64() == 20);  // another agent of the invocation sees it
+        CHECK(ctx.state("temp:scratch")->as_int64() == 20);
+        ++checks;
+        co_return;
+    });
+    auto root = std::make_shared<FnAgent>(
+        "root",
+        [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+            for (const auto& sub : ctx.agent().sub_agents())
+                co_await sub->run_inline(ctx, out);
+        },
+        std::vector<std::shared_ptr<adk::Agent>>{writer, reader});
+    adk::Runner runner({.app_name = "app", .agent = root, .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        asio::steady_timer slow(co_await asio::this_coro::executor);
+        while (auto ev = co_await stream.next()) {  // a slow consumer changes nothing
+            slow.expires_after(1ms);
+            co_await slow.async_wait(asio::use_awaitable);
+        }
+    }());
+    CHECK(checks == 21);
+}
+
+TEST_CASE("invariant 3: events reach the caller in commit order", "[runner][invariant]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "app", .agent = adk::test::counting_agent("counter", 3000), .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto events = co_await adk::test::run_once(runner, "s", "go");
+        auto stored = co_await sessions->get_session("app", "user1", "s");
+        REQUIRE(events.size() == 3000);
+        REQUIRE(stored->events.size() == 3001);
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            CHECK(events[i].text() == std::to_string(i + 1));
+            CHECK(events[i].id == stored->events[i + 1].id);
+        }
+    }());
+}
+
+TEST_CASE("invariant 4a: Runner::cancel stops the invocation and ends its stream", "[runner][invariant]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    Stuck stuck;
+    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    double ended_after_ms = 0;
+    std::string invocation_id;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        auto first = co_await stream.next();
+        CHECK(!runner.cancel("e-not-running"));
+        auto t0 = std::chrono::steady_clock::now();
+        CHECK(runner.cancel(first->invocation_id));
+        try {
+            co_await stream.next();
+            FAIL("the stream did not end with an error");
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::cancelled);
+            CHECK_THAT(e.message(), Catch::Contains("Runner::cancel"));
+        }
+        ended_after_ms = ms_since(t0);
+        invocation_id = first->invocation_id;
+    }());
+    CHECK(!runner.cancel(invocation_id));  // it ended: no longer registered
+    CHECK(*stuck.outcome == 1);  // the tool saw operation_aborted; run() checked nothing is left running
+    std::cout << "Runner::cancel ended the stream in " << ended_after_ms << " ms\n";
+}
+
+TEST_CASE("invariant 4b: Stream::cancel stops the invocation", "[runner][invariant]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    Stuck stuck;
+    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        auto got1 = co_await stream.next();
+        CHECK(got1->text() == "working");
+        stream.cancel();
+        auto got2 = co_await stream.next();
+        CHECK(!got2);
+    }());
+    CHECK(*stuck.outcome == 1);
+}
+
+TEST_CASE("invariant 4c: dropping the stream stops the invocation", "[runner][invariant]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    Stuck stuck;
+    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        {
+            auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+            auto got3 = co_await stream.next();
+            CHECK(got3->text() == "working");
+        }
+        asio::steady_timer t(co_await asio::this_coro::executor, 5ms);
+        co_await t.async_wait(asio::use_awaitable);
+        CHECK(*stuck.outcome == 1);
+    }());
+}
+
+TEST_CASE("invariant 4d: cancelling the awaiting coroutine stops the invocation", "[runner][invariant]")
+{
+    using namespace asio::experimental::awaitable_operators;
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    Stuck stuck;
+    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto consume = [&]() -> asio::awaitable<void> {
+            auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+            while (co_await stream.next()) {
+            }
+        };
+        asio::steady_timer deadline(co_await asio::this_coro::executor, 20ms);
+        auto result = co_await (consume() || deadline.async_wait(asio::use_awaitable));
+        CHECK(result.index() == 1);  // the deadline cancelled the consumer
+    }());
+    CHECK(*stuck.outcome == 1);
+}
+
+TEST_CASE("Runner::cancel from another thread while the io_context runs on 4 threads", "[runner][invariant][threads]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    Stuck stuck;
+    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    std::promise<std::string> id_promise;
+    auto consumer = [&]() -> asio::awaitable<std::string> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        id_promise.set_value((co_await stream.next())->invocation_id);
+        try {
+            while (co_await stream.next()) {
+            }
+        } catch (const adk::Error& e) {
+            co_return e.message();
+        }
+        co_return "ended without error";
+    };
+    auto result = asio::co_spawn(asio::make_strand(ioc), consumer, asio::use_future);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&] { ioc.run(); });
+    std::string id = id_promise.get_future().get();
+    CHECK(runner.cancel(id));  // from the test's own thread
+    CHECK_THAT(result.get(), Catch::Contains("cancelled by Runner::cancel"));
+    for (auto& t : threads)
+        t.join();  // ioc.run() returns on every thread: no work left
+    CHECK(*stuck.outcome == 1);
+}
+
+TEST_CASE("invariant 5: concurrent invocations on one session, io_context on 4 threads", "[runner][invariant][threads]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    constexpr int invocations = 8;
+    constexpr int per_invocation = 300;
+    std::atomic<int> off_strand{0};
+    auto agent = std::make_shared<FnAgent>("worker", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        std::string key = "k_" + ctx.user_content()->text();
+        for (int i = 0; i < per_invocation; ++i) {
+            auto* strand = ctx.executor().target<asio::strand<asio::io_context::executor_type>>();
+            if (!strand || !strand->running_in_this_thread())
+                ++off_strand;
+            adk::Event ev = ctx.make_event(adk::Content::model(std::to_string(i)));
+            ev.actions.state_delta[key] = i;
+            co_await out.emit(std::move(ev));
+            if (ctx.state(key)->as_int64() != i)
+                ++off_strand;  // counted as a failure too
+        }
+    });
+    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
+    auto created = asio::co_spawn(ioc, sessions->create_session("app", "user1", "shared"), asio::use_future);
+    ioc.run();
+    created.get();
+    ioc.restart();
+
+    std::vector<std::future<std::vector<adk::Event>>> results;
+    for (int n = 0; n < invocations; ++n) {
+        auto one = [&runner, n]() -> asio::awaitable<std::vector<adk::Event>> {
+            co_return co_await adk::test::run_once(runner, "shared", std::to_string(n));
+        };
+        results.push_back(asio::co_spawn(ioc, one, asio::use_future));
+    }
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&] { ioc.run(); });
+    for (int n = 0; n < invocations; ++n) {
+        auto events = results[n].get();
+        REQUIRE(events.size() == per_invocation);
+        for (int i = 0; i < per_invocation; ++i)
+            CHECK(events[i].text() == std::to_string(i));
+    }
+    for (auto& t : threads)
+        t.join();
+    CHECK(off_strand == 0);
+
+    ioc.restart();
+    auto stored = asio::co_spawn(ioc, sessions->get_session("app", "user1", "shared"), asio::use_future);
+    ioc.run();
+    auto session = stored.get();
+    REQUIRE(session);
+    CHECK(session->events.size() == invocations * (per_invocation + 1));
+    for (int n = 0; n < invocations; ++n)
+        CHECK(session->state.at("k_" + std::to_string(n)) == per_invocation - 1);
+}
+
+TEST_CASE("invariant 6: errors end the stream with adk::Error that says what to do", "[runner][invariant]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "app", .agent = adk::test::counting_agent("counter", 1), .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        try {
+            co_await runner.run("user1", "missing", adk::Content::user("go"));
+            FAIL("ran without a session");
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::not_found);
+            CHECK_THAT(e.message(), Catch::Contains("create it first with create_session()"));
+        }
+    }());
+
+    CHECK_THROWS_WITH(adk::Runner({.app_name = "", .agent = adk::test::counting_agent("a", 1), .session_service = sessions}),
+                      Catch::Contains("app_name"));
+    CHECK_THROWS_WITH(adk::Runner({.app_name = "app", .agent = nullptr, .session_service = sessions}),
+                      Catch::Contains("root agent"));
+    CHECK_THROWS_WITH(adk::Runner({.app_name = "app", .agent = adk::test::counting_agent("a", 1)}),
+                      Catch::Contains("InMemorySessionService"));
+
+    // The session disappears while the agent runs: the commit fails and says so; nothing is half-stored.
+    auto deleter = std::make_shared<FnAgent>("deleter", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        co_await sessions->delete_session(ctx.app_name(), ctx.user_id(), ctx.session().id);
+        co_await out.emit(ctx.make_event(adk::Content::model("lost?")));
+    });
+    adk::Runner deleting({.app_name = "app", .agent = deleter, .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "doomed");
+        auto stream = co_await deleting.run("user1", "doomed", adk::Content::user("go"));
+        try {
+            while (co_await stream.next()) {
+            }
+            FAIL("no error");
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::not_found);
+            CHECK_THAT(e.message(), Catch::Contains("was it deleted"));
+        }
+    }());
+}
+
+TEST_CASE("a run without parts adds no user event; RunConfig reaches the agent", "[runner]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto probe = std::make_shared<FnAgent>("probe", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        CHECK(!ctx.user_content());
+        CHECK(ctx.run_config().streaming_mode == adk::StreamingMode::sse);
+        CHECK(ctx.run_config().max_llm_calls == 7);
+        CHECK(ctx.root_agent()->name() == "probe");
+        co_await out.emit(ctx.make_event(adk::Content::model("ok")));
+    });
+    adk::Runner runner({.app_name = "app", .agent = probe, .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        adk::RunConfig config;
+        config.streaming_mode = adk::StreamingMode::sse;
+        config.max_llm_calls = 7;
+        auto stream = co_await runner.run("user1", "s", adk::Content(), config);
+        auto got4 = co_await adk::test::drain(stream);
+        CHECK(got4.size() == 1);
+        auto got5 = co_await sessions->get_session("app", "user1", "s");
+        CHECK(got5->events.size() == 1);
+    }());
+}

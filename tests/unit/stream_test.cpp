@@ -1,0 +1,231 @@
+// Stream<T> / Sink<T>: order, in-band end and failure, backpressure, and the ways to stop a producer.
+#include <adk/adk.hpp>
+
+#include "support/run.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using adk::test::run;
+
+namespace {
+
+// A producer that waits on a timer for an hour, recording how it ended.
+struct Sleeper {
+    std::shared_ptr<std::atomic<int>> outcome = std::make_shared<std::atomic<int>>(0);  // 1 aborted, 2 woke
+    asio::awaitable<void> operator()(adk::Sink<int> sink) const
+    {
+        co_await sink.emit(1);
+        asio::steady_timer t(co_await asio::this_coro::executor, 1h);
+        try {
+            co_await t.async_wait(asio::use_awaitable);
+            *outcome = 2;
+        } catch (const boost::system::system_error& e) {
+            *outcome = e.code() == asio::error::operation_aborted ? 1 : 3;
+            throw;
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a stream delivers every item in order, then ends", "[stream]")
+{
+    asio::io_context ioc;
+    auto producer = [](adk::Sink<int> sink) -> asio::awaitable<void> {
+        for (int i = 0; i < 1000; ++i)
+            co_await sink.emit(i);
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), producer, 8);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        int expected = 0;
+        while (auto v = co_await stream.next())
+            CHECK(*v == expected++);
+        CHECK(expected == 1000);
+        auto got1 = co_await stream.next();
+        CHECK(!got1);  // stays ended
+    }());
+}
+
+TEST_CASE("a producer's failure arrives after its items, as adk::Error with its message", "[stream]")
+{
+    asio::io_context ioc;
+    auto failing = [](adk::Sink<int> sink) -> asio::awaitable<void> {
+        co_await sink.emit(1);
+        co_await sink.emit(2);
+        throw std::runtime_error("the tool server is down");
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), failing, 1);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto got2 = co_await stream.next();
+        CHECK(*got2 == 1);
+        auto got3 = co_await stream.next();
+        CHECK(*got3 == 2);
+        try {
+            co_await stream.next();
+            FAIL("the failure was not delivered");
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::agent_failed);
+            CHECK_THAT(e.message(), Catch::Contains("the tool server is down"));
+        }
+    }());
+
+    auto not_found = [](adk::Sink<int>) -> asio::awaitable<void> {
+        throw adk::Error(adk::errc::not_found, "no such thing");
+        co_return;
+    };
+    auto second = adk::spawn_stream<int>(ioc.get_executor(), not_found);
+    ioc.restart();
+    run(ioc, [&]() -> asio::awaitable<void> {
+        std::string error;
+        try {
+            co_await second.next();
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::not_found);
+            error = e.message();
+        }
+        CHECK(error == "no such thing");
+    }());
+}
+
+TEST_CASE("a slow consumer holds the producer back: it is never more than the capacity ahead", "[stream]")
+{
+    asio::io_context ioc;
+    constexpr std::size_t capacity = 4;
+    auto produced = std::make_shared<int>(0);
+    auto producer = [produced](adk::Sink<int> sink) -> asio::awaitable<void> {
+        for (int i = 0; i < 60; ++i) {
+            co_await sink.emit(i);
+            ++*produced;
+        }
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), producer, capacity);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        asio::steady_timer t(co_await asio::this_coro::executor);
+        int consumed = 0;
+        int max_ahead = 0;
+        while (auto v = co_await stream.next()) {
+            ++consumed;
+            t.expires_after(1ms);  // let the producer run as far as it can
+            co_await t.async_wait(asio::use_awaitable);
+            max_ahead = std::max(max_ahead, *produced - consumed);
+        }
+        CHECK(consumed == 60);
+        CHECK(max_ahead <= static_cast<int>(capacity) + 1);
+        CHECK(max_ahead >= static_cast<int>(capacity) - 1);  // and it did run ahead as far as allowed
+    }());
+}
+
+TEST_CASE("Stream::cancel stops the producer and ends the stream", "[stream]")
+{
+    asio::io_context ioc;
+    Sleeper sleeper;
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), sleeper);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto got4 = co_await stream.next();
+        CHECK(*got4 == 1);
+        stream.cancel();
+        auto got5 = co_await stream.next();
+        CHECK(!got5);
+    }());
+    CHECK(*sleeper.outcome == 1);  // its timer was aborted; run() checked nothing is left running
+}
+
+TEST_CASE("dropping a stream stops a producer that waits for room", "[stream]")
+{
+    asio::io_context ioc;
+    auto stopped = std::make_shared<std::string>();
+    auto endless = [stopped](adk::Sink<int> sink) -> asio::awaitable<void> {
+        try {
+            for (int i = 0;; ++i)
+                co_await sink.emit(i);
+        } catch (const adk::Error& e) {
+            *stopped = e.message();
+            throw;
+        }
+    };
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto stream = adk::spawn_stream<int>(co_await asio::this_coro::executor, endless, 2);
+        auto got6 = co_await stream.next();
+        CHECK(*got6 == 0);
+        asio::steady_timer t(co_await asio::this_coro::executor, 5ms);
+        co_await t.async_wait(asio::use_awaitable);  // the producer fills the channel and waits
+    }());
+    CHECK_THAT(*stopped, Catch::Contains("stopped reading"));
+}
+
+TEST_CASE("cancelling the coroutine that awaits next() stops the producer", "[stream]")
+{
+    using namespace asio::experimental::awaitable_operators;
+    asio::io_context ioc;
+    Sleeper sleeper;
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), sleeper);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto got7 = co_await stream.next();
+        CHECK(*got7 == 1);
+        asio::steady_timer deadline(co_await asio::this_coro::executor, 10ms);
+        auto result = co_await (stream.next() || deadline.async_wait(asio::use_awaitable));
+        CHECK(result.index() == 1);        // the deadline won and cancelled next()
+        auto got8 = co_await stream.next();
+        CHECK(!got8);  // the stream is over
+    }());
+    CHECK(*sleeper.outcome == 1);
+}
+
+TEST_CASE("a Canceller stops the producer from another thread; next() throws errc::cancelled", "[stream][threads]")
+{
+    asio::thread_pool pool(2);
+    Sleeper sleeper;
+    auto stream = adk::spawn_stream<int>(asio::make_strand(pool), sleeper);
+    adk::Canceller canceller = stream.canceller();
+    auto consumer = [&]() -> asio::awaitable<std::string> {
+        auto got9 = co_await stream.next();
+        CHECK(*got9 == 1);
+        try {
+            co_await stream.next();
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == boost::system::errc::operation_canceled);
+            co_return e.message();
+        }
+        co_return "not cancelled";
+    };
+    auto result = asio::co_spawn(asio::make_strand(pool), consumer, asio::use_future);
+    std::thread other([&] {
+        std::this_thread::sleep_for(20ms);
+        canceller.cancel("stopped by the operator");
+    });
+    CHECK(result.get() == "stopped by the operator");
+    other.join();
+    pool.join();
+    CHECK(*sleeper.outcome == 1);
+}
+
+TEST_CASE("producer and consumer on different strands of 4 threads keep order", "[stream][threads]")
+{
+    asio::thread_pool pool(4);
+    auto producer = [](adk::Sink<int> sink) -> asio::awaitable<void> {
+        for (int i = 0; i < 100000; ++i)
+            co_await sink.emit(i);
+    };
+    auto stream = adk::spawn_stream<int>(asio::make_strand(pool), producer, 16);
+    auto consumer = [&]() -> asio::awaitable<int> {
+        int expected = 0;
+        while (auto v = co_await stream.next()) {
+            if (*v != expected)
+                co_return -1;
+            ++expected;
+        }
+        co_return expected;
+    };
+    CHECK(asio::co_spawn(asio::make_strand(pool), consumer, asio::use_future).get() == 100000);
+}
