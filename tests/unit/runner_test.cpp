@@ -103,8 +103,10 @@ TEST_CASE("invariant 1: when emit returns, the event is committed and its state 
             ev.actions.state_delta["temp:scratch"] = i;
             co_await out.emit(std::move(ev));
             // Right after emit: in this invocation's session and in the service's stored session.
-            CHECK(ctx.state("step")->as_int64() == i);
-            CHECK(ctx.state("temp:scratch")->as_int64() == i);
+            const json::value* step = ctx.state("step");
+            const json::value* scratch = ctx.state("temp:scratch");
+            CHECK((step && step->as_int64() == i));
+            CHECK((scratch && scratch->as_int64() == i));
             auto stored = co_await sessions->get_session(ctx.app_name(), ctx.user_id(), ctx.session().id);
             CHECK(stored->events.size() == static_cast<std::size_t>(i + 1));  // the user message, then ours
             CHECK(stored->state.at("step") == i);
