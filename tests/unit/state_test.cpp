@@ -65,8 +65,8 @@ TEST_CASE("state scopes: app: is shared by the app, user: by the user, temp: is 
 
         adk::Event e("agent", adk::Content::model("x"));
         e.actions.state_delta = {{"app:theme", "light"}, {"user:lang", "fr"}, {"temp:step", 3}, {"plain", 2}};
-        adk::Event stored = co_await svc.append_event(a, e);
-        CHECK(!stored.actions.state_delta.contains("temp:step"));  // never persisted
+        co_await svc.append_event(a, e);
+        CHECK(!e.actions.state_delta.contains("temp:step"));  // never persisted
         CHECK(a.state.at("temp:step") == 3);                        // but the caller's copy sees it
         CHECK(a.state.at("plain") == 2);
 

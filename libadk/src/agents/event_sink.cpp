@@ -24,13 +24,15 @@ asio::awaitable<void> EventSink::emit(Event event)
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();
     if (!event.partial)
-        event = co_await invocation_->commit(std::move(event));
-    co_await sink_.emit(std::move(event));
+        co_await invocation_->commit(event);
+    if (!sink_.try_emit(event))
+        co_await sink_.emit(std::move(event));
 }
 
 asio::awaitable<void> EventSink::forward(Event event)
 {
-    co_await sink_.emit(std::move(event));
+    if (!sink_.try_emit(event))
+        co_await sink_.emit(std::move(event));
 }
 
 }  // namespace adk

@@ -22,9 +22,9 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
         options.invocation_id = new_invocation_id();
 }
 
-asio::awaitable<Event> Invocation::commit(Event event)
+asio::awaitable<void> Invocation::commit(Event& event)
 {
-    co_return co_await options.session_service->append_event(options.session, std::move(event));
+    return options.session_service->append_event(options.session, event);  // no coroutine frame of its own
 }
 
 }  // namespace detail

@@ -125,7 +125,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
         user_event.id = new_uuid();
         user_event.invocation_id = ctx->invocation_id();
         user_event.timestamp = now_seconds();
-        co_await invocation->commit(std::move(user_event));
+        co_await invocation->commit(user_event);
     }
 
     auto registry = registry_;

@@ -128,19 +128,25 @@ asio::awaitable<void> InMemorySessionService::do_delete_session(std::string app_
     co_return;
 }
 
-asio::awaitable<Event> InMemorySessionService::do_append_event(Session& session, Event event)
+asio::awaitable<void> InMemorySessionService::do_append_event(Session& session, Event& event)
 {
     if (event.partial)
-        co_return event;
+        co_return;
     validate_keys(event.actions.state_delta);
 
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();
     // What is persisted: the event without temp: keys. The caller's copy sees temp: keys too.
-    json::object full_delta = event.actions.state_delta;
     json::object& delta = event.actions.state_delta;
-    for (auto it = delta.begin(); it != delta.end();)
-        it = starts_with(it->key(), temp_state_prefix) ? delta.erase(it) : std::next(it);
+    bool has_temp = std::any_of(delta.begin(), delta.end(), [](const json::key_value_pair& kv) {
+        return starts_with(kv.key(), temp_state_prefix);
+    });
+    std::optional<json::object> full_delta;
+    if (has_temp) {
+        full_delta = delta;
+        for (auto it = delta.begin(); it != delta.end();)
+            it = starts_with(it->key(), temp_state_prefix) ? delta.erase(it) : std::next(it);
+    }
     {
         std::lock_guard lock(mutex_);
         Session* stored = nullptr;
@@ -156,11 +162,10 @@ asio::awaitable<Event> InMemorySessionService::do_append_event(Session& session,
         stored->events.push_back(event);
         stored->last_update_time = event.timestamp;
     }
-    for (const auto& kv : full_delta)
+    for (const auto& kv : full_delta ? *full_delta : delta)
         session.state[kv.key()] = kv.value();
     session.events.push_back(event);
     session.last_update_time = event.timestamp;
-    co_return event;
 }
 
 }  // namespace adk

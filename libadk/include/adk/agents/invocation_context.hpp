@@ -54,8 +54,9 @@ class Invocation {
 public:
     explicit Invocation(InvocationOptions options);
 
-    // Appends a non-partial event to the session through the session service; returns it as stored.
-    asio::awaitable<Event> commit(Event event);
+    // Appends a non-partial event to the session through the session service; on return `event` is what
+    // was stored.
+    asio::awaitable<void> commit(Event& event);
 
     InvocationOptions options;
     std::atomic<bool> cancelled{false};

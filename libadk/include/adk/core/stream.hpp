@@ -163,6 +163,14 @@ public:
         }
     }
 
+    // Hands `value` over without waiting when the channel has room; false (and `value` untouched) when
+    // it is full. Throws like emit() once the stream was stopped.
+    bool try_emit(T& value)
+    {
+        throw_if_stopped();
+        return state_->channel.try_send(boost::system::error_code{}, std::move(value));
+    }
+
     bool stopped() const noexcept { return state_->stop_reason() != detail::StopReason::none; }
 
 private:
@@ -212,7 +220,7 @@ public:
         throw_if_cancelled();
         std::optional<T> item;
         boost::system::error_code ec;
-        auto take = [&](boost::system::error_code e, T v) {
+        auto take = [&](boost::system::error_code e, T&& v) {
             ec = e;
             item.emplace(std::move(v));
         };

@@ -62,13 +62,14 @@ public:
     }
 
     // Stores a non-partial event and applies its stateDelta, both to the stored session and to
-    // `session` (the caller's copy, which also sees temp: keys). Partial events are returned untouched.
-    // Returns the event as stored (temp: keys removed from its stateDelta). Throws adk::Error for an
-    // invalid state key or a session that no longer exists; nothing is stored then.
-    asio::awaitable<Event> append_event(Session& session, Event event)
-    {
-        return do_append_event(session, std::move(event));
-    }
+    // `session` (the caller's copy, which also sees temp: keys). Partial events are left alone.
+    // On return `event` is what was stored: temp: keys are gone from its stateDelta, and a missing
+    // timestamp is set. Throws adk::Error for an invalid state key or a session that no longer exists;
+    // nothing is stored then.
+    //
+    // DESIGN: ADK returns the event; here the caller's event is updated in place, because every event an
+    // agent emits passes through this call and each move of an Event costs (it holds several JSON objects).
+    asio::awaitable<void> append_event(Session& session, Event& event) { return do_append_event(session, event); }
 
 protected:
     virtual asio::awaitable<Session> do_create_session(std::string app_name, std::string user_id,
@@ -79,7 +80,7 @@ protected:
     virtual asio::awaitable<std::vector<Session>> do_list_sessions(std::string app_name, std::string user_id) = 0;
     virtual asio::awaitable<void> do_delete_session(std::string app_name, std::string user_id,
                                                     std::string session_id) = 0;
-    virtual asio::awaitable<Event> do_append_event(Session& session, Event event) = 0;
+    virtual asio::awaitable<void> do_append_event(Session& session, Event& event) = 0;
 };
 
 }  // namespace adk

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets everything up, then builds and runs every test: the dev preset (Debug, ASan + UBSan, warnings as
+# errors, including the install + find_package test), then the tests that use threads under TSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh
+cmake --workflow --preset dev
+cmake --workflow --preset tsan
