@@ -126,7 +126,7 @@ TEST_CASE("a before-agent callback that answers replaces the agent and ends the 
     CHECK(events[0].actions.state_delta.at("checked") == true);
 }
 
-TEST_CASE("callbacks that only change state yield an actions-only event; after callbacks answer last", "[agent]")
+TEST_CASE("callbacks that only change state yield an actions-only event, and after callbacks answer last", "[agent]")
 {
     Fixture f;
     auto agent = adk::test::counting_agent("counter", 2);

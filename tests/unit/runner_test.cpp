@@ -42,23 +42,34 @@ private:
     int n_;
 };
 
-// An agent that emits one event, then waits an hour as a slow tool would. Records how the wait ended.
-struct Stuck {
-    std::shared_ptr<std::atomic<int>> outcome = std::make_shared<std::atomic<int>>(0);  // 1 aborted
-    std::shared_ptr<FnAgent> agent()
+// A Runner whose agent emits one event, then waits an hour as a slow tool would. Records how the wait
+// ended: 1 when it was aborted.
+struct StuckRun {
+    asio::io_context ioc;
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<std::atomic<int>> outcome = std::make_shared<std::atomic<int>>(0);
+    adk::Runner runner{{.app_name = "app", .agent = agent(outcome), .session_service = sessions}};
+
+    static std::shared_ptr<FnAgent> agent(std::shared_ptr<std::atomic<int>> flag)
     {
-        auto out_flag = outcome;
-        return std::make_shared<FnAgent>("stuck", [out_flag](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        return std::make_shared<FnAgent>("stuck", [flag](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
             co_await out.emit(ctx.make_event(adk::Content::model("working")));
             asio::steady_timer tool(co_await asio::this_coro::executor, 1h);
             try {
                 co_await tool.async_wait(asio::use_awaitable);
             } catch (const boost::system::system_error& e) {
                 if (e.code() == asio::error::operation_aborted)
-                    *out_flag = 1;
+                    *flag = 1;
                 throw;
             }
         });
+    }
+
+    // Creates the session and starts the invocation.
+    asio::awaitable<adk::EventStream> start()
+    {
+        co_await sessions->create_session("app", "user1", "s");
+        co_return co_await runner.run("user1", "s", adk::Content::user("go"));
     }
 };
 
@@ -166,19 +177,15 @@ TEST_CASE("invariant 3: events reach the caller in commit order", "[runner][inva
 
 TEST_CASE("invariant 4a: Runner::cancel stops the invocation and ends its stream", "[runner][invariant]")
 {
-    asio::io_context ioc;
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    Stuck stuck;
-    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    StuckRun f;
     double ended_after_ms = 0;
     std::string invocation_id;
-    run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
-        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+    run(f.ioc, [&]() -> asio::awaitable<void> {
+        auto stream = co_await f.start();
         auto first = co_await stream.next();
-        CHECK(!runner.cancel("e-not-running"));
+        CHECK(!f.runner.cancel("e-not-running"));
         auto t0 = std::chrono::steady_clock::now();
-        CHECK(runner.cancel(first->invocation_id));
+        CHECK(f.runner.cancel(first->invocation_id));
         try {
             co_await stream.next();
             FAIL("the stream did not end with an error");
@@ -189,59 +196,47 @@ TEST_CASE("invariant 4a: Runner::cancel stops the invocation and ends its stream
         ended_after_ms = ms_since(t0);
         invocation_id = first->invocation_id;
     }());
-    CHECK(!runner.cancel(invocation_id));  // it ended: no longer registered
-    CHECK(*stuck.outcome == 1);  // the tool saw operation_aborted; run() checked nothing is left running
+    CHECK(!f.runner.cancel(invocation_id));  // it ended: no longer registered
+    CHECK(*f.outcome == 1);  // the tool saw operation_aborted; run() checked nothing is left running
     std::cout << "Runner::cancel ended the stream in " << ended_after_ms << " ms\n";
 }
 
 TEST_CASE("invariant 4b: Stream::cancel stops the invocation", "[runner][invariant]")
 {
-    asio::io_context ioc;
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    Stuck stuck;
-    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
-    run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
-        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+    StuckRun f;
+    run(f.ioc, [&]() -> asio::awaitable<void> {
+        auto stream = co_await f.start();
         auto got1 = co_await stream.next();
         CHECK(got1->text() == "working");
         stream.cancel();
         auto got2 = co_await stream.next();
         CHECK(!got2);
     }());
-    CHECK(*stuck.outcome == 1);
+    CHECK(*f.outcome == 1);
 }
 
 TEST_CASE("invariant 4c: dropping the stream stops the invocation", "[runner][invariant]")
 {
-    asio::io_context ioc;
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    Stuck stuck;
-    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
-    run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+    StuckRun f;
+    run(f.ioc, [&]() -> asio::awaitable<void> {
         {
-            auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+            auto stream = co_await f.start();
             auto got3 = co_await stream.next();
             CHECK(got3->text() == "working");
         }
         asio::steady_timer t(co_await asio::this_coro::executor, 5ms);
         co_await t.async_wait(asio::use_awaitable);
-        CHECK(*stuck.outcome == 1);
+        CHECK(*f.outcome == 1);
     }());
 }
 
 TEST_CASE("invariant 4d: cancelling the awaiting coroutine stops the invocation", "[runner][invariant]")
 {
     using namespace asio::experimental::awaitable_operators;
-    asio::io_context ioc;
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    Stuck stuck;
-    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
-    run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+    StuckRun f;
+    run(f.ioc, [&]() -> asio::awaitable<void> {
         auto consume = [&]() -> asio::awaitable<void> {
-            auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+            auto stream = co_await f.start();
             while (co_await stream.next()) {
             }
         };
@@ -249,19 +244,15 @@ TEST_CASE("invariant 4d: cancelling the awaiting coroutine stops the invocation"
         auto result = co_await (consume() || deadline.async_wait(asio::use_awaitable));
         CHECK(result.index() == 1);  // the deadline cancelled the consumer
     }());
-    CHECK(*stuck.outcome == 1);
+    CHECK(*f.outcome == 1);
 }
 
 TEST_CASE("Runner::cancel from another thread while the io_context runs on 4 threads", "[runner][invariant][threads]")
 {
-    asio::io_context ioc;
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    Stuck stuck;
-    adk::Runner runner({.app_name = "app", .agent = stuck.agent(), .session_service = sessions});
+    StuckRun f;
     std::promise<std::string> id_promise;
     auto consumer = [&]() -> asio::awaitable<std::string> {
-        co_await sessions->create_session("app", "user1", "s");
-        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        auto stream = co_await f.start();
         id_promise.set_value((co_await stream.next())->invocation_id);
         try {
             while (co_await stream.next()) {
@@ -271,16 +262,16 @@ TEST_CASE("Runner::cancel from another thread while the io_context runs on 4 thr
         }
         co_return "ended without error";
     };
-    auto result = asio::co_spawn(asio::make_strand(ioc), consumer, asio::use_future);
+    auto result = asio::co_spawn(asio::make_strand(f.ioc), consumer, asio::use_future);
     std::vector<std::thread> threads;
     for (int i = 0; i < 4; ++i)
-        threads.emplace_back([&] { ioc.run(); });
+        threads.emplace_back([&] { f.ioc.run(); });
     std::string id = id_promise.get_future().get();
-    CHECK(runner.cancel(id));  // from the test's own thread
+    CHECK(f.runner.cancel(id));  // from the test's own thread
     CHECK_THAT(result.get(), Catch::Contains("cancelled by Runner::cancel"));
     for (auto& t : threads)
         t.join();  // ioc.run() returns on every thread: no work left
-    CHECK(*stuck.outcome == 1);
+    CHECK(*f.outcome == 1);
 }
 
 TEST_CASE("invariant 5: concurrent invocations on one session, io_context on 4 threads", "[runner][invariant][threads]")
@@ -381,7 +372,7 @@ TEST_CASE("invariant 6: errors end the stream with adk::Error that says what to 
     }());
 }
 
-TEST_CASE("a run without parts adds no user event; RunConfig reaches the agent", "[runner]")
+TEST_CASE("a run without parts adds no user event, and RunConfig reaches the agent", "[runner]")
 {
     asio::io_context ioc;
     auto sessions = std::make_shared<adk::InMemorySessionService>();

@@ -182,7 +182,7 @@ TEST_CASE("cancelling the coroutine that awaits next() stops the producer", "[st
     CHECK(*sleeper.outcome == 1);
 }
 
-TEST_CASE("a Canceller stops the producer from another thread; next() throws errc::cancelled", "[stream][threads]")
+TEST_CASE("a Canceller stops the producer from another thread and next() throws errc::cancelled", "[stream][threads]")
 {
     asio::thread_pool pool(2);
     Sleeper sleeper;

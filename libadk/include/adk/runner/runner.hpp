@@ -1,4 +1,10 @@
 // Runner: runs an agent tree for one app, one user message at a time, over a session service.
+//
+// DESIGN: run() reads the session and stores the user's message before it returns the stream, so a
+// missing session is an exception from `co_await runner.run(...)` itself, not a broken stream. Each
+// invocation gets a new strand over the executor the caller runs on (its inner executor when the caller
+// is on a strand), so invocations run in parallel on a multi-threaded io_context. cancel() answers
+// whether the invocation was running (DESIGN.md has it return void).
 #pragma once
 
 #include <adk/agents/agent.hpp>
