@@ -1,0 +1,24 @@
+// The conversation an LlmAgent sends to its model, built from the session's events the way ADK does:
+//   * events without content, partial events, and events of other branches are left out (an event
+//     belongs to branch "a.b" when its branch is empty, "a.b", or an ancestor such as "a");
+//   * the user's and this agent's own events keep their content; function call and response ids that
+//     adk-cpp made up ("adk-...") are removed, since the model never saw them;
+//   * other agents' events become user content that tells the model who said what ("For context:",
+//     "[agent] said: ...", "[agent] called tool `f` with parameters: {...}", "[agent] `f` tool returned
+//     result: {...}");
+//   * with IncludeContents::none only the current turn is kept: from the latest event of the user or of
+//     another agent on.
+#pragma once
+
+#include <adk/agents/llm_agent.hpp>
+#include <adk/core/event.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace adk {
+
+std::vector<Content> build_contents(const std::vector<Event>& events, std::string_view agent_name,
+                                    std::string_view branch, IncludeContents mode);
+
+}  // namespace adk

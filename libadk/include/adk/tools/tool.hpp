@@ -1,0 +1,73 @@
+// Tool, Toolset and ToolContext: what an LlmAgent lets its model call.
+#pragma once
+
+#include <adk/agents/callback_context.hpp>
+#include <adk/models/llm_request.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace adk {
+
+namespace asio = boost::asio;
+
+// A tool's view of the invocation: state reads and writes (collected in actions()), the function call's
+// id, artifacts when the Runner has an artifact service, and actions (skip_summarization, escalate,
+// transfer_to_agent) that ride on the function-response event.
+class ToolContext : public CallbackContext {
+public:
+    ToolContext(const InvocationContext& ctx, std::string function_call_id);
+
+    const std::string& function_call_id() const noexcept { return function_call_id_; }
+
+    // Saves a new version of an artifact and records it in actions().artifact_delta. Throws adk::Error
+    // when the Runner has no artifact service.
+    asio::awaitable<std::int64_t> save_artifact(std::string filename, Part artifact);
+    // The given version, or the latest; nullopt when missing. Throws when there is no artifact service.
+    asio::awaitable<std::optional<Part>> load_artifact(std::string filename,
+                                                       std::optional<std::int64_t> version = std::nullopt);
+
+private:
+    std::string function_call_id_;
+};
+
+class Tool {
+public:
+    Tool(std::string name, std::string description, bool is_long_running = false);
+    virtual ~Tool() = default;
+    Tool(const Tool&) = delete;
+    Tool& operator=(const Tool&) = delete;
+
+    const std::string& name() const noexcept { return name_; }
+    const std::string& description() const noexcept { return description_; }
+    // A long-running tool returns at once (e.g. {"status": "pending"}) and finishes later; its call ids
+    // are listed in the model event's longRunningToolIds.
+    bool is_long_running() const noexcept { return long_running_; }
+
+    // How the model sees the tool; nullopt for a tool that is not declared to the model.
+    virtual std::optional<FunctionDeclaration> declaration() const = 0;
+
+    // Runs the tool. What it throws becomes {"error": "..."} for the model, and the run goes on.
+    virtual asio::awaitable<json::value> run(ToolContext& ctx, json::object args) = 0;
+
+private:
+    std::string name_;
+    std::string description_;
+    bool long_running_;
+};
+
+// A set of tools chosen per invocation (e.g. by the user, or from a remote server).
+class Toolset {
+public:
+    virtual ~Toolset() = default;
+    virtual asio::awaitable<std::vector<std::shared_ptr<Tool>>> get_tools(const ReadonlyContext& ctx) = 0;
+};
+
+}  // namespace adk

@@ -1,0 +1,78 @@
+#include <adk/artifacts/artifact_service.hpp>
+#include <adk/core/error.hpp>
+#include <adk/tools/function_tool.hpp>
+#include <adk/tools/tool.hpp>
+
+#include <utility>
+
+namespace adk {
+
+ToolContext::ToolContext(const InvocationContext& ctx, std::string function_call_id)
+    : CallbackContext(ctx), function_call_id_(std::move(function_call_id))
+{
+}
+
+namespace {
+ArtifactService& artifacts_of(const InvocationContext& ctx)
+{
+    if (!ctx.artifact_service())
+        throw Error(errc::invalid_argument,
+                    "this Runner has no artifact service: set RunnerOptions::artifact_service "
+                    "(e.g. std::make_shared<adk::InMemoryArtifactService>())");
+    return *ctx.artifact_service();
+}
+}  // namespace
+
+asio::awaitable<std::int64_t> ToolContext::save_artifact(std::string filename, Part artifact)
+{
+    const InvocationContext& ctx = invocation_context();
+    std::int64_t version = co_await artifacts_of(ctx).save_artifact(ctx.app_name(), ctx.user_id(), ctx.session().id,
+                                                                    filename, std::move(artifact));
+    actions().artifact_delta[filename] = version;
+    co_return version;
+}
+
+asio::awaitable<std::optional<Part>> ToolContext::load_artifact(std::string filename,
+                                                                std::optional<std::int64_t> version)
+{
+    const InvocationContext& ctx = invocation_context();
+    co_return co_await artifacts_of(ctx).load_artifact(ctx.app_name(), ctx.user_id(), ctx.session().id,
+                                                       std::move(filename), version);
+}
+
+Tool::Tool(std::string name, std::string description, bool is_long_running)
+    : name_(std::move(name)), description_(std::move(description)), long_running_(is_long_running)
+{
+    if (name_.empty())
+        throw Error(errc::invalid_argument, "a tool needs a name: the model calls it by that name");
+}
+
+FunctionTool::FunctionTool(std::string name, std::string description, json::value parameters, Function fn,
+                           bool is_long_running)
+    : Tool(std::move(name), std::move(description), is_long_running), parameters_(std::move(parameters)),
+      fn_(std::move(fn))
+{
+    if (!fn_)
+        throw Error(errc::invalid_argument, "FunctionTool '" + this->name() + "' was given no function");
+    if (!parameters_.is_null() && !parameters_.is_object())
+        throw Error(errc::invalid_argument, "FunctionTool '" + this->name() +
+                                                "': the parameters must be a JSON schema object, or null for none");
+}
+
+std::optional<FunctionDeclaration> FunctionTool::declaration() const
+{
+    return FunctionDeclaration(name(), description(), parameters_);
+}
+
+asio::awaitable<json::value> FunctionTool::run(ToolContext& ctx, json::object args)
+{
+    if (parameters_.is_object()) {
+        json::value as_value(args);
+        if (auto mismatch = schema_mismatch(parameters_, as_value))
+            co_return json::object{{"error", "Invalid arguments for " + name() + ": " + *mismatch +
+                                                 ". Call it again with arguments that fit its schema."}};
+    }
+    co_return co_await fn_(ctx, std::move(args));
+}
+
+}  // namespace adk
