@@ -3,6 +3,8 @@
 
 #include <adk/adk.hpp>
 
+#include <boost/asio/io_context.hpp>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -54,5 +56,20 @@ inline asio::awaitable<std::vector<Event>> run_once(Runner& runner, std::string 
     auto stream = co_await runner.run("user1", std::move(session_id), Content::user(std::move(text)), config);
     co_return co_await drain(stream);
 }
+
+}  // namespace adk::test
+
+namespace adk::test {
+
+// A Runner over in-memory services, for running one agent message by message.
+struct Harness {
+    asio::io_context ioc;
+    std::shared_ptr<InMemorySessionService> sessions = std::make_shared<InMemorySessionService>();
+    std::shared_ptr<InMemoryArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();
+
+    // Sends `text` to `agent` in session `session_id` (created when missing) and collects every event.
+    std::vector<Event> send(std::shared_ptr<Agent> agent, std::string text, RunConfig config = {},
+                            std::string session_id = "s");
+};
 
 }  // namespace adk::test

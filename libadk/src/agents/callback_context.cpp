@@ -16,7 +16,7 @@ const json::value* CallbackContext::state(std::string_view key) const
     return ctx_.state(key);
 }
 
-void CallbackContext::set_state(std::string_view key, json::value value)
+void CallbackContext::set_state_value(std::string_view key, json::value value)
 {
     validate_state_key(key);
     actions_.state_delta[key] = std::move(value);

@@ -217,8 +217,12 @@ asio::awaitable<LlmRequest> build_request(const LlmAgent& agent, const Invocatio
     Agent* root = ctx.root_agent() ? ctx.root_agent().get() : &const_cast<LlmAgent&>(agent).root_agent();
     if (auto* root_llm = dynamic_cast<const LlmAgent*>(root); root_llm && !root_llm->config().global_instruction.empty())
         dynamic = co_await inject_session_state(root_llm->config().global_instruction, ro);
-    std::string own = cfg.instruction_provider ? co_await cfg.instruction_provider(ro)
-                                               : co_await inject_session_state(cfg.instruction, ro);
+    // Not a conditional expression with co_await in both arms: g++ 12 frees a wrong pointer for that.
+    std::string own;
+    if (cfg.instruction_provider)
+        own = co_await cfg.instruction_provider(ro);
+    else
+        own = co_await inject_session_state(cfg.instruction, ro);
     if (!own.empty())
         dynamic += (dynamic.empty() ? "" : "\n\n") + own;
 

@@ -4,7 +4,10 @@
 #include <adk/agents/invocation_context.hpp>
 #include <adk/core/event.hpp>
 
+#include <boost/json/value_from.hpp>
+
 #include <string>
+#include <utility>
 #include <string_view>
 
 namespace adk {
@@ -35,8 +38,14 @@ public:
     explicit CallbackContext(const InvocationContext& ctx) : ReadonlyContext(ctx) {}
 
     const json::value* state(std::string_view key) const override;
+    // Any value Boost.JSON converts (strings, numbers, json::value, containers, described structs).
     // Throws adk::Error for an invalid key (see validate_state_key).
-    void set_state(std::string_view key, json::value value);
+    template <class T>
+    void set_state(std::string_view key, T&& value)
+    {
+        set_state_value(key, json::value_from(std::forward<T>(value)));
+    }
+    void set_state_value(std::string_view key, json::value value);
     bool has_state_delta() const noexcept { return !actions_.state_delta.empty(); }
 
     EventActions& actions() noexcept { return actions_; }

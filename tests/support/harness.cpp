@@ -1,0 +1,21 @@
+#include "support/agents.hpp"
+#include "support/run.hpp"
+
+namespace adk::test {
+
+std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, std::string text, RunConfig config,
+                                 std::string session_id)
+{
+    Runner runner({.app_name = "app", .agent = std::move(agent), .session_service = sessions,
+                   .artifact_service = artifacts});
+    auto body = [&]() -> asio::awaitable<std::vector<Event>> {
+        auto existing = co_await sessions->get_session("app", "user1", session_id);
+        if (!existing)
+            co_await sessions->create_session("app", "user1", session_id);
+        auto stream = co_await runner.run("user1", session_id, Content::user(text), config);
+        co_return co_await drain(stream);
+    };
+    return run(ioc, body());
+}
+
+}  // namespace adk::test
