@@ -661,3 +661,92 @@ TEST_CASE("cancellation mid-tool stops the tool; mid-stream stops the model", "[
         CHECK(!end);
     }());
 }
+
+namespace {
+// Offers the "vip" tool only to users whose state says so: resolved anew for every invocation.
+class VipToolset final : public adk::Toolset {
+public:
+    asio::awaitable<std::vector<std::shared_ptr<adk::Tool>>> get_tools(const adk::ReadonlyContext& ctx) override
+    {
+        ++resolved;
+        std::vector<std::shared_ptr<adk::Tool>> out;
+        if (const json::value* vip = ctx.state("user:vip"); vip && vip->as_bool())
+            out.push_back(adk::FunctionTool::create("vip_lounge", "Books the lounge.", json::value(),
+                                                    [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                                                        co_return json::object{{"booked", true}};
+                                                    }));
+        co_return out;
+    }
+    int resolved = 0;
+};
+}  // namespace
+
+TEST_CASE("more builder options: toolsets per invocation, tool lists, static content, transfer rules, agent callbacks", "[llm]")
+{
+    adk::test::Harness h;
+    auto toolset = std::make_shared<VipToolset>();
+    auto model = scripted({LlmResponse::text("a"), LlmResponse::function_call("vip_lounge", {}), LlmResponse::text("b")});
+    std::vector<std::shared_ptr<adk::Tool>> list{weather_tool()};
+    adk::Content static_content("", {adk::Part::from_text("Part one."), adk::Part::from_text("Part two.")});
+    std::vector<std::string> order;
+    auto agent = LlmAgent::builder("concierge")
+                     .model(model)
+                     .tools(list)
+                     .toolset(toolset)
+                     .static_instruction_content(static_content)
+                     .input_schema(json::parse(R"({"type":"object"})"))
+                     .before_agent_callback([&](adk::CallbackContext&) -> asio::awaitable<std::optional<adk::Content>> {
+                         order.push_back("before");
+                         co_return std::nullopt;
+                     })
+                     .after_agent_callback([&](adk::CallbackContext&) -> asio::awaitable<std::optional<adk::Content>> {
+                         order.push_back("after");
+                         co_return std::nullopt;
+                     })
+                     .build();
+    CHECK(agent->config().input_schema->is_object());
+    h.send(agent, "plain user");
+    run(h.ioc, [&]() -> asio::awaitable<void> {
+        auto s = co_await h.sessions->get_session("app", "user1", "s");
+        adk::Event upgrade("user", adk::Content());
+        upgrade.content.reset();
+        upgrade.actions.state_delta["user:vip"] = true;
+        co_await h.sessions->append_event(*s, upgrade);
+    }());
+    auto events = h.send(agent, "vip now");
+    CHECK(toolset->resolved == 2);
+    auto requests = model->requests();
+    REQUIRE(requests.size() == 3);
+    CHECK(requests[0].tools.size() == 1);
+    CHECK(requests[1].tools.size() == 2);
+    CHECK(requests[1].tools[1].name == "vip_lounge");
+    CHECK(events.at(1).content->parts.at(0).function_response->response.at("booked") == true);
+    REQUIRE(requests[0].system_instruction->parts.size() == 3);  // the static parts as given, then identity
+    CHECK(*requests[0].system_instruction->parts[1].text == "Part two.");
+    CHECK(order == std::vector<std::string>{"before", "after", "before", "after"});
+
+    // Transfer rules: a child may go to its parent and peers unless disallowed.
+    auto make_child = [&](const std::string& name, bool no_parent, bool no_peers) {
+        auto b = LlmAgent::builder(name).description(name + " desc").model(scripted({LlmResponse::text("hi")}));
+        if (no_parent)
+            b.disallow_transfer_to_parent();
+        if (no_peers)
+            b.disallow_transfer_to_peers();
+        return b.build();
+    };
+    auto open = make_child("open_child", false, false);
+    auto closed = make_child("closed_child", true, true);
+    auto parent = LlmAgent::builder("parent").model(scripted({})).sub_agent(open).sub_agent(closed).build();
+    auto system_of = [&](const std::shared_ptr<LlmAgent>& child) {
+        adk::test::Harness hh;
+        hh.send(child, "x");  // the child knows its place in the parent's tree
+        return std::dynamic_pointer_cast<ScriptedModel>(child->config().model)->requests().at(0);
+    };
+    auto open_request = system_of(open);
+    CHECK_THAT(open_request.system_text(), Catch::Contains("Agent name: parent") &&
+                                               Catch::Contains("Agent name: closed_child") &&
+                                               Catch::Contains("Your parent agent is parent"));
+    auto closed_request = system_of(closed);
+    CHECK(closed_request.tools.empty());  // no parent, no peers, no children: nothing to transfer to
+    CHECK(closed_request.system_text().find("Agent name:") == std::string::npos);
+}

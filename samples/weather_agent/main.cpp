@@ -1,0 +1,96 @@
+// A weather agent: an LlmAgent with a FunctionTool whose arguments are a described struct. It runs
+// offline against adk::testing::ScriptedModel, which plays the model's part (a tool call, then a streamed
+// answer); swap in a provider's model to run it for real.
+//
+//   build/release/samples/weather_agent "What is the weather in Paris?"
+#include <adk/adk.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/describe/class.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <iostream>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+struct WeatherArgs {
+    std::string city;
+    std::optional<std::string> units;
+};
+BOOST_DESCRIBE_STRUCT(WeatherArgs, (), (city, units))
+
+asio::awaitable<json::value> get_weather(adk::ToolContext& ctx, WeatherArgs args)
+{
+    ctx.set_state("user:last_city", args.city);  // remembered across the user's sessions
+    bool fahrenheit = args.units == "fahrenheit";
+    co_return json::object{{"city", args.city}, {"sky", "sunny"}, {"temperature", fahrenheit ? 72 : 22},
+                           {"units", fahrenheit ? "fahrenheit" : "celsius"}};
+}
+
+asio::awaitable<void> chat(std::string question)
+{
+    using adk::testing::ScriptedModel;
+    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+        adk::LlmResponse::function_call("get_weather", {{"city", "Paris"}}),
+        ScriptedModel::chunks({"It is ", "sunny and ", "22 degrees ", "in Paris."}),
+    });
+    auto weather = adk::FunctionTool::create<WeatherArgs>("get_weather", "Returns the current weather in a city.",
+                                                          get_weather,
+                                                          {{"city", "The city, e.g. Paris"},
+                                                           {"units", "celsius (default) or fahrenheit"}});
+    auto agent = adk::LlmAgent::builder("weather_agent")
+                     .description("Answers questions about the weather.")
+                     .model(model)
+                     .instruction("You answer questions about the weather. The user last asked about "
+                                  "{user:last_city?}. Use the get_weather tool.")
+                     .tool(weather)
+                     .output_key("last_answer")
+                     .build();
+
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "weather", .agent = agent, .session_service = sessions});
+    adk::Session session = co_await sessions->create_session("weather", "you");
+    adk::RunConfig config;
+    config.streaming_mode = adk::StreamingMode::sse;
+
+    std::cout << "you: " << question << "\n";
+    auto events = co_await runner.run("you", session.id, adk::Content::user(question), config);
+    bool streaming = false;
+    while (auto ev = co_await events.next()) {
+        if (ev->partial) {
+            std::cout << (streaming ? "" : "weather_agent: ") << ev->text() << std::flush;
+            streaming = true;
+            continue;
+        }
+        for (const auto& call : ev->function_calls())
+            std::cout << "[calls " << call.name << json::serialize(call.args) << "]\n";
+        for (const auto& response : ev->function_responses())
+            std::cout << "[" << response.name << " returned " << json::serialize(response.response) << "]\n";
+        if (ev->is_final_response())
+            std::cout << "\n";
+    }
+    auto stored = co_await sessions->get_session("weather", "you", session.id);
+    std::cout << "state: " << json::serialize(stored->state) << "\n";
+    std::cout << "the model was asked " << model->requests().size() << " times; its first system instruction:\n  "
+              << model->requests().front().system_text() << "\n";
+}
+
+int main(int argc, char** argv)
+{
+    asio::io_context ioc;
+    int status = 0;
+    asio::co_spawn(ioc, chat(argc > 1 ? argv[1] : "What is the weather in Paris?"), [&](std::exception_ptr e) {
+        if (!e)
+            return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& error) {
+            std::cerr << "error: " << error.what() << "\n";
+            status = 1;
+        }
+    });
+    ioc.run();
+    return status;
+}
