@@ -38,7 +38,7 @@ private:
         }
         adk::Event answer = ctx.make_event(adk::Content::model(full));
         answer.turn_complete = true;
-        const boost::json::value* seen = ctx.state("user:questions");
+        std::optional<boost::json::value> seen = ctx.state("user:questions");
         answer.actions.state_delta["user:questions"] = (seen ? seen->to_number<std::int64_t>() : 0) + 1;
         co_await out.emit(std::move(answer));  // stored in the session before emit returns
     }

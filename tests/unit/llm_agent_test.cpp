@@ -224,7 +224,7 @@ TEST_CASE("the loop: a function call, the tool, the response, then the answer", 
     }());
 }
 
-TEST_CASE("output_schema: the answer's JSON is stored; an answer that does not fit is an error", "[llm]")
+TEST_CASE("output_schema: the answer's JSON is stored, and an answer that does not fit is an error", "[llm]")
 {
     adk::test::Harness h;
     json::value schema = json::parse(R"({"type":"object","properties":{"sky":{"type":"string"}},"required":["sky"]})");
@@ -618,7 +618,7 @@ TEST_CASE("sub-agents: transfer_to_agent is declared with the roster, and the ta
     CHECK(std::dynamic_pointer_cast<ScriptedModel>(lonely->config().model)->requests().at(0).tools.empty());
 }
 
-TEST_CASE("cancellation mid-tool stops the tool; mid-stream stops the model", "[llm]")
+TEST_CASE("cancellation mid-tool stops the tool, and mid-stream stops the model", "[llm]")
 {
     adk::test::Harness h;
     auto aborted = std::make_shared<int>(0);
@@ -670,7 +670,7 @@ public:
     {
         ++resolved;
         std::vector<std::shared_ptr<adk::Tool>> out;
-        if (const json::value* vip = ctx.state("user:vip"); vip && vip->as_bool())
+        if (std::optional<json::value> vip = ctx.state("user:vip"); vip && vip->as_bool())
             out.push_back(adk::FunctionTool::create("vip_lounge", "Books the lounge.", json::value(),
                                                     [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
                                                         co_return json::object{{"booked", true}};

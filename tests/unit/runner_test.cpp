@@ -114,11 +114,11 @@ TEST_CASE("invariant 1: when emit returns, the event is committed and its state 
             ev.actions.state_delta["temp:scratch"] = i;
             co_await out.emit(std::move(ev));
             // Right after emit: in this invocation's session and in the service's stored session.
-            const json::value* step = ctx.state("step");
-            const json::value* scratch = ctx.state("temp:scratch");
+            std::optional<json::value> step = ctx.state("step");
+            std::optional<json::value> scratch = ctx.state("temp:scratch");
             CHECK((step && step->as_int64() == i));
             CHECK((scratch && scratch->as_int64() == i));
-            auto stored = co_await sessions->get_session(ctx.app_name(), ctx.user_id(), ctx.session().id);
+            auto stored = co_await sessions->get_session(ctx.app_name(), ctx.user_id(), ctx.session_id());
             CHECK(stored->events.size() == static_cast<std::size_t>(i + 1));  // the user message, then ours
             CHECK(stored->state.at("step") == i);
             CHECK(!stored->state.contains("temp:scratch"));
@@ -354,7 +354,7 @@ TEST_CASE("invariant 6: errors end the stream with adk::Error that says what to 
 
     // The session disappears while the agent runs: the commit fails and says so; nothing is half-stored.
     auto deleter = std::make_shared<FnAgent>("deleter", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
-        co_await sessions->delete_session(ctx.app_name(), ctx.user_id(), ctx.session().id);
+        co_await sessions->delete_session(ctx.app_name(), ctx.user_id(), ctx.session_id());
         co_await out.emit(ctx.make_event(adk::Content::model("lost?")));
     });
     adk::Runner deleting({.app_name = "app", .agent = deleter, .session_service = sessions});

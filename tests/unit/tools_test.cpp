@@ -127,7 +127,7 @@ TEST_CASE("FunctionTool with typed arguments: schema, conversion, state and arti
     auto tool = adk::FunctionTool::create<weather::Place>(
         "get_weather", "Returns the weather.",
         [](adk::ToolContext& ctx, weather::Place place) -> asio::awaitable<json::value> {
-            const json::value* home = ctx.state("user:city");
+            std::optional<json::value> home = ctx.state("user:city");
             ctx.set_state("last_city", place.city);
             co_await ctx.save_artifact("report.txt", adk::Part::from_text("sunny in " + place.city));
             co_return json::object{{"city", place.city}, {"home", home ? *home : json::value()},

@@ -8,11 +8,13 @@
 #include <adk/agents/llm_agent.hpp>
 #include <adk/artifacts/artifact_service.hpp>
 #include <adk/agents/run_config.hpp>
+#include <adk/agents/workflow_agents.hpp>
 #include <adk/core/content.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/event.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/stream.hpp>
+#include <adk/core/strands.hpp>
 #include <adk/flow/contents.hpp>
 #include <adk/flow/instruction_template.hpp>
 #include <adk/models/llm_request.hpp>
@@ -24,6 +26,7 @@
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 #include <adk/testing/scripted_model.hpp>
+#include <adk/tools/builtin_tools.hpp>
 #include <adk/tools/function_tool.hpp>
 #include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool.hpp>

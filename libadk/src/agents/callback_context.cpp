@@ -9,10 +9,10 @@ const std::string& ReadonlyContext::agent_name() const
     return ctx_.agent().name();
 }
 
-const json::value* CallbackContext::state(std::string_view key) const
+std::optional<json::value> CallbackContext::state(std::string_view key) const
 {
     if (const json::value* v = actions_.state_delta.if_contains(key))
-        return v;
+        return *v;
     return ctx_.state(key);
 }
 

@@ -25,12 +25,14 @@ asio::awaitable<void> EventSink::emit(Event event)
         event.timestamp = now_seconds();
     if (!event.partial)
         co_await invocation_->commit(event);
+    escalated_ = escalated_ || event.actions.escalate;
     if (!sink_.try_emit(event))
         co_await sink_.emit(std::move(event));
 }
 
 asio::awaitable<void> EventSink::forward(Event event)
 {
+    escalated_ = escalated_ || event.actions.escalate;
     if (!sink_.try_emit(event))
         co_await sink_.emit(std::move(event));
 }

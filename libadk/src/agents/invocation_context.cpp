@@ -24,7 +24,10 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
 
 asio::awaitable<void> Invocation::commit(Event& event)
 {
-    return options.session_service->append_event(options.session, event);  // no coroutine frame of its own
+    json::object temp = SessionService::take_temp_state(event);
+    co_await options.session_service->persist_event(options.session, event);  // reads only the ids
+    std::lock_guard lock(session_mutex);
+    SessionService::apply_event(options.session, event, temp);
 }
 
 }  // namespace detail
@@ -35,19 +38,24 @@ InvocationContext::InvocationContext(InvocationOptions options, Agent* agent)
 }
 
 InvocationContext::InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent,
-                                     std::string branch)
-    : inv_(std::move(invocation)), agent_(agent), branch_(std::move(branch))
+                                     std::string branch, asio::any_io_executor executor)
+    : inv_(std::move(invocation)), agent_(agent), branch_(std::move(branch)), executor_(std::move(executor))
 {
 }
 
 InvocationContext InvocationContext::for_agent(Agent& agent) const
 {
-    return InvocationContext(inv_, &agent, branch_);
+    return InvocationContext(inv_, &agent, branch_, executor_);
 }
 
-InvocationContext InvocationContext::with_branch(std::string branch) const
+InvocationContext InvocationContext::with_branch(std::string branch, asio::any_io_executor executor) const
 {
-    return InvocationContext(inv_, agent_, std::move(branch));
+    return InvocationContext(inv_, agent_, std::move(branch), executor ? std::move(executor) : executor_);
+}
+
+Session InvocationContext::session() const
+{
+    return with_session([](const Session& s) { return s; });
 }
 
 Agent& InvocationContext::agent() const
@@ -57,9 +65,13 @@ Agent& InvocationContext::agent() const
     return *agent_;
 }
 
-const json::value* InvocationContext::state(std::string_view key) const
+std::optional<json::value> InvocationContext::state(std::string_view key) const
 {
-    return inv_->options.session.state.if_contains(key);
+    return with_session([&](const Session& s) -> std::optional<json::value> {
+        if (const json::value* v = s.state.if_contains(key))
+            return *v;
+        return std::nullopt;
+    });
 }
 
 Event InvocationContext::make_event(Content content) const

@@ -87,7 +87,7 @@ asio::awaitable<std::string> inject_session_state(std::string_view instruction, 
                                                         "} but the Runner has no artifact service: set "
                                                         "RunnerOptions::artifact_service");
             std::optional<Part> artifact = co_await ic.artifact_service()->load_artifact(
-                ic.app_name(), ic.user_id(), ic.session().id, filename, std::nullopt);
+                ic.app_name(), ic.user_id(), ic.session_id(), filename, std::nullopt);
             if (!artifact) {
                 if (optional)
                     continue;
@@ -102,7 +102,7 @@ asio::awaitable<std::string> inject_session_state(std::string_view instruction, 
             out.append(whole);  // not a placeholder: keep as written
             continue;
         }
-        if (const json::value* v = ctx.state(name)) {
+        if (std::optional<json::value> v = ctx.state(name)) {
             out += as_text(*v);
         } else if (!optional) {
             throw Error(errc::not_found, "context variable not found: `" + std::string(name) +

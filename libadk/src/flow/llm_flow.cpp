@@ -238,7 +238,9 @@ asio::awaitable<LlmRequest> build_request(const LlmAgent& agent, const Invocatio
         if (auto declaration = tool->declaration())
             request.tools.push_back(std::move(*declaration));
 
-    request.contents = build_contents(ctx.session().events, agent.name(), ctx.branch(), cfg.include_contents);
+    request.contents = ctx.with_session([&](const Session& s) {
+        return build_contents(s.events, agent.name(), ctx.branch(), cfg.include_contents);
+    });
     if (cfg.static_instruction && !dynamic.empty())
         request.contents.emplace_back("user", std::vector<Part>{Part::from_text(dynamic)});
     co_return request;

@@ -1,12 +1,10 @@
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/core/strands.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include <map>
 #include <mutex>
@@ -57,27 +55,6 @@ private:
 
 }  // namespace detail
 
-namespace {
-
-// A new strand over the thread pool or io_context the caller runs on. When the caller is itself on a
-// strand, the new strand wraps the strand's inner executor, so invocations do not serialise on it.
-asio::any_io_executor invocation_strand(const asio::any_io_executor& caller)
-{
-    if (auto* ex = caller.target<asio::io_context::executor_type>())
-        return asio::make_strand(*ex);
-    if (auto* ex = caller.target<asio::thread_pool::executor_type>())
-        return asio::make_strand(*ex);
-    if (auto* s = caller.target<asio::strand<asio::io_context::executor_type>>())
-        return asio::make_strand(s->get_inner_executor());
-    if (auto* s = caller.target<asio::strand<asio::thread_pool::executor_type>>())
-        return asio::make_strand(s->get_inner_executor());
-    if (auto* s = caller.target<asio::strand<asio::any_io_executor>>())
-        return asio::make_strand(s->get_inner_executor());
-    return asio::make_strand(caller);
-}
-
-}  // namespace
-
 Runner::Runner(RunnerOptions options)
     : options_(std::move(options)), registry_(std::make_shared<detail::RunnerRegistry>())
 {
@@ -111,7 +88,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     inv.memory_service = options_.memory_service;
     inv.run_config = std::move(config);
     inv.root_agent = options_.agent;
-    inv.executor = invocation_strand(co_await asio::this_coro::executor);
+    inv.executor = new_strand(co_await asio::this_coro::executor);
     if (!new_message.parts.empty()) {
         if (new_message.role.empty())
             new_message.role = "user";

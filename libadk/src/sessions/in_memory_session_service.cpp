@@ -128,44 +128,22 @@ asio::awaitable<void> InMemorySessionService::do_delete_session(std::string app_
     co_return;
 }
 
-asio::awaitable<void> InMemorySessionService::do_append_event(Session& session, Event& event)
+asio::awaitable<void> InMemorySessionService::do_append_event(const Session& session, Event& event)
 {
-    if (event.partial)
-        co_return;
-    validate_keys(event.actions.state_delta);
-
-    if (event.timestamp <= 0)
-        event.timestamp = now_seconds();
-    // What is persisted: the event without temp: keys. The caller's copy sees temp: keys too.
-    json::object& delta = event.actions.state_delta;
-    bool has_temp = std::any_of(delta.begin(), delta.end(), [](const json::key_value_pair& kv) {
-        return starts_with(kv.key(), temp_state_prefix);
-    });
-    std::optional<json::object> full_delta;
-    if (has_temp) {
-        full_delta = delta;
-        for (auto it = delta.begin(); it != delta.end();)
-            it = starts_with(it->key(), temp_state_prefix) ? delta.erase(it) : std::next(it);
-    }
-    {
-        std::lock_guard lock(mutex_);
-        Session* stored = nullptr;
-        if (auto app = sessions_.find(session.app_name); app != sessions_.end())
-            if (auto user = app->second.find(session.user_id); user != app->second.end())
-                if (auto it = user->second.find(session.id); it != user->second.end())
-                    stored = &it->second;
-        if (!stored)
-            throw Error(errc::not_found, describe(session.app_name, session.user_id, session.id) +
-                                             " does not exist (was it deleted?): the event was not stored; create "
-                                             "the session again before running");
-        apply_delta(*stored, event.actions.state_delta);
-        stored->events.push_back(event);
-        stored->last_update_time = event.timestamp;
-    }
-    for (const auto& kv : full_delta ? *full_delta : delta)
-        session.state[kv.key()] = kv.value();
-    session.events.push_back(event);
-    session.last_update_time = event.timestamp;
+    std::lock_guard lock(mutex_);
+    Session* stored = nullptr;
+    if (auto app = sessions_.find(session.app_name); app != sessions_.end())
+        if (auto user = app->second.find(session.user_id); user != app->second.end())
+            if (auto it = user->second.find(session.id); it != user->second.end())
+                stored = &it->second;
+    if (!stored)
+        throw Error(errc::not_found, describe(session.app_name, session.user_id, session.id) +
+                                         " does not exist (was it deleted?): the event was not stored; create "
+                                         "the session again before running");
+    apply_delta(*stored, event.actions.state_delta);
+    stored->events.push_back(event);
+    stored->last_update_time = event.timestamp;
+    co_return;
 }
 
 }  // namespace adk

@@ -22,9 +22,9 @@ public:
     const std::string& invocation_id() const noexcept { return ctx_.invocation_id(); }
     const std::string& agent_name() const;
     const std::optional<Content>& user_content() const noexcept { return ctx_.user_content(); }
-    const Session& session() const noexcept { return ctx_.session(); }
-    // A state value, or nullptr.
-    virtual const json::value* state(std::string_view key) const { return ctx_.state(key); }
+    Session session() const { return ctx_.session(); }
+    // A copy of a state value; nullopt when there is none.
+    virtual std::optional<json::value> state(std::string_view key) const { return ctx_.state(key); }
     const InvocationContext& invocation_context() const noexcept { return ctx_; }
 
 protected:
@@ -37,7 +37,7 @@ class CallbackContext : public ReadonlyContext {
 public:
     explicit CallbackContext(const InvocationContext& ctx) : ReadonlyContext(ctx) {}
 
-    const json::value* state(std::string_view key) const override;
+    std::optional<json::value> state(std::string_view key) const override;
     // Any value Boost.JSON converts (strings, numbers, json::value, containers, described structs).
     // Throws adk::Error for an invalid key (see validate_state_key).
     template <class T>

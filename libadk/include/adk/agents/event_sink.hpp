@@ -28,9 +28,15 @@ public:
     // Hands on an event that was already committed (one read from a sub-agent's EventStream).
     asio::awaitable<void> forward(Event event);
 
+    // Whether an event with actions.escalate passed through since the last clear: how a LoopAgent
+    // learns that a child asked to leave the loop.
+    bool escalated() const noexcept { return escalated_; }
+    void clear_escalation() noexcept { escalated_ = false; }
+
 private:
     Sink<Event> sink_;
     std::shared_ptr<detail::Invocation> invocation_;
+    bool escalated_ = false;
 };
 
 }  // namespace adk

@@ -3,8 +3,10 @@
 // DESIGN: an invocation's shared part (session, services, ids, config, cancellation, budget) lives in one
 // detail::Invocation owned by shared_ptr; an InvocationContext adds the agent that runs and its branch.
 // Entering a sub-agent makes a new, cheap InvocationContext over the same Invocation, as ADK does with
-// model_copy. Everything of one invocation runs on its strand (executor()), so the session needs no
-// lock; code that runs elsewhere (ParallelAgent branches, thread pools) commits through the strand.
+// model_copy. An invocation runs on its strand (executor()); a ParallelAgent gives each branch a strand
+// of its own, so branches run at once on a multi-threaded io_context. The invocation's copy of the
+// session is therefore read and written under a mutex: session() and state() return copies, and
+// with_session() runs a function under the lock.
 #pragma once
 
 #include <adk/agents/run_config.hpp>
@@ -22,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace adk {
 
@@ -54,11 +57,12 @@ class Invocation {
 public:
     explicit Invocation(InvocationOptions options);
 
-    // Appends a non-partial event to the session through the session service; on return `event` is what
-    // was stored.
+    // Appends a non-partial event to the session through the session service, then to this invocation's
+    // copy of it under the lock; on return `event` is what was stored. Safe from any branch's strand.
     asio::awaitable<void> commit(Event& event);
 
     InvocationOptions options;
+    mutable std::mutex session_mutex;  // guards options.session's state and events
     std::atomic<bool> cancelled{false};
     std::atomic<bool> end_invocation{false};
     std::atomic<int> llm_calls{0};
@@ -72,12 +76,14 @@ class InvocationContext {
 public:
     // A context for `agent` (may be null until the first agent runs) over a new invocation.
     explicit InvocationContext(InvocationOptions options, Agent* agent = nullptr);
-    InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent, std::string branch);
+    InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent, std::string branch,
+                      asio::any_io_executor executor = {});
 
     // The same invocation, seen by `agent` (a sub-agent entering its run). The branch is kept.
     InvocationContext for_agent(Agent& agent) const;
-    // The same invocation and agent on another branch ("parallel.child").
-    InvocationContext with_branch(std::string branch) const;
+    // The same invocation and agent on another branch ("parallel.child"), running on `executor` (the
+    // branch's own strand) when one is given.
+    InvocationContext with_branch(std::string branch, asio::any_io_executor executor = {}) const;
 
     const std::string& invocation_id() const noexcept { return inv_->options.invocation_id; }
     const std::string& app_name() const noexcept { return inv_->options.app_name; }
@@ -86,7 +92,16 @@ public:
     const std::string& branch() const noexcept { return branch_; }
     Agent& agent() const;
     const std::shared_ptr<Agent>& root_agent() const noexcept { return inv_->options.root_agent; }
-    const Session& session() const noexcept { return inv_->options.session; }
+    // A copy of the session as this invocation sees it now (events committed so far, temp: state too).
+    Session session() const;
+    const std::string& session_id() const noexcept { return inv_->options.session.id; }
+    // Runs f(const Session&) under the session lock and returns its result. Keep f short: no waiting.
+    template <class F>
+    auto with_session(F&& f) const
+    {
+        std::lock_guard lock(inv_->session_mutex);
+        return std::forward<F>(f)(std::as_const(inv_->options.session));
+    }
     const RunConfig& run_config() const noexcept { return inv_->options.run_config; }
     const std::optional<Content>& user_content() const noexcept { return inv_->options.user_content; }
     const std::shared_ptr<SessionService>& session_service() const noexcept
@@ -98,10 +113,14 @@ public:
         return inv_->options.artifact_service;
     }
     const std::shared_ptr<MemoryService>& memory_service() const noexcept { return inv_->options.memory_service; }
-    const asio::any_io_executor& executor() const noexcept { return inv_->options.executor; }
+    // The strand this context's agent runs on: the invocation's, or its branch's.
+    const asio::any_io_executor& executor() const noexcept
+    {
+        return executor_ ? executor_ : inv_->options.executor;
+    }
 
-    // A state value as this invocation sees it (session, app:, user: and temp: keys), or nullptr.
-    const json::value* state(std::string_view key) const;
+    // A copy of a state value as this invocation sees it (session, app:, user: and temp: keys).
+    std::optional<json::value> state(std::string_view key) const;
 
     // An event authored by this context's agent, with the invocation id, branch, a fresh id and the time.
     Event make_event(Content content) const;
@@ -131,6 +150,7 @@ private:
     std::shared_ptr<detail::Invocation> inv_;
     Agent* agent_ = nullptr;
     std::string branch_;
+    asio::any_io_executor executor_;  // empty: the invocation's
 };
 
 }  // namespace adk

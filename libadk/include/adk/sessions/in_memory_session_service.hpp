@@ -19,7 +19,7 @@ protected:
     asio::awaitable<std::vector<Session>> do_list_sessions(std::string app_name, std::string user_id) override;
     asio::awaitable<void> do_delete_session(std::string app_name, std::string user_id,
                                             std::string session_id) override;
-    asio::awaitable<void> do_append_event(Session& session, Event& event) override;
+    asio::awaitable<void> do_append_event(const Session& session, Event& event) override;
 
 private:
     // The stored copy of `s` with app: and user: state merged in. Caller holds mutex_.

@@ -69,7 +69,16 @@ public:
     //
     // DESIGN: ADK returns the event; here the caller's event is updated in place, because every event an
     // agent emits passes through this call and each move of an Event costs (it holds several JSON objects).
-    asio::awaitable<void> append_event(Session& session, Event& event) { return do_append_event(session, event); }
+    asio::awaitable<void> append_event(Session& session, Event& event);
+
+    // The two halves of append_event, for a caller that guards its copy of the session itself (an
+    // invocation whose parallel branches commit from several threads):
+    //   json::object temp = take_temp_state(event);   // temp: keys are never stored
+    //   co_await persist_event(session, event);        // reads only the session's id, app and user
+    //   apply_event(session, event, temp);             // synchronous: under the caller's lock
+    asio::awaitable<void> persist_event(const Session& session, Event& event);
+    static json::object take_temp_state(Event& event);
+    static void apply_event(Session& session, const Event& event, const json::object& temp_state);
 
 protected:
     virtual asio::awaitable<Session> do_create_session(std::string app_name, std::string user_id,
@@ -80,7 +89,9 @@ protected:
     virtual asio::awaitable<std::vector<Session>> do_list_sessions(std::string app_name, std::string user_id) = 0;
     virtual asio::awaitable<void> do_delete_session(std::string app_name, std::string user_id,
                                                     std::string session_id) = 0;
-    virtual asio::awaitable<void> do_append_event(Session& session, Event& event) = 0;
+    // Stores the event (no temp: keys, timestamp set, keys validated) in the session named by
+    // session.id, app_name and user_id, and applies its stateDelta to what is stored.
+    virtual asio::awaitable<void> do_append_event(const Session& session, Event& event) = 0;
 };
 
 }  // namespace adk
