@@ -1,5 +1,6 @@
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/agents/llm_agent.hpp>
 #include <adk/core/strands.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
@@ -55,6 +56,48 @@ private:
 
 }  // namespace detail
 
+namespace {
+
+// ADK's rule: an agent keeps the conversation only if it and every agent above it are LlmAgents that may
+// transfer back to their parents.
+bool transferable_across_tree(const Agent* agent)
+{
+    for (; agent; agent = agent->parent()) {
+        auto* llm = dynamic_cast<const LlmAgent*>(agent);
+        if (!llm || llm->config().disallow_transfer_to_parent)
+            return false;
+    }
+    return true;
+}
+
+// Which agent the next user message goes to, as ADK's Runner decides: the agent whose function call a
+// function response answers; else the agent that answered last, when the conversation may stay with it;
+// else the root.
+std::shared_ptr<Agent> agent_to_run(const Session& session, const std::shared_ptr<Agent>& root)
+{
+    const auto& events = session.events;
+    if (!events.empty() && !events.back().function_responses().empty()) {
+        std::string id = events.back().function_responses().front().id;
+        for (auto it = events.rbegin() + 1; it != events.rend(); ++it)
+            for (const auto& call : it->function_calls())
+                if (call.id == id)
+                    if (auto agent = root->find_agent(it->author))
+                        return agent;
+    }
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+        if (it->author == "user")
+            continue;
+        if (it->author == root->name())
+            return root;
+        auto agent = root->find_sub_agent(it->author);
+        if (agent && transferable_across_tree(agent.get()))
+            return agent;
+    }
+    return root;
+}
+
+}  // namespace
+
 Runner::Runner(RunnerOptions options)
     : options_(std::move(options)), registry_(std::make_shared<detail::RunnerRegistry>())
 {
@@ -106,7 +149,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     }
 
     auto registry = registry_;
-    auto agent = options_.agent;
+    auto agent = agent_to_run(ctx->session(), options_.agent);
     auto producer = [ctx, agent, registry](Sink<Event> sink) -> asio::awaitable<void> {
         struct Unregister {
             detail::RunnerRegistry& registry;

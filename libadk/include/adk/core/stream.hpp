@@ -27,6 +27,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/experimental/channel_error.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -302,6 +303,10 @@ Stream<T> spawn_stream(asio::any_io_executor ex, Fn fn, std::size_t capacity = d
     auto body = [state, fn = std::move(fn)]() mutable -> asio::awaitable<void> {
         std::exception_ptr failure;
         try {
+            // co_spawn starts a coroutine inline when the caller's thread runs the io_context. Post first,
+            // so that the producer starts on its own executor and never runs inside its spawner (a
+            // ParallelAgent spawning its branches would otherwise run them one after the other).
+            co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
             Sink<T> sink(state);
             co_await fn(std::move(sink));
         } catch (...) {
