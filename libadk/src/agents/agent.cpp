@@ -1,5 +1,6 @@
 #include <adk/agents/agent.hpp>
 #include <adk/core/error.hpp>
+#include <adk/plugins/plugin.hpp>
 
 #include <set>
 #include <utility>
@@ -112,18 +113,23 @@ EventStream Agent::run(std::shared_ptr<InvocationContext> ctx, std::size_t capac
 // ADK's semantics: the first callback that returns content answers in the agent's place, with an event
 // carrying that content and the callback's state changes; a callback that only changed state yields an
 // event with just those actions. Returns true when an answer was emitted.
-asio::awaitable<bool> Agent::run_callbacks(const std::vector<AgentCallback>& callbacks, InvocationContext& ctx,
-                                           EventSink& out)
+asio::awaitable<bool> Agent::run_callbacks(bool before, InvocationContext& ctx, EventSink& out)
 {
-    if (callbacks.empty())
+    const std::vector<AgentCallback>& callbacks = before ? before_agent_callbacks_ : after_agent_callbacks_;
+    if (callbacks.empty() && ctx.plugins().empty())
         co_return false;
     CallbackContext cb(ctx);
     std::optional<Content> answer;
-    for (const auto& callback : callbacks) {
-        answer = co_await callback(cb);
+    for (const auto& plugin : ctx.plugins()) {  // plugins first; an answer skips the agent's own callbacks
+        if (before)
+            answer = co_await plugin->before_agent(*this, cb);
+        else
+            answer = co_await plugin->after_agent(*this, cb);
         if (answer)
             break;
     }
+    for (std::size_t i = 0; !answer && i < callbacks.size(); ++i)
+        answer = co_await callbacks[i](cb);
     if (!answer && !cb.has_state_delta())
         co_return false;
     Event event = answer ? ctx.make_event(std::move(*answer)) : ctx.make_event();
@@ -139,7 +145,7 @@ asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSi
         throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled before agent '" + name_ +
                                          "' started");
     try {
-        if (co_await run_callbacks(before_agent_callbacks_, ctx, out)) {
+        if (co_await run_callbacks(true, ctx, out)) {
             ctx.set_end_invocation();
             co_return;
         }
@@ -148,7 +154,7 @@ asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSi
         co_await run_impl(ctx, out);
         if (ctx.end_invocation())
             co_return;
-        co_await run_callbacks(after_agent_callbacks_, ctx, out);
+        co_await run_callbacks(false, ctx, out);
     } catch (const boost::system::system_error&) {
         throw;
     } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 #include <adk/agents/invocation_context.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/plugins/plugin.hpp>
 
 #include <utility>
 
@@ -26,8 +27,22 @@ asio::awaitable<void> EventSink::emit(Event event)
     if (!event.partial)
         co_await invocation_->commit(event);
     escalated_ = escalated_ || event.actions.escalate;
+    if (!invocation_->options.plugins.empty())
+        co_await apply_plugins(event);
     if (!sink_.try_emit(event))
         co_await sink_.emit(std::move(event));
+}
+
+// Plugins' on_event: the first replacement is what the caller sees (the session keeps what was stored).
+asio::awaitable<void> EventSink::apply_plugins(Event& event)
+{
+    InvocationContext ctx(invocation_, nullptr, event.branch);
+    for (const auto& plugin : invocation_->options.plugins) {
+        if (auto replaced = co_await plugin->on_event(ctx, event)) {
+            event = std::move(*replaced);
+            break;
+        }
+    }
 }
 
 asio::awaitable<void> EventSink::forward(Event event)

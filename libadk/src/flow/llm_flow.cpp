@@ -5,6 +5,7 @@
 #include <adk/core/ids.hpp>
 #include <adk/flow/contents.hpp>
 #include <adk/flow/instruction_template.hpp>
+#include <adk/plugins/plugin.hpp>
 #include <adk/sessions/state.hpp>
 #include <adk/tools/json_schema.hpp>
 
@@ -88,11 +89,13 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
     ToolContext tc(ctx, call.id);
     json::object args = call.args;
     std::optional<json::value> result;
-    for (const auto& callback : cfg.before_tool_callbacks) {
-        result = co_await callback(*tool, args, tc);
+    for (const auto& plugin : ctx.plugins()) {
+        result = co_await plugin->before_tool(*tool, args, tc);
         if (result)
             break;
     }
+    for (std::size_t i = 0; !result && i < cfg.before_tool_callbacks.size(); ++i)
+        result = co_await cfg.before_tool_callbacks[i](*tool, args, tc);
     if (!result) {
         std::exception_ptr failure;
         try {
@@ -104,11 +107,13 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
             Error error = as_error(failure);
             if (stops_invocation(error) || ctx.cancelled())
                 std::rethrow_exception(failure);
-            for (const auto& callback : cfg.on_tool_error_callbacks) {
-                result = co_await callback(*tool, args, tc, error);
+            for (const auto& plugin : ctx.plugins()) {
+                result = co_await plugin->on_tool_error(*tool, args, tc, error);
                 if (result)
                     break;
             }
+            for (std::size_t i = 0; !result && i < cfg.on_tool_error_callbacks.size(); ++i)
+                result = co_await cfg.on_tool_error_callbacks[i](*tool, args, tc, error);
             if (!result)
                 result = json::object{{"error", "Tool '" + call.name + "' failed: " + error.message()}};
         }
@@ -117,12 +122,16 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
         outcome.actions = std::move(tc.actions());
         co_return outcome;
     }
-    for (const auto& callback : cfg.after_tool_callbacks) {
-        if (auto replaced = co_await callback(*tool, args, tc, *result)) {
-            result = std::move(replaced);
+    std::optional<json::value> replaced;
+    for (const auto& plugin : ctx.plugins()) {
+        replaced = co_await plugin->after_tool(*tool, args, tc, *result);
+        if (replaced)
             break;
-        }
     }
+    for (std::size_t i = 0; !replaced && i < cfg.after_tool_callbacks.size(); ++i)
+        replaced = co_await cfg.after_tool_callbacks[i](*tool, args, tc, *result);
+    if (replaced)
+        result = std::move(replaced);
     outcome.response = std::move(result);
     outcome.actions = std::move(tc.actions());
     co_return outcome;
@@ -345,11 +354,13 @@ asio::awaitable<Event> call_model(const LlmAgent& agent, const InvocationContext
     CallbackContext cb(ctx);
     Event skeleton = ctx.make_event();
     std::optional<LlmResponse> response;
-    for (const auto& callback : cfg.before_model_callbacks) {
-        response = co_await callback(cb, request);
+    for (const auto& plugin : ctx.plugins()) {
+        response = co_await plugin->before_model(cb, request);
         if (response)
             break;
     }
+    for (std::size_t i = 0; !response && i < cfg.before_model_callbacks.size(); ++i)
+        response = co_await cfg.before_model_callbacks[i](cb, request);
     if (!response) {
         if (ctx.cancelled())
             throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
@@ -385,21 +396,27 @@ asio::awaitable<Event> call_model(const LlmAgent& agent, const InvocationContext
             if (stops_invocation(error))
                 std::rethrow_exception(failure);
             response.reset();
-            for (const auto& callback : cfg.on_model_error_callbacks) {
-                response = co_await callback(cb, request, error);
+            for (const auto& plugin : ctx.plugins()) {
+                response = co_await plugin->on_model_error(cb, request, error);
                 if (response)
                     break;
             }
+            for (std::size_t i = 0; !response && i < cfg.on_model_error_callbacks.size(); ++i)
+                response = co_await cfg.on_model_error_callbacks[i](cb, request, error);
             if (!response)
                 std::rethrow_exception(failure);
         }
     }
-    for (const auto& callback : cfg.after_model_callbacks) {
-        if (auto replaced = co_await callback(cb, *response)) {
-            response = std::move(replaced);
+    std::optional<LlmResponse> replaced;
+    for (const auto& plugin : ctx.plugins()) {
+        replaced = co_await plugin->after_model(cb, *response);
+        if (replaced)
             break;
-        }
     }
+    for (std::size_t i = 0; !replaced && i < cfg.after_model_callbacks.size(); ++i)
+        replaced = co_await cfg.after_model_callbacks[i](cb, *response);
+    if (replaced)
+        response = std::move(replaced);
     Event event = std::move(skeleton);
     event.timestamp = now_seconds();
     fill_event(event, std::move(*response));

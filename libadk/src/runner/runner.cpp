@@ -2,12 +2,14 @@
 #include <adk/core/ids.hpp>
 #include <adk/agents/llm_agent.hpp>
 #include <adk/core/strands.hpp>
+#include <adk/plugins/plugin.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/this_coro.hpp>
 
 #include <map>
+#include <set>
 #include <mutex>
 #include <utility>
 
@@ -108,6 +110,13 @@ Runner::Runner(RunnerOptions options)
     if (!options_.session_service)
         throw Error(errc::invalid_argument,
                     "RunnerOptions::session_service is null: use std::make_shared<adk::InMemorySessionService>()");
+    std::set<std::string, std::less<>> plugin_names;
+    for (const auto& plugin : options_.plugins) {
+        if (!plugin)
+            throw Error(errc::invalid_argument, "RunnerOptions::plugins holds a null plugin");
+        if (!plugin_names.insert(plugin->name()).second)
+            throw Error(errc::invalid_argument, "two plugins are named '" + plugin->name() + "': give each its own name");
+    }
 }
 
 Runner::~Runner() = default;
@@ -132,13 +141,20 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     inv.run_config = std::move(config);
     inv.root_agent = options_.agent;
     inv.executor = new_strand(co_await asio::this_coro::executor);
+    inv.plugins = options_.plugins;
+    auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
+    auto invocation = ctx->invocation();
     if (!new_message.parts.empty()) {
         if (new_message.role.empty())
             new_message.role = "user";
-        inv.user_content = new_message;
+        for (const auto& plugin : options_.plugins) {
+            if (auto replaced = co_await plugin->on_user_message(*ctx, new_message)) {
+                new_message = std::move(*replaced);
+                break;
+            }
+        }
+        invocation->options.user_content = new_message;
     }
-    auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
-    auto invocation = ctx->invocation();
 
     if (ctx->user_content()) {
         Event user_event("user", *ctx->user_content());
@@ -157,7 +173,17 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
             ~Unregister() { registry.remove(id); }
         } unregister{*registry, ctx->invocation_id()};
         EventSink out(std::move(sink), ctx->invocation());
+        for (const auto& plugin : ctx->plugins()) {
+            if (auto answer = co_await plugin->before_run(*ctx)) {
+                // A plugin answers in the agent's place (ADK writes it as the model's).
+                Event early("model", std::move(*answer));
+                co_await out.emit(std::move(early));
+                co_return;
+            }
+        }
         co_await agent->run_inline(*ctx, out);
+        for (const auto& plugin : ctx->plugins())
+            co_await plugin->after_run(*ctx);
     };
     // Registered before the producer starts, so that its removal at the end always comes after.
     registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation});

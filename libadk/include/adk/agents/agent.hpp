@@ -68,8 +68,7 @@ protected:
     virtual asio::awaitable<void> run_impl(InvocationContext& ctx, EventSink& out) = 0;
 
 private:
-    asio::awaitable<bool> run_callbacks(const std::vector<AgentCallback>& callbacks, InvocationContext& ctx,
-                                        EventSink& out);
+    asio::awaitable<bool> run_callbacks(bool before, InvocationContext& ctx, EventSink& out);
 
     std::string name_;
     std::string description_;

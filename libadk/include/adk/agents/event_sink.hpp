@@ -34,6 +34,8 @@ public:
     void clear_escalation() noexcept { escalated_ = false; }
 
 private:
+    asio::awaitable<void> apply_plugins(Event& event);
+
     Sink<Event> sink_;
     std::shared_ptr<detail::Invocation> invocation_;
     bool escalated_ = false;

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 #include <utility>
 
 namespace adk {
@@ -34,6 +35,7 @@ class Agent;
 class SessionService;
 class ArtifactService;  // the artifacts issue defines these services
 class MemoryService;
+class Plugin;
 
 // What an invocation is made of. The Runner fills it; tests of a single agent may fill it themselves.
 struct InvocationOptions {
@@ -49,6 +51,7 @@ struct InvocationOptions {
     asio::any_io_executor executor;  // the invocation's strand
     std::string invocation_id;       // "e-<uuid>" when empty
     std::string origin = "runner";   // what started the invocation: "runner", "api", "cli", ...
+    std::vector<std::shared_ptr<Plugin>> plugins;  // run in order, before the agents' own callbacks
 };
 
 namespace detail {
@@ -114,6 +117,8 @@ public:
     }
     const std::shared_ptr<MemoryService>& memory_service() const noexcept { return inv_->options.memory_service; }
     // The strand this context's agent runs on: the invocation's, or its branch's.
+    const std::vector<std::shared_ptr<Plugin>>& plugins() const noexcept { return inv_->options.plugins; }
+
     const asio::any_io_executor& executor() const noexcept
     {
         return executor_ ? executor_ : inv_->options.executor;

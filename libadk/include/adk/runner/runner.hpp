@@ -17,12 +17,14 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace adk {
 
 class SessionService;
 class ArtifactService;
 class MemoryService;
+class Plugin;
 
 namespace detail {
 class RunnerRegistry;
@@ -36,6 +38,7 @@ struct RunnerOptions {
     std::shared_ptr<SessionService> session_service = nullptr;
     std::shared_ptr<ArtifactService> artifact_service = nullptr;
     std::shared_ptr<MemoryService> memory_service = nullptr;
+    std::vector<std::shared_ptr<Plugin>> plugins = {};  // in order; see adk/plugins/plugin.hpp
 };
 
 class Runner {
