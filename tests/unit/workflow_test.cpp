@@ -319,7 +319,7 @@ TEST_CASE("transfer: the target answers, and the next message goes to the agent 
     CHECK(after_locked.back().text() == "coordinator again");
 }
 
-TEST_CASE("transfer: peers and parents only when allowed; a disallowed target is an error the model sees", "[workflow]")
+TEST_CASE("transfer: peers and parents only when allowed, and a disallowed target is an error the model sees", "[workflow]")
 {
     adk::test::Harness h;
     auto peer = LlmAgent::builder("peer").description("A peer.").model(scripted({})).build();
