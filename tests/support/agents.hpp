@@ -61,8 +61,11 @@ inline asio::awaitable<std::vector<Event>> run_once(Runner& runner, std::string 
 
 namespace adk::test {
 
-// A Runner over in-memory services, for running one agent message by message.
+// A Runner over in-memory services, for running one agent message by message. With threads > 1 the
+// io_context runs on that many threads while the message is handled.
 struct Harness {
+    explicit Harness(int threads_ = 1) : threads(threads_) {}
+    int threads;
     asio::io_context ioc;
     std::shared_ptr<InMemorySessionService> sessions = std::make_shared<InMemorySessionService>();
     std::shared_ptr<InMemoryArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();

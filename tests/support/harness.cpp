@@ -1,6 +1,10 @@
 #include "support/agents.hpp"
 #include "support/run.hpp"
 
+#include <boost/asio/use_future.hpp>
+
+#include <thread>
+
 namespace adk::test {
 
 std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, std::string text, RunConfig config,
@@ -15,7 +19,16 @@ std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, std::string text,
         auto stream = co_await runner.run("user1", session_id, Content::user(text), config);
         co_return co_await drain(stream);
     };
-    return run(ioc, body());
+    if (threads <= 1)
+        return run(ioc, body());
+    ioc.restart();
+    auto result = asio::co_spawn(ioc, body(), asio::use_future);
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i)
+        pool.emplace_back([this] { ioc.run(); });
+    for (auto& t : pool)
+        t.join();  // returns once nothing is left running
+    return result.get();
 }
 
 }  // namespace adk::test

@@ -53,9 +53,9 @@ std::shared_ptr<FnAgent> sleeper(std::string name, std::shared_ptr<std::atomic<i
 
 }  // namespace
 
-TEST_CASE("SequentialAgent: children run in order and each sees what the others committed", "[workflow]")
+TEST_CASE("SequentialAgent: children run in order and each sees what the others committed", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     auto writer = LlmAgent::builder("writer").model(scripted({LlmResponse::text("A draft.")})).output_key("draft").build();
     auto editor = LlmAgent::builder("editor")
                       .model(scripted({LlmResponse::text("An edited draft.")}))
@@ -73,9 +73,9 @@ TEST_CASE("SequentialAgent: children run in order and each sees what the others 
     CHECK(*seen.contents[1].parts[1].text == "[writer] said: A draft.");  // another agent's turn, as context
 }
 
-TEST_CASE("ParallelAgent: branches are named parent.child and see only their own branch", "[workflow]")
+TEST_CASE("ParallelAgent: branches are named parent.child and see only their own branch", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     auto x = LlmAgent::builder("x").model(scripted({LlmResponse::text("x1"), LlmResponse::text("x2")})).build();
     auto y = LlmAgent::builder("y").model(scripted({LlmResponse::text("y1"), LlmResponse::text("y2")})).build();
     auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "Both at once.", std::vector<std::shared_ptr<adk::Agent>>{x, y});
@@ -127,9 +127,9 @@ TEST_CASE("ParallelAgent: two CPU-bound branches run at the same time on a multi
     CHECK(saw_other == 2);
 }
 
-TEST_CASE("ParallelAgent: one failing branch cancels its siblings and its error surfaces", "[workflow]")
+TEST_CASE("ParallelAgent: one failing branch cancels its siblings and its error surfaces", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     auto aborted = std::make_shared<std::atomic<int>>(0);
     auto failing = std::make_shared<FnAgent>("failing", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
         co_await out.emit(ctx.make_event(adk::Content::model("about to fail")));
@@ -242,9 +242,9 @@ TEST_CASE("ParallelAgent of LlmAgents with tools: every event committed once and
         CHECK(session->state.at("branch_" + std::to_string(b)) == calls - 1);
 }
 
-TEST_CASE("LoopAgent: repeats until a child calls exit_loop, or max_iterations rounds", "[workflow]")
+TEST_CASE("LoopAgent: repeats until a child calls exit_loop, or max_iterations rounds", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     auto refiner = LlmAgent::builder("refiner")
                        .model(scripted({LlmResponse::text("draft 1"), LlmResponse::text("draft 2")}))
                        .output_key("draft")
@@ -286,9 +286,9 @@ TEST_CASE("LoopAgent: repeats until a child calls exit_loop, or max_iterations r
     CHECK_THROWS_WITH(adk::LoopAgent("bad", "", {}, -1), Catch::Contains("max_iterations"));
 }
 
-TEST_CASE("transfer: the target answers, and the next message goes to the agent that answered last", "[workflow]")
+TEST_CASE("transfer: the target answers, and the next message goes to the agent that answered last", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     auto billing = LlmAgent::builder("billing")
                        .description("Handles invoices.")
                        .model(scripted({LlmResponse::text("Your invoice is paid."), LlmResponse::text("Anything else?")}))
@@ -319,9 +319,9 @@ TEST_CASE("transfer: the target answers, and the next message goes to the agent 
     CHECK(after_locked.back().text() == "coordinator again");
 }
 
-TEST_CASE("transfer: peers and parents only when allowed, and a disallowed target is an error the model sees", "[workflow]")
+TEST_CASE("transfer: peers and parents only when allowed, and a disallowed target is an error the model sees", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     auto peer = LlmAgent::builder("peer").description("A peer.").model(scripted({})).build();
     auto shy = LlmAgent::builder("shy")
                    .model(scripted({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "peer"}}),
@@ -341,9 +341,9 @@ TEST_CASE("transfer: peers and parents only when allowed, and a disallowed targe
     CHECK(model_of(peer)->requests().empty());
 }
 
-TEST_CASE("AgentTool: an agent as a tool, with schemas, state flowing back, and skip_summarization", "[workflow]")
+TEST_CASE("AgentTool: an agent as a tool, with schemas, state flowing back, and skip_summarization", "[workflow][threads]")
 {
-    adk::test::Harness h;
+    adk::test::Harness h(4);  // a multi-threaded io_context
     json::value input = json::parse(R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]})");
     json::value output = json::parse(R"({"type":"object","properties":{"temp":{"type":"integer"}}})");
     auto researcher = LlmAgent::builder("researcher")
