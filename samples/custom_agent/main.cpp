@@ -67,17 +67,10 @@ int main(int argc, char** argv)
 {
     std::string question = argc > 1 ? argv[1] : "What is adk-cpp?";
     asio::io_context ioc;
-    int status = 0;
-    asio::co_spawn(ioc, chat(question), [&](std::exception_ptr e) {
-        if (!e)
-            return;
-        try {
+    // An error ends the program with its message (std::terminate prints what() of the exception).
+    asio::co_spawn(ioc, chat(question), [](std::exception_ptr e) {
+        if (e)
             std::rethrow_exception(e);
-        } catch (const std::exception& error) {
-            std::cerr << "error: " << error.what() << "\n";
-            status = 1;
-        }
     });
     ioc.run();
-    return status;
 }

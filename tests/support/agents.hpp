@@ -69,6 +69,7 @@ struct Harness {
     asio::io_context ioc;
     std::shared_ptr<InMemorySessionService> sessions = std::make_shared<InMemorySessionService>();
     std::shared_ptr<InMemoryArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();
+    std::vector<std::shared_ptr<Plugin>> plugins;
 
     // Sends `text` to `agent` in session `session_id` (created when missing) and collects every event.
     std::vector<Event> send(std::shared_ptr<Agent> agent, std::string text, RunConfig config = {},

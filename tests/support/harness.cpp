@@ -11,7 +11,7 @@ std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, std::string text,
                                  std::string session_id)
 {
     Runner runner({.app_name = "app", .agent = std::move(agent), .session_service = sessions,
-                   .artifact_service = artifacts});
+                   .artifact_service = artifacts, .plugins = plugins});
     auto body = [&]() -> asio::awaitable<std::vector<Event>> {
         auto existing = co_await sessions->get_session("app", "user1", session_id);
         if (!existing)

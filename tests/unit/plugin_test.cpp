@@ -112,24 +112,20 @@ std::shared_ptr<adk::FunctionTool> echo_tool(std::vector<std::string>& log)
                                      });
 }
 
-struct PluginRun {
-    asio::io_context ioc;
-    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
-    std::vector<adk::Event> send(std::shared_ptr<adk::Agent> agent, std::vector<std::shared_ptr<adk::Plugin>> plugins,
+// Runs each message on a 4-thread io_context, with the given plugins.
+struct PluginRun : adk::test::Harness {
+    PluginRun() : adk::test::Harness(4) {}
+    std::vector<adk::Event> send(std::shared_ptr<adk::Agent> agent, std::vector<std::shared_ptr<adk::Plugin>> with,
                                  std::string text, std::string session = "s")
     {
-        adk::Runner runner({.app_name = "app", .agent = std::move(agent), .session_service = sessions,
-                            .plugins = std::move(plugins)});
-        return run(ioc, [&]() -> asio::awaitable<std::vector<adk::Event>> {
-            co_await sessions->create_session("app", "user1", session);
-            co_return co_await adk::test::run_once(runner, session, text);
-        }());
+        plugins = std::move(with);
+        return adk::test::Harness::send(std::move(agent), std::move(text), {}, std::move(session));
     }
 };
 
 }  // namespace
 
-TEST_CASE("plugins: every hook runs, in plugin order, before the agent's own callbacks", "[plugins]")
+TEST_CASE("plugins: every hook runs, in plugin order, before the agent's own callbacks", "[plugins][threads]")
 {
     PluginRun r;
     std::vector<std::string> log;
@@ -164,7 +160,7 @@ TEST_CASE("plugins: every hook runs, in plugin order, before the agent's own cal
     CHECK(log == expected);
 }
 
-TEST_CASE("plugins short-circuit like callbacks: model, tool, run, user message, events", "[plugins]")
+TEST_CASE("plugins short-circuit like callbacks: model, tool, run, user message, events", "[plugins][threads]")
 {
     PluginRun r;
     std::vector<std::string> log;
@@ -211,7 +207,7 @@ TEST_CASE("plugins short-circuit like callbacks: model, tool, run, user message,
     CHECK(std::find(log2.begin(), log2.end(), "gate:after_run") == log2.end());
 }
 
-TEST_CASE("plugins: on_model_error recovers, and the runner refuses bad plugin lists", "[plugins]")
+TEST_CASE("plugins: on_model_error recovers, and the runner refuses bad plugin lists", "[plugins][threads]")
 {
     PluginRun r;
     std::vector<std::string> log;
@@ -232,7 +228,7 @@ TEST_CASE("plugins: on_model_error recovers, and the runner refuses bad plugin l
                       Catch::Contains("null plugin"));
 }
 
-TEST_CASE("LoggingPlugin writes one line per step", "[plugins]")
+TEST_CASE("LoggingPlugin writes one line per step", "[plugins][threads]")
 {
     PluginRun r;
     std::ostringstream out;
