@@ -165,7 +165,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     }
 
     auto registry = registry_;
-    auto agent = agent_to_run(ctx->session(), options_.agent);
+    auto agent = ctx->with_session([&](const Session& s) { return agent_to_run(s, options_.agent); });
     auto producer = [ctx, agent, registry](Sink<Event> sink) -> asio::awaitable<void> {
         struct Unregister {
             detail::RunnerRegistry& registry;
