@@ -20,6 +20,7 @@
 #include <adk/models/llm_request.hpp>
 #include <adk/models/llm_response.hpp>
 #include <adk/models/model.hpp>
+#include <adk/net/sse_parser.hpp>
 #include <adk/plugins/plugin.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>

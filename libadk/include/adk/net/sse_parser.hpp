@@ -1,0 +1,66 @@
+// SseParser: Server-Sent Events, sans I/O. Bytes in, events out, as the WHATWG specification parses them:
+//   * lines end with LF, CRLF or CR (a CRLF split across two feeds counts once);
+//   * a leading UTF-8 byte order mark is skipped; lines starting with ':' are comments;
+//   * "field: value" (one space after the colon removed), or a bare "field" with an empty value;
+//   * event / data / id / retry fields; several data lines are joined with "\n"; an id holding NUL and
+//     a retry that is not all digits are ignored; other fields are ignored;
+//   * a blank line dispatches the event (nothing when no data came); there is no cap on line length;
+//   * each event's text is decoded as UTF-8 when it is dispatched, invalid sequences becoming U+FFFD, so a
+//     character split across reads arrives whole.
+// Unlike the browser's parser, finish() dispatches a pending event at the end of the body: providers end
+// streams without the final blank line. Lines that are neither fields nor comments (Gemini sends a bare
+// JSON error object mid-stream) are kept, up to 1 MiB, in unparsed() for the provider to look at.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace adk::net {
+
+class SseEvent {
+public:
+    SseEvent() = default;
+    SseEvent(std::string event_, std::string data_) : event(std::move(event_)), data(std::move(data_)) {}
+    std::string event = "message";  // the event type
+    std::string data;
+    std::string id;                 // the last event id seen so far in the stream
+    std::optional<std::int64_t> retry;  // a reconnection time sent with this event, in milliseconds
+    friend bool operator==(const SseEvent&, const SseEvent&) = default;
+};
+static_assert(!std::is_aggregate_v<SseEvent>);
+
+class SseParser {
+public:
+    // Parses `bytes` and appends every event they complete to `out`.
+    void feed(std::string_view bytes, std::vector<SseEvent>& out);
+    // The end of the body: the last line and a pending event are dispatched.
+    void finish(std::vector<SseEvent>& out);
+
+    // Lines that were neither a known field nor a comment, each followed by "\n".
+    const std::string& unparsed() const noexcept { return unparsed_; }
+
+    static constexpr std::size_t max_unparsed_bytes = 1 << 20;
+
+private:
+    void line(std::string_view text, std::vector<SseEvent>& out);
+    void dispatch(std::vector<SseEvent>& out);
+
+    std::string partial_;       // the line read so far
+    bool after_cr_ = false;     // the last byte was CR: a following LF belongs to it
+    bool started_ = false;      // the BOM check is done
+    std::string data_;
+    bool has_data_ = false;
+    std::string event_type_;
+    std::string last_id_;
+    std::optional<std::int64_t> retry_;
+    std::string unparsed_;
+};
+
+// Decodes bytes as UTF-8, replacing each invalid sequence with U+FFFD.
+std::string to_valid_utf8(std::string_view bytes);
+
+}  // namespace adk::net

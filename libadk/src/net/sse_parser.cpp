@@ -1,0 +1,147 @@
+#include <adk/net/sse_parser.hpp>
+
+#include <algorithm>
+
+namespace adk::net {
+
+void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
+{
+    if (!started_) {
+        // Skip a byte order mark at the very start, even when it arrives a byte at a time.
+        static constexpr std::string_view bom = "\xEF\xBB\xBF";
+        std::string_view seen = std::string_view(partial_);
+        std::size_t take = std::min(bytes.size(), bom.size() - seen.size());
+        std::string candidate = partial_ + std::string(bytes.substr(0, take));
+        if (bom.substr(0, candidate.size()) == candidate) {
+            if (candidate.size() < bom.size()) {
+                partial_ = candidate;  // not sure yet
+                return;
+            }
+            partial_.clear();
+            bytes.remove_prefix(take);
+        }
+        started_ = true;
+    }
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        char c = bytes[i];
+        if (c == '\n' && after_cr_) {  // the LF of a CRLF whose CR ended the line already
+            after_cr_ = false;
+            start = i + 1;
+            continue;
+        }
+        after_cr_ = false;
+        if (c != '\n' && c != '\r')
+            continue;
+        if (partial_.empty()) {
+            line(bytes.substr(start, i - start), out);
+        } else {
+            partial_.append(bytes.substr(start, i - start));
+            line(partial_, out);
+            partial_.clear();
+        }
+        after_cr_ = c == '\r';
+        start = i + 1;
+    }
+    partial_.append(bytes.substr(std::min(start, bytes.size())));
+}
+
+void SseParser::finish(std::vector<SseEvent>& out)
+{
+    if (!partial_.empty()) {
+        std::string last = std::move(partial_);
+        partial_.clear();
+        line(last, out);
+    }
+    dispatch(out);
+}
+
+void SseParser::line(std::string_view text, std::vector<SseEvent>& out)
+{
+    if (text.empty()) {
+        dispatch(out);
+        return;
+    }
+    if (text.front() == ':')
+        return;  // a comment (keep-alives such as ": OPENROUTER PROCESSING")
+    std::string_view field = text;
+    std::string_view value;
+    if (auto colon = text.find(':'); colon != std::string_view::npos) {
+        field = text.substr(0, colon);
+        value = text.substr(colon + 1);
+        if (!value.empty() && value.front() == ' ')
+            value.remove_prefix(1);
+    }
+    if (field == "data") {
+        data_.append(value);
+        data_.push_back('\n');
+        has_data_ = true;
+    } else if (field == "event") {
+        event_type_ = std::string(value);
+    } else if (field == "id") {
+        if (value.find('\0') == std::string_view::npos)
+            last_id_ = std::string(value);
+    } else if (field == "retry") {
+        if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+            value.size() < 19)
+            retry_ = std::stoll(std::string(value));
+    } else if (unparsed_.size() + text.size() < max_unparsed_bytes) {
+        unparsed_.append(text);
+        unparsed_.push_back('\n');
+    }
+}
+
+void SseParser::dispatch(std::vector<SseEvent>& out)
+{
+    if (!has_data_) {
+        event_type_.clear();  // the spec resets the type even when nothing is dispatched
+        return;
+    }
+    data_.pop_back();  // the "\n" after the last data line
+    SseEvent event(event_type_.empty() ? std::string("message") : to_valid_utf8(event_type_), to_valid_utf8(data_));
+    event.id = to_valid_utf8(last_id_);
+    event.retry = retry_;
+    out.push_back(std::move(event));
+    data_.clear();
+    has_data_ = false;
+    event_type_.clear();
+    retry_.reset();
+}
+
+std::string to_valid_utf8(std::string_view in)
+{
+    std::size_t ascii = 0;  // the usual case: JSON that is all ASCII, copied as it is
+    while (ascii < in.size() && static_cast<unsigned char>(in[ascii]) < 0x80)
+        ++ascii;
+    if (ascii == in.size())
+        return std::string(in);
+    std::string out;
+    out.reserve(in.size());
+    static constexpr std::string_view replacement = "\xEF\xBF\xBD";
+    std::size_t i = 0;
+    while (i < in.size()) {
+        auto b = static_cast<unsigned char>(in[i]);
+        std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+        bool ok = len > 0 && i + len <= in.size();
+        for (std::size_t k = 1; ok && k < len; ++k)
+            ok = (static_cast<unsigned char>(in[i + k]) & 0xC0) == 0x80;
+        if (ok && len > 1) {
+            // Overlong forms, surrogates and values past U+10FFFF are invalid too.
+            std::uint32_t cp = b & (0x7F >> len);
+            for (std::size_t k = 1; k < len; ++k)
+                cp = (cp << 6) | (static_cast<unsigned char>(in[i + k]) & 0x3F);
+            static constexpr std::uint32_t min_for_len[] = {0, 0, 0x80, 0x800, 0x10000};
+            ok = cp >= min_for_len[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+        }
+        if (ok) {
+            out.append(in.substr(i, len));
+            i += len;
+        } else {
+            out.append(replacement);
+            ++i;
+        }
+    }
+    return out;
+}
+
+}  // namespace adk::net
