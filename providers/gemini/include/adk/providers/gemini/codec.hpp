@@ -1,0 +1,31 @@
+// The Gemini wire format (Generative Language API v1beta), sans I/O: an LlmRequest as the JSON body of
+// :generateContent / :streamGenerateContent, and each response (or streamed chunk) as an LlmResponse.
+#pragma once
+
+#include <adk/models/llm_request.hpp>
+#include <adk/models/llm_response.hpp>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <optional>
+
+namespace adk::gemini {
+
+namespace json = boost::json;
+
+// contents, systemInstruction, tools (functionDeclarations with parametersJsonSchema), toolConfig,
+// generationConfig (with responseJsonSchema and thinkingConfig), safetySettings.
+json::object encode_request(const LlmRequest& request);
+
+// One GenerateContentResponse: the first candidate's content (thought parts, function calls with their
+// ids and thought signatures), finish reason, usage, model version; grounding and citations as provider
+// metadata. An {"error": {...}} body or a blocked prompt becomes error_code / error_message.
+// `partial` marks a streamed chunk.
+LlmResponse decode_response(const json::value& body, bool partial);
+
+// The retry delay a 429 body asks for (google.rpc.RetryInfo, e.g. "34.4s"), if any.
+std::optional<std::chrono::milliseconds> retry_delay(const json::value& error_body);
+
+}  // namespace adk::gemini

@@ -1,0 +1,155 @@
+#include <adk/providers/gemini/codec.hpp>
+
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace adk::gemini {
+
+namespace {
+
+json::object content_json(const Content& content, std::string_view default_role)
+{
+    json::object c = json::value_from(content).as_object();
+    if (content.role.empty())
+        c["role"] = default_role;
+    return c;
+}
+
+}  // namespace
+
+json::object encode_request(const LlmRequest& request)
+{
+    json::object body;
+    json::array contents;
+    for (const Content& c : request.contents)
+        contents.push_back(content_json(c, "user"));
+    body["contents"] = std::move(contents);
+    if (request.system_instruction) {
+        json::object si = json::value_from(*request.system_instruction).as_object();
+        si.erase("role");  // Gemini ignores a role here
+        body["systemInstruction"] = std::move(si);
+    }
+    if (!request.tools.empty()) {
+        json::array declarations;
+        for (const FunctionDeclaration& d : request.tools) {
+            json::object decl{{"name", d.name}, {"description", d.description}};
+            if (!d.parameters.is_null())
+                decl["parametersJsonSchema"] = d.parameters;
+            declarations.push_back(std::move(decl));
+        }
+        body["tools"] = json::array{json::object{{"functionDeclarations", std::move(declarations)}}};
+    }
+    const GenerateContentConfig& cfg = request.config;
+    if (!cfg.tool_config.empty())
+        body["toolConfig"] = cfg.tool_config;
+    json::object gen;
+    if (cfg.temperature)
+        gen["temperature"] = *cfg.temperature;
+    if (cfg.top_p)
+        gen["topP"] = *cfg.top_p;
+    if (cfg.top_k)
+        gen["topK"] = *cfg.top_k;
+    if (cfg.max_output_tokens)
+        gen["maxOutputTokens"] = *cfg.max_output_tokens;
+    if (!cfg.stop_sequences.empty()) {
+        json::array stops;
+        for (const auto& s : cfg.stop_sequences)
+            stops.emplace_back(s);
+        gen["stopSequences"] = std::move(stops);
+    }
+    if (cfg.response_mime_type)
+        gen["responseMimeType"] = *cfg.response_mime_type;
+    if (cfg.response_schema)
+        gen["responseJsonSchema"] = *cfg.response_schema;
+    if (cfg.thinking_config) {
+        json::object thinking;
+        if (cfg.thinking_config->include_thoughts)
+            thinking["includeThoughts"] = *cfg.thinking_config->include_thoughts;
+        if (cfg.thinking_config->thinking_budget)
+            thinking["thinkingBudget"] = *cfg.thinking_config->thinking_budget;
+        gen["thinkingConfig"] = std::move(thinking);
+    }
+    if (!gen.empty())
+        body["generationConfig"] = std::move(gen);
+    if (!cfg.safety_settings.empty())
+        body["safetySettings"] = cfg.safety_settings;
+    return body;
+}
+
+LlmResponse decode_response(const json::value& body, bool partial)
+{
+    LlmResponse r;
+    r.partial = partial;
+    const json::object* obj = body.if_object();
+    if (!obj) {
+        r.error_code = "MALFORMED_RESPONSE";
+        r.error_message = "Gemini sent something that is not a JSON object";
+        return r;
+    }
+    if (const json::value* error = obj->if_contains("error"); error && error->is_object()) {
+        const json::object& e = error->get_object();
+        const json::value* status = e.if_contains("status");
+        const json::value* code = e.if_contains("code");
+        const json::value* message = e.if_contains("message");
+        r.error_code = status && status->is_string() ? std::string(status->get_string())
+                       : code && code->is_number() ? std::to_string(code->to_number<long long>())
+                                                   : std::string("UNKNOWN");
+        r.error_message = message && message->is_string() ? std::string(message->get_string()) : std::string();
+        return r;
+    }
+    if (const json::value* candidates = obj->if_contains("candidates");
+        candidates && candidates->is_array() && !candidates->get_array().empty()) {
+        const json::object& cand = candidates->get_array()[0].as_object();
+        if (const json::value* content = cand.if_contains("content"); content && content->is_object())
+            r.content = json::value_to<Content>(*content);
+        if (const json::value* reason = cand.if_contains("finishReason"); reason && reason->is_string())
+            r.finish_reason = std::string(reason->get_string());
+        for (const char* key : {"groundingMetadata", "citationMetadata", "safetyRatings"})
+            if (const json::value* v = cand.if_contains(key))
+                r.provider_metadata[key] = *v;
+    } else if (const json::value* feedback = obj->if_contains("promptFeedback"); feedback && feedback->is_object()) {
+        if (const json::value* reason = feedback->get_object().if_contains("blockReason"); reason && reason->is_string()) {
+            r.error_code = std::string(reason->get_string());
+            r.error_message = "Gemini blocked the prompt: " + r.error_code.value();
+        }
+    }
+    if (const json::value* usage = obj->if_contains("usageMetadata"); usage && usage->is_object())
+        r.usage_metadata = json::value_to<UsageMetadata>(*usage);
+    if (const json::value* version = obj->if_contains("modelVersion"); version && version->is_string())
+        r.model_version = std::string(version->get_string());
+    if (r.finish_reason && !partial)
+        r.turn_complete = true;
+    return r;
+}
+
+std::optional<std::chrono::milliseconds> retry_delay(const json::value& error_body)
+{
+    const json::value* error = error_body.is_object() ? error_body.get_object().if_contains("error") : nullptr;
+    const json::value* details = error && error->is_object() ? error->get_object().if_contains("details") : nullptr;
+    if (!details || !details->is_array())
+        return std::nullopt;
+    for (const json::value& d : details->get_array()) {
+        if (!d.is_object())
+            continue;
+        const json::value* type = d.get_object().if_contains("@type");
+        const json::value* delay = d.get_object().if_contains("retryDelay");
+        if (!type || !type->is_string() || type->get_string() != "type.googleapis.com/google.rpc.RetryInfo" || !delay ||
+            !delay->is_string())
+            continue;
+        std::string text(delay->get_string());  // "34.4s"
+        if (text.empty() || text.back() != 's')
+            return std::nullopt;
+        try {
+            double seconds = std::stod(text.substr(0, text.size() - 1));
+            return std::chrono::milliseconds(static_cast<long long>(std::llround(seconds * 1000)));
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace adk::gemini

@@ -1,0 +1,164 @@
+// The Gemini wire codec against real recorded responses and requests.
+#include <adk/providers/gemini/codec.hpp>
+
+#include "support/run.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <adk/net/sse_parser.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace json = boost::json;
+using adk::test::fixture;
+
+namespace {
+
+std::vector<adk::LlmResponse> decode_stream(const std::string& name)
+{
+    adk::net::SseParser parser;
+    std::vector<adk::net::SseEvent> events;
+    parser.feed(fixture("providers/gemini/" + name), events);
+    parser.finish(events);
+    std::vector<adk::LlmResponse> out;
+    for (const auto& e : events)
+        out.push_back(adk::gemini::decode_response(json::parse(e.data), true));
+    return out;
+}
+
+std::string joined_text(const std::vector<adk::LlmResponse>& chunks)
+{
+    std::string text;
+    for (const auto& c : chunks)
+        if (c.content)
+            text += c.content->text();
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("gemini: streamed text deltas join, usage is cumulative, the last chunk finishes", "[gemini]")
+{
+    auto chunks = decode_stream("usage_mid_stream.sse");
+    REQUIRE(chunks.size() >= 3);
+    CHECK(joined_text(chunks).rfind("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n", 0) == 0);  // "1" + "4"
+    CHECK(chunks.back().finish_reason == "STOP");
+    CHECK(chunks.front().partial);
+    REQUIRE(chunks.back().usage_metadata);
+    CHECK(*chunks.back().usage_metadata->total_token_count >= *chunks.front().usage_metadata->total_token_count);
+    CHECK(chunks.back().usage_metadata->thoughts_token_count.has_value());
+    CHECK(chunks.back().model_version.has_value());
+}
+
+TEST_CASE("gemini: function calls with and without ids, and their thought signatures", "[gemini]")
+{
+    auto chunks = decode_stream("tool_call_thought_signature.sse");
+    const adk::Part& call = chunks.at(0).content->parts.at(0);
+    REQUIRE(call.function_call);
+    CHECK(call.function_call->name == "get_country");
+    CHECK(call.function_call->id.empty());  // Gemini 2.x/3 without ids: the agent assigns one
+    REQUIRE(call.thought_signature);
+    std::string body = fixture("providers/gemini/tool_call_thought_signature.sse");
+    json::value sent = json::parse(body.substr(6, body.find('\n') - 6));  // the first "data: " line
+    const json::value& original = sent.at("candidates").at(0).at("content").at("parts").at(0).at("thoughtSignature");
+    CHECK(json::value_from(call).at("thoughtSignature") == original);  // sent back byte for byte
+    CHECK(chunks.back().finish_reason == "STOP");
+
+    auto with_id = decode_stream("structured_output_turn1_function_call_id.sse");
+    bool found = false;
+    for (const auto& c : with_id)
+        if (c.content)
+            for (const auto& p : c.content->parts)
+                if (p.function_call) {
+                    CHECK(p.function_call->id == "96c1su3s");
+                    found = true;
+                }
+    CHECK(found);
+
+    auto parallel = adk::gemini::decode_response(json::parse(fixture("providers/gemini/firebase_unary_parallel_function_calls.json")), false);
+    REQUIRE(parallel.content);
+    int sums = 0;
+    for (const auto& p : parallel.content->parts)
+        sums += p.function_call && p.function_call->name == "sum";
+    CHECK(sums == 3);
+    CHECK(!parallel.partial);
+    CHECK(parallel.turn_complete);
+}
+
+TEST_CASE("gemini: thought parts stay thoughts", "[gemini]")
+{
+    auto chunks = decode_stream("thinking_thought_parts.sse");
+    int thoughts = 0;
+    int signed_answers = 0;
+    for (const auto& c : chunks)
+        if (c.content)
+            for (const auto& p : c.content->parts) {
+                thoughts += p.thought;
+                signed_answers += !p.thought && p.thought_signature.has_value();
+            }
+    CHECK(thoughts == 4);
+    CHECK(signed_answers >= 1);
+    CHECK(!joined_text(chunks).empty());  // Content::text() leaves the thoughts out
+}
+
+TEST_CASE("gemini: error bodies become error codes, and RetryInfo gives the delay", "[gemini]")
+{
+    auto not_found = adk::gemini::decode_response(json::parse(fixture("providers/gemini/error_404_unknown_model.json")), false);
+    CHECK(not_found.error_code == "NOT_FOUND");
+    CHECK_THAT(*not_found.error_message, Catch::Contains("is not found for API version v1beta"));
+    json::value quota = json::parse(fixture("providers/gemini/vercel_error_429_retry_info.json"));
+    CHECK(adk::gemini::decode_response(quota, false).error_code == "RESOURCE_EXHAUSTED");
+    CHECK(adk::gemini::retry_delay(quota) == std::chrono::milliseconds(34400));
+    CHECK(!adk::gemini::retry_delay(json::parse(fixture("providers/gemini/error_404_unknown_model.json"))));
+    CHECK(adk::gemini::decode_response(json::parse(R"({"promptFeedback":{"blockReason":"SAFETY"}})"), false).error_code ==
+          "SAFETY");
+    CHECK(adk::gemini::decode_response(json::parse("[1]"), true).error_code == "MALFORMED_RESPONSE");
+}
+
+TEST_CASE("gemini: the request body has the recorded shape", "[gemini]")
+{
+    json::value recorded = json::parse(fixture("providers/gemini/text_stream.request.json"));
+    adk::LlmRequest request;
+    request.contents.push_back(adk::Content::user("What is the capital of France?"));
+    request.append_instruction("You are a helpful chatbot.");
+    request.config.temperature = 0.0;
+    json::object body = adk::gemini::encode_request(request);
+    CHECK(body.at("contents") == recorded.at("contents"));
+    CHECK(body.at("generationConfig") == recorded.at("generationConfig"));
+    CHECK(body.at("systemInstruction").at("parts") == recorded.at("systemInstruction").at("parts"));
+
+    // A follow-up turn: the call (with its thought signature) and the tool's response, as recorded.
+    json::value followup = json::parse(fixture("providers/gemini/tool_result_followup.request.json"));
+    adk::LlmRequest turn2;
+    for (const json::value& c : followup.at("contents").as_array())
+        turn2.contents.push_back(json::value_to<adk::Content>(c));
+    json::object body2 = adk::gemini::encode_request(turn2);
+    const json::array& sent = body2.at("contents").as_array();
+    const json::array& expected = followup.at("contents").as_array();
+    REQUIRE(sent.size() == expected.size());
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        CHECK(sent[i].at("role") == expected[i].at("role"));
+        REQUIRE(sent[i].at("parts").as_array().size() == expected[i].at("parts").as_array().size());
+        for (std::size_t k = 0; k < sent[i].at("parts").as_array().size(); ++k) {
+            json::object part = sent[i].at("parts").at(k).as_object();
+            json::object want = expected[i].at("parts").at(k).as_object();
+            part.erase("thoughtSignature");  // standard base64 here; the recording used base64url for the same bytes
+            want.erase("thoughtSignature");
+            CHECK(json::value(part) == json::value(want));
+        }
+    }
+
+    adk::LlmRequest with_tools;
+    with_tools.tools.emplace_back("get_weather", "Weather.", json::parse(R"({"type":"object"})"));
+    with_tools.config.response_schema = json::parse(R"({"type":"object"})");
+    with_tools.config.response_mime_type = "application/json";
+    with_tools.config.thinking_config.emplace();
+    with_tools.config.thinking_config->include_thoughts = true;
+    json::object body3 = adk::gemini::encode_request(with_tools);
+    CHECK(body3.at("tools").at(0).at("functionDeclarations").at(0).at("parametersJsonSchema") == json::parse(R"({"type":"object"})"));
+    CHECK(body3.at("generationConfig").at("responseMimeType") == "application/json");
+    CHECK(body3.at("generationConfig").at("thinkingConfig").at("includeThoughts") == true);
+}
