@@ -39,6 +39,15 @@ std::shared_ptr<ScriptedModel> scripted(Turns turns)
     return std::make_shared<ScriptedModel>(std::move(turns));
 }
 
+// A model that calls get_weather n times in a row.
+std::shared_ptr<ScriptedModel> calling_weather(int n)
+{
+    Turns turns;
+    for (int i = 0; i < n; ++i)
+        turns.push_back(LlmResponse::function_call("get_weather", {{"city", "Rome"}}));
+    return scripted(std::move(turns));
+}
+
 std::string error_of(const std::function<void()>& f)
 {
     try {
@@ -267,10 +276,7 @@ TEST_CASE("output_key skips thoughts, and include_contents none sends only the c
 TEST_CASE("max_iterations ends a looping agent with a MAX_ITERATIONS event", "[llm]")
 {
     adk::test::Harness h;
-    Turns turns;
-    for (int i = 0; i < 3; ++i)
-        turns.push_back(LlmResponse::function_call("get_weather", {{"city", "Rome"}}));
-    auto model = scripted(turns);
+    auto model = calling_weather(3);
     auto agent = LlmAgent::builder("looper").model(model).tool(weather_tool()).max_iterations(3).build();
     auto events = h.send(agent, "loop");
     REQUIRE(events.size() == 7);
@@ -282,10 +288,7 @@ TEST_CASE("max_iterations ends a looping agent with a MAX_ITERATIONS event", "[l
 TEST_CASE("RunConfig::max_llm_calls ends the invocation with an error", "[llm]")
 {
     adk::test::Harness h;
-    Turns turns;
-    for (int i = 0; i < 5; ++i)
-        turns.push_back(LlmResponse::function_call("get_weather", {{"city", "Rome"}}));
-    auto model = scripted(turns);
+    auto model = calling_weather(5);
     auto agent = LlmAgent::builder("looper").model(model).tool(weather_tool()).build();
     adk::RunConfig config;
     config.max_llm_calls = 2;
