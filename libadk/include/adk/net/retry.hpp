@@ -1,0 +1,42 @@
+// When and how long to wait before retrying an HTTP request, sans I/O.
+//
+// The rules the official OpenAI and Anthropic SDKs follow (docs/PROVIDERS.md, "Retry headers"):
+//   * `x-should-retry: true|false` decides when present; otherwise 408, 409, 429 and 5xx are retried;
+//   * the server's hint wins: `retry-after-ms`, then `retry-after` in seconds (a fraction allowed), then
+//     `retry-after` as an HTTP date; a hint is honoured when it lies in (0, 60] seconds;
+//   * otherwise exponential backoff from `initial_backoff`, doubling up to `max_backoff`, less up to 25%
+//     random jitter.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+namespace adk::net {
+
+class RetryPolicy {
+public:
+    RetryPolicy() = default;
+    int max_retries = 2;  // retries after the first attempt; 0 disables retrying
+    std::chrono::milliseconds initial_backoff{500};
+    std::chrono::milliseconds max_backoff{8000};
+    std::chrono::milliseconds max_server_hint{60000};  // longer hints are ignored in favour of the backoff
+};
+
+// Whether a response with this status (and x-should-retry header, empty when absent) should be retried.
+bool retryable_status(unsigned status, std::string_view x_should_retry);
+
+// The wait a response asks for through its headers (empty strings for absent headers). `now` is for HTTP
+// dates. Nothing when no hint is given or it is out of (0, max_server_hint].
+std::optional<std::chrono::milliseconds> retry_after_hint(std::string_view retry_after_ms,
+                                                          std::string_view retry_after,
+                                                          std::chrono::system_clock::time_point now,
+                                                          const RetryPolicy& policy);
+
+// The backoff before retry number `retry` (1 for the first retry); `unit_random` in [0, 1) draws the jitter.
+std::chrono::milliseconds backoff_delay(int retry, const RetryPolicy& policy, double unit_random);
+
+// Parses an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), as in Retry-After.
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text);
+
+}  // namespace adk::net

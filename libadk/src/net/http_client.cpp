@@ -1,0 +1,592 @@
+// The HTTP client's transport: Beast over TCP or OpenSSL. See adk/net/http_client.hpp for the contract.
+//
+// DESIGN: idle connections live in an asio service of the io_context that created them (IdleConnections),
+// not in the client, so that a socket never outlives its io_context: tests and programs run many
+// io_contexts against one client. Connections are keyed by client and origin.
+#include <adk/net/http_client.hpp>
+
+#include <adk/core/log.hpp>
+#include <adk/net/url.hpp>
+
+#include "../core/json_fields.hpp"  // base64_encode
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <variant>
+
+namespace adk::net {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using std::chrono::steady_clock;
+
+namespace detail {
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+std::string millis(std::chrono::milliseconds d)
+{
+    if (d.count() % 1000 == 0)
+        return std::to_string(d.count() / 1000) + " s";
+    return std::to_string(d.count()) + " ms";
+}
+
+}  // namespace
+
+// One socket, plain or TLS, and the bytes read past the last response.
+class Connection {
+public:
+    Connection(std::string origin_, beast::tcp_stream tcp) : origin(std::move(origin_)), stream(std::move(tcp)) {}
+
+    beast::tcp_stream& lowest()
+    {
+        return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream);
+    }
+    void close() noexcept
+    {
+        error_code ec;
+        lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+        lowest().socket().close(ec);
+    }
+
+    std::string origin;
+    std::variant<beast::tcp_stream, ssl::stream<beast::tcp_stream>> stream;
+    beast::flat_buffer buffer;
+    steady_clock::time_point idle_since;
+};
+
+namespace {
+
+// The idle connections of one io_context.
+class IdleConnections final : public asio::execution_context::service {
+public:
+    static asio::execution_context::id id;
+
+    explicit IdleConnections(asio::execution_context& ctx) : service(ctx) {}
+
+    std::unique_ptr<Connection> take(std::uint64_t client, const std::string& origin, steady_clock::duration max_idle)
+    {
+        std::lock_guard lock(mutex_);
+        const auto now = steady_clock::now();
+        auto [first, last] = idle_.equal_range({client, origin});
+        // The most recently used connection first: it is the least likely to have been closed by the server.
+        for (auto it = last; it != first;) {
+            --it;
+            if (now - it->second->idle_since <= max_idle) {
+                auto c = std::move(it->second);
+                idle_.erase(it);
+                return c;
+            }
+        }
+        idle_.erase(first, last);  // all expired
+        return nullptr;
+    }
+
+    void put(std::uint64_t client, std::unique_ptr<Connection> c, std::size_t max_per_origin)
+    {
+        std::lock_guard lock(mutex_);
+        c->idle_since = steady_clock::now();
+        const std::pair<std::uint64_t, std::string> slot{client, c->origin};
+        if (idle_.count(slot) >= max_per_origin)
+            idle_.erase(idle_.find(slot));  // the oldest
+        idle_.emplace(slot, std::move(c));
+    }
+
+private:
+    void shutdown() override
+    {
+        std::lock_guard lock(mutex_);
+        idle_.clear();
+    }
+
+    std::mutex mutex_;
+    std::multimap<std::pair<std::uint64_t, std::string>, std::unique_ptr<Connection>> idle_;
+};
+
+asio::execution_context::id IdleConnections::id;
+
+IdleConnections& idle_connections_of(const asio::any_io_executor& ex)
+{
+    return asio::use_service<IdleConnections>(asio::query(ex, asio::execution::context));
+}
+
+std::atomic<std::uint64_t> next_client_id{1};
+
+}  // namespace
+
+class HttpPool {
+public:
+    explicit HttpPool(HttpClientOptions opts) : options(std::move(opts)), tls(ssl::context::tls_client)
+    {
+        tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                        ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+        tls.set_default_verify_paths();
+        error_code ec;
+        if (!options.ca_file.empty())
+            tls.load_verify_file(options.ca_file, ec);
+        if (ec)
+            throw Error(ec, "cannot load the CA file '" + options.ca_file + "' (HttpClientOptions::ca_file): " +
+                                ec.message() + "; give a readable PEM file");
+        if (!options.ca_dir.empty())
+            tls.add_verify_path(options.ca_dir, ec);
+        if (ec)
+            throw Error(ec, "cannot use the CA directory '" + options.ca_dir + "' (HttpClientOptions::ca_dir): " +
+                                ec.message());
+    }
+
+    const std::uint64_t id = next_client_id++;
+    HttpClientOptions options;
+    ssl::context tls;
+};
+
+class HttpExchange {
+public:
+    HttpExchange(std::shared_ptr<HttpPool> pool_, std::unique_ptr<Connection> conn_, IdleConnections& idle_)
+        : pool(std::move(pool_)), conn(std::move(conn_)), idle(&idle_)
+    {
+        parser.body_limit(boost::none);
+    }
+    ~HttpExchange()
+    {
+        if (conn)
+            conn->close();
+    }
+
+    // Gives the connection back to the pool once the body was read to its end.
+    void release()
+    {
+        if (!conn)
+            return;
+        if (parser.is_done() && parser.keep_alive()) {
+            conn->lowest().expires_never();
+            idle->put(pool->id, std::move(conn), pool->options.max_idle_per_origin);
+        } else {
+            conn->close();
+            conn.reset();
+        }
+    }
+
+    std::shared_ptr<HttpPool> pool;
+    std::unique_ptr<Connection> conn;
+    IdleConnections* idle;
+    http::response_parser<http::buffer_body> parser;
+    std::array<char, 16384> chunk{};
+    std::string url;
+    bool reused = false;
+};
+
+namespace {
+
+template <class Stream>
+asio::awaitable<error_code> write_request(Stream& s, http::request<http::string_body>& req)
+{
+    auto [ec, n] = co_await http::async_write(s, req, use_tuple);
+    (void)n;
+    co_return ec;
+}
+
+template <class Stream>
+asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer,
+                                      http::response_parser<http::buffer_body>& parser)
+{
+    auto [ec, n] = co_await http::async_read_header(s, buffer, parser, use_tuple);
+    (void)n;
+    co_return ec;
+}
+
+template <class Stream>
+asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExchange& x)
+{
+    auto& body = x.parser.get().body();
+    body.data = x.chunk.data();
+    body.size = x.chunk.size();
+    auto [ec, n] = co_await http::async_read_some(s, x.conn->buffer, x.parser, use_tuple);
+    (void)n;
+    if (ec == http::error::need_buffer)
+        ec = {};
+    co_return std::pair{ec, x.chunk.size() - body.size};
+}
+
+// The outcome of one attempt.
+struct Attempt {
+    std::unique_ptr<HttpExchange> exchange;
+    error_code ec;
+    std::string message;
+    bool stale = false;      // a pooled connection the server had closed: try again on a new one at once
+    bool retryable = false;  // a connection failure worth retrying after a backoff
+};
+
+bool connection_error_retryable(const error_code& ec)
+{
+    if (ec == asio::error::operation_aborted || ec.category() == asio::error::get_ssl_category() ||
+        ec == asio::ssl::error::stream_truncated)
+        return ec == asio::ssl::error::stream_truncated;
+    return true;
+}
+
+bool is_ip_literal(const std::string& host)
+{
+    error_code ec;
+    asio::ip::make_address(host, ec);
+    return !ec;
+}
+
+std::string tls_failure(ssl::stream<beast::tcp_stream>& s, const Url& url, const error_code& ec)
+{
+    std::string detail;
+    const long verify = SSL_get_verify_result(s.native_handle());
+    if (verify != X509_V_OK)
+        detail = std::string(" (") + X509_verify_cert_error_string(verify) + ")";
+    std::string msg = "TLS handshake with " + url.authority() + " failed: " + ec.message() + detail;
+    if (verify != X509_V_OK)
+        msg += "; the server's certificate is not trusted: add the CA that signed it with "
+               "HttpClientOptions::ca_file or the SSL_CERT_FILE environment variable";
+    return msg;
+}
+
+asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::optional<Url>& proxy)
+{
+    Attempt a;
+    const auto& opts = pool.options;
+    auto ex = co_await asio::this_coro::executor;
+    const Url& first_hop = proxy ? *proxy : url;
+    tcp::resolver resolver(ex);
+    auto [rec, endpoints] = co_await resolver.async_resolve(first_hop.host, first_hop.port, use_tuple);
+    if (rec) {
+        a.ec = rec;
+        a.message = "cannot resolve '" + first_hop.host + "': " + rec.message() + "; check the host name" +
+                    (proxy ? " of the proxy" : " in the base URL");
+        a.retryable = rec != asio::error::operation_aborted;
+        co_return a;
+    }
+    beast::tcp_stream tcp_stream(ex);
+    tcp_stream.expires_after(opts.connect_timeout);
+    auto [cec, ep] = co_await tcp_stream.async_connect(endpoints, use_tuple);
+    (void)ep;
+    if (cec) {
+        a.ec = cec;
+        a.message = cec == beast::error::timeout
+                        ? "connecting to " + first_hop.origin() + " timed out after " + millis(opts.connect_timeout)
+                        : "cannot connect to " + first_hop.origin() + ": " + cec.message() +
+                              "; check that the server runs and that the URL is right";
+        a.retryable = cec != asio::error::operation_aborted;
+        co_return a;
+    }
+    tcp_stream.socket().set_option(tcp::no_delay(true));
+
+    if (proxy) {
+        http::request<http::empty_body> req{http::verb::connect, url.authority(), 11};
+        req.set(http::field::host, url.authority());
+        req.set(http::field::user_agent, opts.user_agent);
+        if (!proxy->userinfo.empty())
+            req.set(http::field::proxy_authorization,
+                    "Basic " + adk::detail::base64_encode(percent_decode(proxy->userinfo)));
+        auto [wec, wn] = co_await http::async_write(tcp_stream, req, use_tuple);
+        (void)wn;
+        beast::flat_buffer buffer;
+        http::response_parser<http::empty_body> parser;
+        parser.skip(true);  // a 2xx answer to CONNECT has no body: the tunnel starts after the head
+        error_code hec = wec;
+        if (!hec) {
+            auto [e, hn] = co_await http::async_read_header(tcp_stream, buffer, parser, use_tuple);
+            (void)hn;
+            hec = e;
+        }
+        if (hec) {
+            a.ec = hec;
+            a.message = "the proxy " + proxy->origin() + " failed while opening a tunnel to " + url.authority() +
+                        ": " + hec.message();
+            a.retryable = hec != asio::error::operation_aborted;
+            co_return a;
+        }
+        if (parser.get().result_int() / 100 != 2) {
+            a.ec = make_error_code(errc::invalid_argument);
+            a.message = "the proxy " + proxy->origin() + " refused to open a tunnel to " + url.authority() +
+                        ": HTTP " + std::to_string(parser.get().result_int()) + " " +
+                        std::string(parser.get().reason()) +
+                        "; check HTTPS_PROXY / NO_PROXY and the proxy's credentials";
+            co_return a;
+        }
+    }
+
+    if (!url.tls()) {
+        tcp_stream.expires_never();
+        a.exchange = std::make_unique<HttpExchange>(nullptr, std::make_unique<Connection>(url.origin(), std::move(tcp_stream)),
+                                                    idle_connections_of(ex));
+        co_return a;
+    }
+
+    auto conn = std::make_unique<Connection>(url.origin(), beast::tcp_stream(ex));
+    conn->stream.emplace<ssl::stream<beast::tcp_stream>>(std::move(tcp_stream), pool.tls);
+    auto& tls = std::get<ssl::stream<beast::tcp_stream>>(conn->stream);
+    if (!is_ip_literal(url.host)) {
+        // SSL_set_tlsext_host_name is a macro with a C-style cast.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+        const bool sni = SSL_set_tlsext_host_name(tls.native_handle(), url.host.c_str()) == 1;
+#pragma GCC diagnostic pop
+        if (!sni) {
+            a.ec = error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category());
+            a.message = "cannot set the TLS server name '" + url.host + "': " + a.ec.message();
+            co_return a;
+        }
+    }
+    tls.set_verify_mode(ssl::verify_peer);
+    tls.set_verify_callback(ssl::host_name_verification(url.host));
+    beast::get_lowest_layer(tls).expires_after(opts.connect_timeout);
+    auto [hec] = co_await tls.async_handshake(ssl::stream_base::client, use_tuple);
+    if (hec) {
+        a.ec = hec;
+        a.message = hec == beast::error::timeout
+                        ? "the TLS handshake with " + url.authority() + " timed out after " +
+                              millis(opts.connect_timeout)
+                        : tls_failure(tls, url, hec);
+        a.retryable = connection_error_retryable(hec) || hec == beast::error::timeout;
+        co_return a;
+    }
+    beast::get_lowest_layer(tls).expires_never();
+    a.exchange = std::make_unique<HttpExchange>(nullptr, std::move(conn), idle_connections_of(ex));
+    co_return a;
+}
+
+asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const HttpRequest& request, const Url& url,
+                                 const std::optional<Url>& proxy, bool allow_reuse)
+{
+    const auto& opts = pool->options;
+    auto ex = co_await asio::this_coro::executor;
+    Attempt a;
+    auto& idle = idle_connections_of(ex);
+    std::unique_ptr<Connection> pooled = allow_reuse ? idle.take(pool->id, url.origin(), opts.pool_idle_time) : nullptr;
+    if (pooled) {
+        a.exchange = std::make_unique<HttpExchange>(pool, std::move(pooled), idle);
+        a.exchange->reused = true;
+    } else {
+        a = co_await connect(*pool, url, proxy);
+        if (!a.exchange)
+            co_return a;
+        a.exchange->pool = pool;
+    }
+    HttpExchange& x = *a.exchange;
+    x.url = request.url;
+
+    const http::verb verb = http::string_to_verb(request.method);
+    http::request<http::string_body> req{verb, url.target, 11};
+    const bool default_port = url.port == (url.tls() ? "443" : "80");
+    req.set(http::field::host, default_port ? (url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host)
+                                            : url.authority());
+    req.set(http::field::user_agent, opts.user_agent);
+    for (const auto& [name, value] : request.headers)
+        req.insert(name, value);
+    req.body() = request.body;
+    if (!request.body.empty() || verb == http::verb::post || verb == http::verb::put || verb == http::verb::patch)
+        req.prepare_payload();
+
+    Connection& c = *x.conn;
+    c.lowest().expires_after(opts.first_byte_timeout);
+    error_code ec;
+    if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream)) {
+        ec = co_await write_request(*plain, req);
+        if (!ec)
+            ec = co_await read_head(*plain, c.buffer, x.parser);
+    } else {
+        auto& tls = std::get<ssl::stream<beast::tcp_stream>>(c.stream);
+        ec = co_await write_request(tls, req);
+        if (!ec)
+            ec = co_await read_head(tls, c.buffer, x.parser);
+    }
+    c.lowest().expires_never();
+    if (ec) {
+        const bool reused = x.reused;
+        a.exchange.reset();  // closes the socket
+        a.ec = ec;
+        if (ec == asio::error::operation_aborted) {
+            a.message = request.method + " " + request.url + " was cancelled";
+            co_return a;
+        }
+        if (reused && ec != beast::error::timeout) {
+            a.stale = true;
+            co_return a;
+        }
+        a.message = ec == beast::error::timeout
+                        ? "no response from " + url.origin() + " within " + millis(opts.first_byte_timeout) +
+                              " (HttpClientOptions::first_byte_timeout)"
+                        : request.method + " " + request.url + " failed before a response came: " + ec.message();
+        a.retryable = true;
+        co_return a;
+    }
+    co_return a;
+}
+
+double unit_random()
+{
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+asio::awaitable<void> wait(std::chrono::milliseconds delay, const std::string& what)
+{
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    timer.expires_after(delay);
+    auto [ec] = co_await timer.async_wait(use_tuple);
+    if (ec)
+        throw Error(ec, what + " was cancelled while waiting to retry");
+}
+
+}  // namespace
+}  // namespace detail
+
+// ---- HttpResponse ----
+
+HttpResponse::HttpResponse(std::unique_ptr<detail::HttpExchange> exchange) : exchange_(std::move(exchange)) {}
+HttpResponse::HttpResponse(HttpResponse&&) noexcept = default;
+HttpResponse& HttpResponse::operator=(HttpResponse&&) noexcept = default;
+HttpResponse::~HttpResponse() = default;
+
+unsigned HttpResponse::status() const noexcept { return exchange_ ? exchange_->parser.get().result_int() : 0; }
+
+std::string_view HttpResponse::header(std::string_view name) const
+{
+    if (!exchange_)
+        return {};
+    const auto& head = exchange_->parser.get();
+    auto it = head.find(beast::string_view(name.data(), name.size()));
+    if (it == head.end())
+        return {};
+    return {it->value().data(), it->value().size()};
+}
+
+bool HttpResponse::reused_connection() const noexcept { return exchange_ && exchange_->reused; }
+
+asio::awaitable<std::string_view> HttpResponse::read_some()
+{
+    if (!exchange_ || !exchange_->conn)
+        co_return std::string_view{};
+    auto& x = *exchange_;
+    while (!x.parser.is_done()) {
+        auto& c = *x.conn;
+        c.lowest().expires_after(x.pool->options.idle_timeout);
+        std::pair<error_code, std::size_t> got;
+        if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))
+            got = co_await detail::read_body(*plain, x);
+        else
+            got = co_await detail::read_body(std::get<ssl::stream<beast::tcp_stream>>(c.stream), x);
+        // A slow reader is no reason to time out: the idle clock runs only while a read is pending.
+        c.lowest().expires_never();
+        const auto [ec, n] = got;
+        if (ec) {
+            x.conn->close();
+            x.conn.reset();
+            if (ec == asio::error::operation_aborted)
+                throw Error(ec, "reading the response of " + x.url + " was cancelled");
+            if (ec == beast::error::timeout)
+                throw Error(ec, "the response of " + x.url + " stalled: no bytes for " +
+                                    detail::millis(x.pool->options.idle_timeout) +
+                                    " (HttpClientOptions::idle_timeout)");
+            throw Error(ec, "the connection broke while reading the response of " + x.url + ": " + ec.message());
+        }
+        if (n > 0)
+            co_return std::string_view(x.chunk.data(), n);
+    }
+    x.release();
+    co_return std::string_view{};
+}
+
+asio::awaitable<std::string> HttpResponse::read_all(std::size_t limit)
+{
+    std::string body;
+    while (true) {
+        std::string_view bytes = co_await read_some();
+        if (bytes.empty())
+            break;
+        if (body.size() + bytes.size() > limit)
+            throw Error(errc::invalid_argument, "the response body is larger than " + std::to_string(limit) +
+                                                    " bytes; read it with read_some()");
+        body.append(bytes);
+    }
+    co_return body;
+}
+
+// ---- HttpClient ----
+
+HttpClient::HttpClient(HttpClientOptions options) : pool_(std::make_shared<detail::HttpPool>(std::move(options))) {}
+HttpClient::~HttpClient() = default;
+
+const HttpClientOptions& HttpClient::options() const noexcept { return pool_->options; }
+
+asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request)
+{
+    const Url url = parse_url(request.url);
+    if (http::string_to_verb(request.method) == http::verb::unknown)
+        throw Error(errc::invalid_argument, "unknown HTTP method '" + request.method + "'");
+    const auto& opts = pool_->options;
+    const std::optional<Url> proxy = proxy_for(url, url.tls() ? opts.https_proxy : opts.http_proxy, opts.no_proxy);
+    const std::string what = request.method + " " + request.url;
+
+    for (int retry = 0;; ++retry) {
+        auto a = co_await detail::attempt(pool_, request, url, proxy, true);
+        if (a.stale) {
+            log(LogLevel::debug, what + ": a pooled connection was closed by the server; reconnecting");
+            a = co_await detail::attempt(pool_, request, url, proxy, false);
+        }
+        std::chrono::milliseconds delay{0};
+        std::string reason;
+        if (!a.exchange) {
+            if (!a.retryable || retry >= opts.retry.max_retries)
+                throw Error(a.ec, a.message);
+            delay = backoff_delay(retry + 1, opts.retry, detail::unit_random());
+            reason = a.message;
+        } else {
+            HttpResponse response(std::move(a.exchange));
+            const unsigned status = response.status();
+            if (status / 100 == 2 || retry >= opts.retry.max_retries ||
+                !retryable_status(status, response.header("x-should-retry")))
+                co_return response;
+            auto hint = retry_after_hint(response.header("retry-after-ms"), response.header("retry-after"),
+                                         std::chrono::system_clock::now(), opts.retry);
+            std::string body;
+            try {
+                body = co_await response.read_all(std::size_t{1} << 20);
+            } catch (const Error&) {
+                // the hint in the body is lost; the backoff still applies
+            }
+            if (!hint && request.retry_hint)
+                hint = request.retry_hint(body);
+            delay = hint.value_or(backoff_delay(retry + 1, opts.retry, detail::unit_random()));
+            reason = "HTTP " + std::to_string(status);
+        }
+        log(LogLevel::warning, what + ": " + reason + "; retrying in " + std::to_string(delay.count()) +
+                                   " ms (retry " + std::to_string(retry + 1) + " of " +
+                                   std::to_string(opts.retry.max_retries) + ")");
+        co_await detail::wait(delay, what);
+    }
+}
+
+std::shared_ptr<HttpClient> default_http_client()
+{
+    static const auto client = std::make_shared<HttpClient>();
+    return client;
+}
+
+}  // namespace adk::net
