@@ -111,6 +111,7 @@ public:
             const std::size_t id = next_id++;
             live[id] = conn;
             accepted++;
+            open++;
             asio::co_spawn(strand, session(self, conn, id), asio::detached);
         }
     }
@@ -127,6 +128,7 @@ public:
         }
         conn->close();
         self->live.erase(id);
+        self->open--;
     }
 
     template <class Stream>
@@ -157,8 +159,8 @@ public:
                 received_requests.push_back(received);
             }
             const bool keep_alive = req.keep_alive();
-            const bool open = co_await answer(s, conn, received, request_number);
-            if (!open || !keep_alive)
+            const bool still_open = co_await answer(s, conn, received, request_number);
+            if (!still_open || !keep_alive)
                 co_return;
         }
     }
@@ -262,6 +264,7 @@ public:
     }
 
     ServerOptions options;
+    unsigned short port = 0;
     asio::strand<asio::any_io_executor> strand;
     tcp::acceptor acceptor;
     ssl::context tls;
@@ -269,6 +272,7 @@ public:
     std::map<std::size_t, std::shared_ptr<Conn>> live;  // on the strand
     std::size_t next_id = 0;
     std::atomic<std::size_t> accepted{0};
+    std::atomic<std::size_t> open{0};
     std::atomic<std::size_t> written{0};
     mutable std::mutex mutex;
     std::vector<ReceivedRequest> received_requests;
@@ -288,6 +292,7 @@ void Server::start()
     impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
     impl_->acceptor.bind(ep);
     impl_->acceptor.listen();
+    impl_->port = impl_->acceptor.local_endpoint().port();
     asio::co_spawn(impl_->strand, impl_->accept_loop(), asio::detached);
 }
 
@@ -301,7 +306,7 @@ void Server::stop()
     });
 }
 
-unsigned short Server::port() const { return impl_->acceptor.local_endpoint().port(); }
+unsigned short Server::port() const { return impl_->port; }
 
 std::string Server::base_url() const
 {
@@ -316,6 +321,7 @@ std::vector<ReceivedRequest> Server::requests() const
 }
 
 std::size_t Server::connections_accepted() const { return impl_->accepted; }
+std::size_t Server::open_connections() const { return impl_->open; }
 std::size_t Server::body_bytes_written() const { return impl_->written; }
 
 }  // namespace adk::mock_llm

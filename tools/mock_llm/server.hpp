@@ -64,6 +64,7 @@ public:
     std::string base_url() const;  // "http://127.0.0.1:PORT" or https://
     std::vector<ReceivedRequest> requests() const;
     std::size_t connections_accepted() const;
+    std::size_t open_connections() const;
     std::size_t body_bytes_written() const;
 
     class Impl;

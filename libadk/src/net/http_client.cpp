@@ -24,6 +24,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 
 #include <array>
 #include <atomic>
@@ -255,15 +256,16 @@ bool is_ip_literal(const std::string& host)
 
 std::string tls_failure(ssl::stream<beast::tcp_stream>& s, const Url& url, const error_code& ec)
 {
-    std::string detail;
+    std::string msg = "TLS handshake with " + url.authority() + " failed: " + ec.message();
     const long verify = SSL_get_verify_result(s.native_handle());
-    if (verify != X509_V_OK)
-        detail = std::string(" (") + X509_verify_cert_error_string(verify) + ")";
-    std::string msg = "TLS handshake with " + url.authority() + " failed: " + ec.message() + detail;
-    if (verify != X509_V_OK)
-        msg += "; the server's certificate is not trusted: add the CA that signed it with "
-               "HttpClientOptions::ca_file or the SSL_CERT_FILE environment variable";
-    return msg;
+    if (verify == X509_V_OK)
+        return msg;
+    msg += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
+    if (verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH)
+        return msg + "; the certificate does not name '" + url.host +
+               "': use the host name the certificate was issued for";
+    return msg + "; the server's certificate is not trusted: add the CA that signed it with "
+                 "HttpClientOptions::ca_file or the SSL_CERT_FILE environment variable";
 }
 
 asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::optional<Url>& proxy)
@@ -354,7 +356,15 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
         }
     }
     tls.set_verify_mode(ssl::verify_peer);
-    tls.set_verify_callback(ssl::host_name_verification(url.host));
+    // OpenSSL checks the name itself (and reports a mismatch as such, which a verify callback cannot).
+    X509_VERIFY_PARAM* param = SSL_get0_param(tls.native_handle());
+    const int name_set = is_ip_literal(url.host) ? X509_VERIFY_PARAM_set1_ip_asc(param, url.host.c_str())
+                                                 : X509_VERIFY_PARAM_set1_host(param, url.host.c_str(), 0);
+    if (name_set != 1) {
+        a.ec = make_error_code(errc::invalid_argument);
+        a.message = "cannot check TLS certificates for the host '" + url.host + "'";
+        co_return a;
+    }
     beast::get_lowest_layer(tls).expires_after(opts.connect_timeout);
     auto [hec] = co_await tls.async_handshake(ssl::stream_base::client, use_tuple);
     if (hec) {

@@ -1,0 +1,437 @@
+// HttpClient over real loopback HTTP and TLS against tools/mock-llm's server: streaming reads, keep-alive,
+// certificate checks, retries, broken and stalled streams, cancellation.
+#include <adk/core/error.hpp>
+#include <adk/core/log.hpp>
+#include <adk/core/stream.hpp>
+#include <adk/net/http_client.hpp>
+
+#include "server.hpp"
+#include "support/run.hpp"
+#include "support/tls.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/json/parse.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <mutex>
+
+using namespace adk;
+using namespace std::chrono_literals;
+using adk::mock_llm::Server;
+using adk::mock_llm::ServerOptions;
+using adk::net::HttpClient;
+using adk::net::HttpClientOptions;
+using adk::net::HttpRequest;
+using adk::net::HttpResponse;
+using adk::test::run;
+
+namespace {
+
+const char* const script_json = R"({"turns": [{"chunks": ["Hel", "lo", " world"]}]})";
+
+ServerOptions replay(const std::string& body)
+{
+    ServerOptions o;
+    o.replay_body = body;
+    return o;
+}
+
+HttpRequest post(const std::string& url, std::string body = "{}")
+{
+    HttpRequest r("POST", url);
+    r.set("content-type", "application/json");
+    r.body = std::move(body);
+    return r;
+}
+
+HttpClientOptions fast_retries()
+{
+    HttpClientOptions o;
+    o.retry.initial_backoff = 10ms;
+    o.retry.max_backoff = 40ms;
+    return o;
+}
+
+// Collects adk::log output for the duration of a test.
+struct LogCapture {
+    LogCapture()
+    {
+        adk::set_log_handler([this](adk::LogLevel, std::string_view m) {
+            std::lock_guard lock(mutex);
+            lines.emplace_back(m);
+        });
+    }
+    ~LogCapture() { adk::set_log_handler({}); }
+    std::vector<std::string> all()
+    {
+        std::lock_guard lock(mutex);
+        return lines;
+    }
+    std::mutex mutex;
+    std::vector<std::string> lines;
+};
+
+}  // namespace
+
+TEST_CASE("HTTP: a streamed body arrives whole, piece by piece, and the connection is reused", "[http]")
+{
+    asio::io_context ioc;
+    const std::string body = adk::test::fixture("providers/openai_chat/text_stream_usage.sse");
+    auto options = replay(body);
+    options.split_bytes = 7;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        for (int i = 0; i < 3; ++i) {
+            HttpResponse res = co_await client.send(post(server.base_url() + "/v1/chat/completions"));
+            CHECK(res.status() == 200);
+            CHECK(res.header("Content-Type") == "text/event-stream");
+            CHECK(res.reused_connection() == (i > 0));
+            std::string got;
+            std::size_t reads = 0;
+            while (true) {
+                std::string_view piece = co_await res.read_some();
+                if (piece.empty())
+                    break;
+                got.append(piece);
+                ++reads;
+            }
+            CHECK(got == body);
+            CHECK(reads > 1);  // delivered as it arrived, not at the end
+        }
+        server.stop();
+    }());
+    CHECK(server.connections_accepted() == 1);
+    const auto requests = server.requests();
+    REQUIRE(requests.size() == 3);
+    CHECK(requests[0].method == "POST");
+    CHECK(requests[0].header("content-type") == "application/json");
+    CHECK(requests[0].header("user-agent") == "adk-cpp/0.1");
+    CHECK(requests[0].header("host") == "127.0.0.1:" + std::to_string(server.port()));
+}
+
+TEST_CASE("HTTP: TLS with a trusted certificate, host name checked", "[http]")
+{
+    const auto& cert = adk::test::test_certificate();
+    asio::io_context ioc;
+    ServerOptions options;
+    options.tls = true;
+    options.cert_file = cert.cert_file;
+    options.key_file = cert.key_file;
+    options.script = boost::json::parse(script_json);
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClientOptions client_options;
+    client_options.ca_file = cert.cert_file;
+    HttpClient client(client_options);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        const std::string url = "https://localhost:" + std::to_string(server.port()) + "/v1/chat/completions";
+        HttpResponse res = co_await client.send(post(url, R"({"model":"m","stream":true,"messages":[]})"));
+        CHECK(res.status() == 200);
+        std::string body = co_await res.read_all();
+        CHECK_THAT(body, Catch::Contains("\"content\":\"Hel\""));
+        CHECK_THAT(body, Catch::EndsWith("data: [DONE]\n\n"));
+        // Again: the TLS connection comes from the pool.
+        HttpResponse again = co_await client.send(post(url, R"({"model":"m","messages":[]})"));
+        CHECK(again.reused_connection());
+        std::string unary = co_await again.read_all();
+        CHECK_THAT(unary, Catch::Contains("\"Hello world\""));
+        server.stop();
+    }());
+    CHECK(server.connections_accepted() == 1);
+}
+
+TEST_CASE("HTTP: an untrusted certificate is refused with a message that says what to do", "[http]")
+{
+    const auto& cert = adk::test::test_certificate();
+    asio::io_context ioc;
+    ServerOptions options;
+    options.tls = true;
+    options.cert_file = cert.cert_file;
+    options.key_file = cert.key_file;
+    options.script = boost::json::parse(script_json);
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());  // the system store only
+    std::string message;
+    boost::system::error_code code;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        try {
+            co_await client.send(post("https://localhost:" + std::to_string(server.port()) + "/v1/messages"));
+        } catch (const adk::Error& e) {
+            message = e.message();
+            code = e.code();
+        }
+        server.stop();
+    }());
+    CHECK(code.category() == asio::error::get_ssl_category());
+    CHECK_THAT(message, Catch::Contains("self-signed certificate"));
+    CHECK_THAT(message, Catch::Contains("not trusted"));
+    CHECK_THAT(message, Catch::Contains("ca_file"));
+    CHECK(server.connections_accepted() == 1);  // no retry: another try cannot succeed
+    CHECK(server.requests().empty());           // nothing was sent
+}
+
+TEST_CASE("HTTP: a certificate for another host name is refused", "[http]")
+{
+    const auto& cert = adk::test::test_certificate();
+    asio::io_context ioc;
+    ServerOptions options;
+    options.tls = true;
+    options.cert_file = cert.cert_file;
+    options.key_file = cert.key_file;
+    options.script = boost::json::parse(script_json);
+    options.host = "127.0.0.2";  // the certificate names localhost and 127.0.0.1 only
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClientOptions client_options = fast_retries();
+    client_options.ca_file = cert.cert_file;
+    HttpClient client(client_options);
+    std::string message;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        try {
+            co_await client.send(post(server.base_url() + "/v1/messages"));
+        } catch (const adk::Error& e) {
+            message = e.message();
+        }
+        server.stop();
+    }());
+    CHECK_THAT(message, Catch::Contains("TLS handshake with 127.0.0.2"));
+    CHECK_THAT(message, Catch::Contains("IP address mismatch"));
+    CHECK_THAT(message, Catch::Contains("does not name '127.0.0.2'"));
+}
+
+TEST_CASE("HTTP: 429 with Retry-After is retried, each retry logged, then the answer comes", "[http]")
+{
+    asio::io_context ioc;
+    ServerOptions options;
+    options.script = boost::json::parse(script_json);
+    options.status = 429;
+    options.retry_after = "0.05";
+    options.status_times = 2;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    LogCapture logs;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/v1/messages", R"({"messages":[]})"));
+        CHECK(res.status() == 200);
+        std::string body = co_await res.read_all();
+        CHECK_THAT(body, Catch::Contains("Hello world"));
+        server.stop();
+    }());
+    CHECK(server.requests().size() == 3);
+    const auto lines = logs.all();
+    REQUIRE(lines.size() == 2);
+    CHECK_THAT(lines[0], Catch::Contains("HTTP 429; retrying in 50 ms (retry 1 of 2)"));
+    CHECK_THAT(lines[1], Catch::Contains("retry 2 of 2"));
+}
+
+TEST_CASE("HTTP: when retries run out, the last error response is returned with its body", "[http]")
+{
+    asio::io_context ioc;
+    ServerOptions options;
+    options.script = boost::json::parse(script_json);
+    options.status = 503;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    LogCapture logs;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/v1/messages"));
+        CHECK(res.status() == 503);
+        std::string body = co_await res.read_all();
+        CHECK_THAT(body, Catch::Contains("status set by --status"));
+        server.stop();
+    }());
+    CHECK(server.requests().size() == 3);  // the first try and two retries
+}
+
+TEST_CASE("HTTP: a status that is not retryable is returned at once", "[http]")
+{
+    asio::io_context ioc;
+    ServerOptions options;
+    options.script = boost::json::parse(script_json);
+    options.status = 400;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/v1/messages"));
+        CHECK(res.status() == 400);
+        server.stop();
+    }());
+    CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("HTTP: a body hint (Gemini RetryInfo) sets the delay when headers give none", "[http]")
+{
+    asio::io_context ioc;
+    ServerOptions options;
+    options.script = boost::json::parse(script_json);
+    options.status = 429;
+    options.status_times = 1;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    LogCapture logs;
+    std::string seen_body;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpRequest req = post(server.base_url() + "/v1/messages", R"({"messages":[]})");
+        req.retry_hint = [&](std::string_view body) -> std::optional<std::chrono::milliseconds> {
+            seen_body = body;
+            return 30ms;
+        };
+        HttpResponse res = co_await client.send(std::move(req));
+        CHECK(res.status() == 200);
+        server.stop();
+    }());
+    CHECK_THAT(seen_body, Catch::Contains("status set by --status"));
+    REQUIRE(logs.all().size() == 1);
+    CHECK_THAT(logs.all()[0], Catch::Contains("retrying in 30 ms"));
+}
+
+TEST_CASE("HTTP: a refused connection is retried, then reported with what to check", "[http]")
+{
+    asio::io_context ioc;
+    unsigned short port = 0;
+    {
+        // A port that was free a moment ago and has no listener now.
+        asio::ip::tcp::acceptor probe(ioc, {asio::ip::make_address("127.0.0.1"), 0});
+        port = probe.local_endpoint().port();
+    }
+    HttpClient client(fast_retries());
+    LogCapture logs;
+    std::string message;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        try {
+            co_await client.send(post("http://127.0.0.1:" + std::to_string(port) + "/v1/messages"));
+        } catch (const adk::Error& e) {
+            message = e.message();
+        }
+    }());
+    CHECK_THAT(message, Catch::Contains("cannot connect to http://127.0.0.1:" + std::to_string(port)));
+    CHECK_THAT(message, Catch::Contains("refused"));
+    CHECK(logs.all().size() == 2);
+}
+
+TEST_CASE("HTTP: a connection cut mid-body throws, and nothing is retried after bytes were delivered", "[http]")
+{
+    asio::io_context ioc;
+    auto options = replay(adk::test::fixture("providers/anthropic/text_stream.sse"));
+    options.disconnect_after_bytes = 300;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    std::string got;
+    std::string message;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/v1/messages"));
+        try {
+            while (true) {
+                std::string_view piece = co_await res.read_some();
+                if (piece.empty())
+                    break;
+                got.append(piece);
+            }
+        } catch (const adk::Error& e) {
+            message = e.message();
+        }
+        server.stop();
+    }());
+    CHECK(got.size() == 300);
+    CHECK_THAT(message, Catch::Contains("the connection broke while reading the response"));
+    CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("HTTP: a stalled body hits the idle timeout, a slow reader does not", "[http]")
+{
+    asio::io_context ioc;
+    auto options = replay("data: 1\n\ndata: 2\n\ndata: 3\n\n");
+    options.chunk_delay = 300ms;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClientOptions client_options;
+    client_options.idle_timeout = 100ms;
+    HttpClient client(client_options);
+    std::string message;
+    boost::system::error_code code;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        try {
+            while (!(co_await res.read_some()).empty()) {
+            }
+        } catch (const adk::Error& e) {
+            message = e.message();
+            code = e.code();
+        }
+        server.stop();
+    }());
+    CHECK(code == boost::beast::error::timeout);
+    CHECK_THAT(message, Catch::Contains("no bytes for 100 ms"));
+
+    // The same timeout with a fast server and a reader that pauses longer than it between reads.
+    asio::io_context ioc2;
+    Server fast(ioc2.get_executor(), replay("data: 1\n\ndata: 2\n\ndata: 3\n\n"));
+    fast.start();
+    std::string got;
+    run(ioc2, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(fast.base_url() + "/"));
+        asio::steady_timer pause(co_await asio::this_coro::executor);
+        while (true) {
+            std::string_view piece = co_await res.read_some();
+            if (piece.empty())
+                break;
+            got.append(piece);
+            pause.expires_after(250ms);
+            co_await pause.async_wait(asio::use_awaitable);
+        }
+        fast.stop();
+    }());
+    CHECK(got == "data: 1\n\ndata: 2\n\ndata: 3\n\n");
+}
+
+TEST_CASE("HTTP: cancelling the reader closes the socket at once", "[http]")
+{
+    asio::io_context ioc;
+    auto options = replay("data: x\n\n");
+    for (int i = 0; i < 6; ++i)
+        options.replay_body += options.replay_body;  // 64 events
+    options.chunk_delay = 100ms;                     // 6.4 s to send them all
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client;
+    std::size_t received = 0;
+    std::size_t open_after_cancel = 99;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto read_body = [&](adk::Sink<std::string> sink) -> asio::awaitable<void> {
+            HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+            while (true) {
+                std::string_view piece = co_await res.read_some();
+                if (piece.empty())
+                    break;
+                co_await sink.emit(std::string(piece));
+            }
+        };
+        auto stream = adk::spawn_stream<std::string>(co_await asio::this_coro::executor, read_body);
+        auto first = co_await stream.next();
+        received += first ? 1 : 0;
+        CHECK(server.open_connections() == 1);
+        stream.cancel();
+        // The server sees the closed socket on its next write, 100 ms later at most.
+        asio::steady_timer t(co_await asio::this_coro::executor);
+        t.expires_after(300ms);
+        co_await t.async_wait(asio::use_awaitable);
+        open_after_cancel = server.open_connections();
+        server.stop();
+    }());
+    CHECK(received == 1);
+    CHECK(open_after_cancel == 0);                // the client closed it, not the pool
+    CHECK(server.body_bytes_written() < 64 * 9);  // the server stopped writing: its peer was gone
+}
