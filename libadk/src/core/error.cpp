@@ -19,6 +19,7 @@ public:
         case errc::llm_call_limit_exceeded: return "LLM call limit exceeded";
         case errc::agent_failed: return "agent failed";
         case errc::stream_closed: return "stream closed";
+        case errc::bad_response: return "bad response from the provider";
         }
         return "unknown adk error";
     }

@@ -24,6 +24,7 @@ enum class errc {
     llm_call_limit_exceeded,   // RunConfig::max_llm_calls reached
     agent_failed,              // an agent's code threw something that is not an adk::Error
     stream_closed,             // emitting into a stream whose consumer is gone
+    bad_response,              // a provider sent something that is not its wire format
 };
 
 const boost::system::error_category& error_category() noexcept;

@@ -1,0 +1,165 @@
+#include <adk/providers/gemini/codec.hpp>
+#include <adk/providers/gemini/gemini.hpp>
+
+#include <adk/core/error.hpp>
+#include <adk/net/url.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cstdlib>
+
+namespace adk::gemini {
+namespace {
+
+std::string env(const char* name)
+{
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+}
+
+json::value parse_or_throw(std::string_view text, std::string_view what)
+{
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec);
+    if (ec)
+        throw Error(errc::bad_response, "Gemini sent " + std::string(what) + " that is not JSON (" + ec.message() +
+                                            "): " + std::string(text.substr(0, 200)));
+    return v;
+}
+
+class ChunkDecoder final : public WireFormat::StreamDecoder {
+public:
+    void on_event(const net::SseEvent& event, std::vector<LlmResponse>& out) override
+    {
+        if (event.data.empty())
+            return;
+        out.push_back(decode_response(parse_or_throw(event.data, "a stream event"), true));
+    }
+    void finish(std::string_view unparsed, std::vector<LlmResponse>& out) override
+    {
+        // A bare JSON error object in the middle of the stream (docs/PROVIDERS.md, "Errors with HTTP 200").
+        if (unparsed.find_first_not_of(" \t\r\n") == std::string_view::npos)
+            return;
+        boost::system::error_code ec;
+        json::value v = json::parse(unparsed, ec);
+        if (!ec && v.is_object() && v.get_object().contains("error"))
+            out.push_back(decode_response(v, true));
+        else
+            throw Error(errc::bad_response,
+                        "Gemini's stream held text that is not an event: " + std::string(unparsed.substr(0, 200)));
+    }
+};
+
+class Format final : public WireFormat {
+public:
+    explicit Format(GeminiOptions o) : options_(std::move(o)) {}
+
+    net::HttpRequest encode(const LlmRequest& request, bool stream) const override
+    {
+        const std::string model = request.model.empty() ? options_.model : request.model;
+        const std::string method = stream ? ":streamGenerateContent?alt=sse" : ":generateContent";
+        std::string url;
+        net::HttpRequest r("POST", "");
+        if (options_.vertex) {
+            url = net::join_url(options_.base_url, "/v1beta1/projects/" + options_.project + "/locations/" +
+                                                       options_.location + "/publishers/google/models/" + model +
+                                                       method);
+            r.set("authorization", "Bearer " + options_.access_token);
+        } else {
+            url = net::join_url(options_.base_url, "/" + options_.api_version + "/models/" + model + method);
+            if (!options_.api_key.empty())
+                r.set("x-goog-api-key", options_.api_key);
+        }
+        r.url = std::move(url);
+        r.set("content-type", "application/json");
+        for (const auto& [name, value] : options_.headers)
+            r.set(name, value);
+        r.body = json::serialize(encode_request(request));
+        r.retry_hint = [](std::string_view body) -> std::optional<std::chrono::milliseconds> {
+            boost::system::error_code ec;
+            json::value v = json::parse(body, ec);
+            return ec ? std::nullopt : retry_delay(v);
+        };
+        return r;
+    }
+
+    LlmResponse decode(std::string_view body) const override
+    {
+        return decode_response(parse_or_throw(body, "a response"), false);
+    }
+
+    LlmResponse decode_error(unsigned status, std::string_view body) const override
+    {
+        boost::system::error_code ec;
+        json::value v = json::parse(body, ec);
+        if (ec || !v.is_object() || !v.get_object().contains("error"))
+            return http_error_response(status, body);
+        return decode_response(v, false);
+    }
+
+    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
+    {
+        return std::make_unique<ChunkDecoder>();
+    }
+
+private:
+    GeminiOptions options_;
+};
+
+GeminiOptions resolved(GeminiOptions o)
+{
+    if (!o.vertex) {
+        const std::string flag = env("GOOGLE_GENAI_USE_VERTEXAI");
+        o.vertex = flag == "true" || flag == "True" || flag == "1";
+    }
+    if (o.vertex) {
+        if (o.project.empty())
+            o.project = env("GOOGLE_CLOUD_PROJECT");
+        if (o.location.empty())
+            o.location = env("GOOGLE_CLOUD_LOCATION");
+        if (o.location.empty())
+            o.location = "us-central1";
+        if (o.access_token.empty())
+            o.access_token = env("GOOGLE_OAUTH_ACCESS_TOKEN");
+        if (o.base_url.empty())
+            o.base_url = o.location == "global" ? "https://aiplatform.googleapis.com"
+                                                : "https://" + o.location + "-aiplatform.googleapis.com";
+        if (o.project.empty() || o.access_token.empty())
+            throw Error(errc::invalid_argument,
+                        "Gemini on Vertex AI needs a project and an access token: set GOOGLE_CLOUD_PROJECT and "
+                        "GOOGLE_OAUTH_ACCESS_TOKEN (e.g. $(gcloud auth print-access-token)), or GeminiOptions");
+        return o;
+    }
+    if (o.api_key.empty())
+        o.api_key = env("GEMINI_API_KEY");
+    if (o.api_key.empty())
+        o.api_key = env("GOOGLE_API_KEY");
+    const bool custom_url = !o.base_url.empty() || !env("GOOGLE_GEMINI_BASE_URL").empty();
+    if (o.base_url.empty())
+        o.base_url = env("GOOGLE_GEMINI_BASE_URL");
+    if (o.base_url.empty())
+        o.base_url = "https://generativelanguage.googleapis.com";
+    if (o.api_key.empty() && !custom_url)
+        throw Error(errc::invalid_argument,
+                    "Gemini needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or GeminiOptions::api_key; "
+                    "get one at https://aistudio.google.com/apikey");
+    net::parse_url(o.base_url);  // a bad base URL fails here, not at the first request
+    return o;
+}
+
+}  // namespace
+
+std::shared_ptr<const WireFormat> wire_format(GeminiOptions options)
+{
+    return std::make_shared<Format>(resolved(std::move(options)));
+}
+
+std::shared_ptr<Model> make_model(GeminiOptions options)
+{
+    auto http = options.http;
+    std::string name = options.model;
+    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http));
+}
+
+}  // namespace adk::gemini
