@@ -3,6 +3,8 @@
 #include <adk/adk.hpp>
 #include <adk/providers/gemini/codec.hpp>
 #include <adk/providers/gemini/gemini.hpp>
+#include <adk/providers/anthropic/anthropic.hpp>
+#include <adk/providers/openai/openai.hpp>
 
 #include "support/agents.hpp"
 #include "support/mock_llm.hpp"
@@ -42,6 +44,22 @@ std::vector<Provider> providers()
              o.base_url = base_url;
              o.http = std::move(http);
              return adk::gemini::make_model(o);
+         }},
+        {"openai",
+         [](const std::string& base_url, std::shared_ptr<adk::net::HttpClient> http) {
+             adk::openai::OpenAIOptions o;
+             o.api_key = "test-key";
+             o.base_url = base_url + "/v1";
+             o.http = std::move(http);
+             return adk::openai::make_model(o);
+         }},
+        {"anthropic",
+         [](const std::string& base_url, std::shared_ptr<adk::net::HttpClient> http) {
+             adk::anthropic::AnthropicOptions o;
+             o.api_key = "test-key";
+             o.base_url = base_url;
+             o.http = std::move(http);
+             return adk::anthropic::make_model(o);
          }},
     };
 }
@@ -133,6 +151,13 @@ TEST_CASE("providers: a tool call, then a streamed answer, over HTTPS", "[provid
             if (provider.name == "gemini") {
                 CHECK(requests[0].target == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
                 CHECK(requests[0].header("x-goog-api-key") == "test-key");
+            } else if (provider.name == "openai") {
+                CHECK(requests[0].target == "/v1/chat/completions");
+                CHECK(requests[0].header("authorization") == "Bearer test-key");
+            } else {
+                CHECK(requests[0].target == "/v1/messages");
+                CHECK(requests[0].header("x-api-key") == "test-key");
+                CHECK(requests[0].header("anthropic-version") == "2023-06-01");
             }
         }
     }

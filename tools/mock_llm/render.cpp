@@ -109,7 +109,7 @@ std::string error_body(Format format, unsigned status, const std::string& messag
              {{"message", message},
               {"type", status == 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error"},
               {"param", nullptr},
-              {"code", status == 429 ? "rate_limit_exceeded" : nullptr}}}});
+              {"code", status == 429 ? json::value("rate_limit_exceeded") : json::value(nullptr)}}}});
     case Format::anthropic:
         return json::serialize(json::object{{"type", "error"},
                                             {"error", {{"type", anthropic_error_type(status)}, {"message", message}}},
