@@ -12,13 +12,16 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/json/parse.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <mutex>
+#include <thread>
 
 using namespace adk;
 using namespace std::chrono_literals;
@@ -434,4 +437,43 @@ TEST_CASE("HTTP: cancelling the reader closes the socket at once", "[http]")
     CHECK(received == 1);
     CHECK(open_after_cancel == 0);                // the client closed it, not the pool
     CHECK(server.body_bytes_written() < 64 * 9);  // the server stopped writing: its peer was gone
+}
+
+TEST_CASE("HTTP: one client shared by coroutines on four threads, connections pooled", "[http][threads]")
+{
+    asio::io_context server_ioc;
+    ServerOptions options;
+    options.script = boost::json::parse(script_json);
+    Server server(server_ioc.get_executor(), options);
+    server.start();
+    std::thread server_thread([&] { server_ioc.run(); });
+
+    asio::io_context ioc;
+    HttpClient client;
+    std::atomic<int> ok{0};
+    std::atomic<int> reused{0};
+    constexpr int coroutines = 20;
+    constexpr int requests_each = 5;
+    for (int c = 0; c < coroutines; ++c)
+        asio::co_spawn(asio::make_strand(ioc), [&]() -> asio::awaitable<void> {
+            for (int i = 0; i < requests_each; ++i) {
+                HttpResponse res = co_await client.send(post(server.base_url() + "/v1/chat/completions",
+                                                             R"({"model":"m","stream":true,"messages":[]})"));
+                std::string body = co_await res.read_all();
+                if (res.status() == 200 && body.find("[DONE]") != std::string::npos)
+                    ++ok;
+                if (res.reused_connection())
+                    ++reused;
+            }
+        }, asio::detached);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] { ioc.run(); });
+    for (auto& t : threads)
+        t.join();
+    server.stop();
+    server_thread.join();
+    CHECK(ok == coroutines * requests_each);
+    CHECK(reused > 0);
+    CHECK(server.connections_accepted() < static_cast<std::size_t>(coroutines * requests_each));
 }

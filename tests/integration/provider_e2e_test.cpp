@@ -108,7 +108,7 @@ adk::RunConfig streaming()
 
 }  // namespace
 
-TEST_CASE("providers: a tool call, then a streamed answer, over HTTPS", "[provider]")
+TEST_CASE("providers: a tool call, then a streamed answer, over HTTPS", "[provider][threads]")
 {
     for (const auto& provider : providers()) {
         DYNAMIC_SECTION(provider.name)
@@ -186,7 +186,7 @@ TEST_CASE("providers: HTTP errors and errors inside a 200 stream become error ev
     }
 }
 
-TEST_CASE("providers: cancelling mid-stream closes the socket and ends the agent's stream promptly", "[provider]")
+TEST_CASE("providers: cancelling mid-stream closes the socket and ends the agent's stream promptly", "[provider][threads]")
 {
     for (const auto& provider : providers()) {
         DYNAMIC_SECTION(provider.name)
