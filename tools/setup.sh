@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ ccache
   libboost1.81-all-dev libboost-json1.81-dev   # Boost 1.81: Asio's experimental channel; JSON is separate
-  libssl-dev openssl catch2
+  libssl-dev openssl curl catch2
 )
 
 missing=()

@@ -1,15 +1,20 @@
-// A weather agent: an LlmAgent with a FunctionTool whose arguments are a described struct. It runs
-// offline against adk::testing::ScriptedModel, which plays the model's part (a tool call, then a streamed
-// answer); swap in a provider's model to run it for real.
+// A weather agent: an LlmAgent with a FunctionTool whose arguments are a described struct. By default it
+// runs offline against adk::testing::ScriptedModel, which plays the model's part (a tool call, then a
+// streamed answer). With ADK_MODEL set it asks a real model, chosen by id (adk::make_model):
 //
 //   build/release/samples/weather_agent "What is the weather in Paris?"
+//   ADK_MODEL=gemini-2.5-flash GEMINI_API_KEY=... build/release/samples/weather_agent
+//   ADK_MODEL=openai/gpt-4o-mini OPENAI_API_KEY=... build/release/samples/weather_agent
+//   ADK_MODEL=gemini-2.5-flash GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:PORT ...   (tools/mock-llm)
 #include <adk/adk.hpp>
+#include <adk/providers/make_model.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/describe/class.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <cstdlib>
 #include <iostream>
 
 namespace asio = boost::asio;
@@ -32,10 +37,17 @@ asio::awaitable<json::value> get_weather(adk::ToolContext& ctx, WeatherArgs args
 asio::awaitable<void> chat(std::string question)
 {
     using adk::testing::ScriptedModel;
-    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
-        adk::LlmResponse::function_call("get_weather", {{"city", "Paris"}}),
-        ScriptedModel::chunks({"It is ", "sunny and ", "22 degrees ", "in Paris."}),
-    });
+    std::shared_ptr<ScriptedModel> scripted;
+    std::shared_ptr<adk::Model> model;
+    if (const char* id = std::getenv("ADK_MODEL"); id && *id) {
+        model = adk::make_model(id);
+    } else {
+        scripted = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+            adk::LlmResponse::function_call("get_weather", {{"city", "Paris"}}),
+            ScriptedModel::chunks({"It is ", "sunny and ", "22 degrees ", "in Paris."}),
+        });
+        model = scripted;
+    }
     auto weather = adk::FunctionTool::create<WeatherArgs>("get_weather", "Returns the current weather in a city.",
                                                           get_weather,
                                                           {{"city", "The city, e.g. Paris"},
@@ -73,17 +85,23 @@ asio::awaitable<void> chat(std::string question)
     }
     auto stored = co_await sessions->get_session("weather", "you", session.id);
     std::cout << "state: " << json::serialize(stored->state) << "\n";
-    std::cout << "the model was asked " << model->requests().size() << " times; its first system instruction:\n  "
-              << model->requests().front().system_text() << "\n";
+    if (scripted)
+        std::cout << "the model was asked " << scripted->requests().size()
+                  << " times; its first system instruction:\n  " << scripted->requests().front().system_text() << "\n";
 }
 
 int main(int argc, char** argv)
 {
     asio::io_context ioc;
-    // An error ends the program with its message (std::terminate prints what() of the exception).
-    asio::co_spawn(ioc, chat(argc > 1 ? argv[1] : "What is the weather in Paris?"), [](std::exception_ptr e) {
-        if (e)
-            std::rethrow_exception(e);
-    });
+    std::exception_ptr failure;
+    asio::co_spawn(ioc, chat(argc > 1 ? argv[1] : "What is the weather in Paris?"),
+                   [&](std::exception_ptr e) { failure = e; });
     ioc.run();
+    try {
+        if (failure)
+            std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+        std::cerr << "weather_agent: " << e.what() << "\n";
+        return 1;
+    }
 }

@@ -355,14 +355,19 @@ TEST_CASE("streaming: function calls in chunks arrive whole and run", "[llm]")
     adk::RunConfig sse;
     sse.streaming_mode = adk::StreamingMode::sse;
     auto events = h.send(agent, "go", sse);
-    REQUIRE(events.size() == 6);  // 2 partial, the call, the response, 1 partial, the answer
-    const adk::Event& call_event = events[2];
+    // 1 partial (the text; a chunk with only a call is not shown partially), the call, the response,
+    // 1 partial, the answer
+    REQUIRE(events.size() == 5);
+    CHECK(events[0].partial);
+    CHECK(events[0].text() == "Checking. ");
+    const adk::Event& call_event = events[1];
+    CHECK_FALSE(call_event.partial);
     REQUIRE(call_event.content->parts.size() == 2);
     CHECK(call_event.content->parts[0].text == "Checking. ");
     CHECK(call_event.content->parts[1].function_call->id == "server-1");
     CHECK(call_event.content->parts[1].thought_signature == "sig");
-    CHECK(events[3].content->parts[0].function_response->id == "server-1");
-    CHECK(events[5].text() == "Cold.");
+    CHECK(events[2].content->parts[0].function_response->id == "server-1");
+    CHECK(events[4].text() == "Cold.");
 }
 
 TEST_CASE("several calls in one turn run concurrently and answer in call order", "[llm]")

@@ -344,8 +344,20 @@ void fill_event(Event& event, LlmResponse response)
         event.extra["modelVersion"] = *response.model_version;
 }
 
-// Calls the model, or takes a before-model callback's answer. In SSE mode every chunk is emitted as a
-// partial event sharing the final event's id (as ADK does, so a UI can replace the deltas by the whole).
+// Whether a streamed chunk has text (or thought text) to show. Chunks with only function calls or only
+// metadata (finish reason, usage) are not shown as partial events: the final event carries them.
+bool carries_text(const LlmResponse& r)
+{
+    if (!r.content)
+        return false;
+    for (const Part& p : r.content->parts)
+        if (p.text && !p.text->empty())
+            return true;
+    return false;
+}
+
+// Calls the model, or takes a before-model callback's answer. In SSE mode every chunk with text is emitted
+// as a partial event sharing the final event's id (as ADK does, so a UI can replace the deltas by the whole).
 // Returns the final model event, not yet emitted.
 asio::awaitable<Event> call_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
                                   LlmRequest& request)
@@ -375,7 +387,7 @@ asio::awaitable<Event> call_model(const LlmAgent& agent, const InvocationContext
                     response = std::move(*chunk);
                     continue;
                 }
-                if (chunk->partial) {
+                if (chunk->partial && carries_text(*chunk)) {
                     Event partial = skeleton;
                     fill_event(partial, *chunk);
                     partial.partial = true;

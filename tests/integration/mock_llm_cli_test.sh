@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# mock-llm as people run it: its command line, its first line of output, and the weather_agent sample run
+# against it in each provider's format, over HTTP and over HTTPS with a certificate made here and trusted
+# through SSL_CERT_FILE.
+#   mock_llm_cli_test.sh MOCK_LLM WEATHER_AGENT SCRIPT
+set -euo pipefail
+mock=$1 agent=$2 script=$3
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Bad arguments: exit status 2 and the usage.
+set +e
+"$mock" --port 0 >"$work/out" 2>"$work/err"; status=$?
+set -e
+[ "$status" = 2 ] || fail "mock-llm without --script or --replay exited $status, not 2"
+grep -q "give --script or --replay" "$work/err" || fail "no usage message: $(cat "$work/err")"
+grep -q "usage: mock-llm" "$work/err" || fail "no usage line"
+
+# Starts mock-llm with the given arguments; sets $url from its first line of output.
+start() {
+  local log="$work/mock$#.log"
+  "$mock" "$@" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do
+    [ -s "$log" ] && break
+    sleep 0.05
+  done
+  url=$(head -1 "$log" | sed -n 's/^listening on \(https\?:\/\/127\.0\.0\.1:[0-9]\+\)$/\1/p')
+  [ -n "$url" ] || fail "mock-llm's first line is not 'listening on URL': $(head -1 "$log")"
+}
+
+check_answer() {
+  grep -q '\[calls get_weather{"city":"Paris"}\]' "$work/answer" || fail "$1: no tool call: $(cat "$work/answer")"
+  grep -q "weather_agent: It is sunny and 22 degrees in Paris (from mock-llm)." "$work/answer" ||
+    fail "$1: no streamed answer: $(cat "$work/answer")"
+}
+
+start --port 0 --script "$script"
+ADK_MODEL=gemini-2.5-flash GOOGLE_GEMINI_BASE_URL=$url GEMINI_API_KEY=test "$agent" >"$work/answer" 2>&1
+check_answer gemini
+ADK_MODEL=openai/gpt-4o-mini OPENAI_BASE_URL=$url/v1 OPENAI_API_KEY=test "$agent" >"$work/answer" 2>&1
+check_answer openai
+ADK_MODEL=anthropic/claude-sonnet-4-5 ANTHROPIC_BASE_URL=$url ANTHROPIC_API_KEY=test "$agent" >"$work/answer" 2>&1
+check_answer anthropic
+
+# HTTPS with a self-signed certificate: refused until it is trusted.
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 2 \
+  -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1
+start --tls --cert "$work/cert.pem" --key "$work/key.pem" --script "$script"
+case $url in https://*) ;; *) fail "--tls printed $url";; esac
+set +e
+ADK_MODEL=gemini-2.5-flash GOOGLE_GEMINI_BASE_URL=$url GEMINI_API_KEY=test "$agent" >"$work/answer" 2>&1; status=$?
+set -e
+[ "$status" != 0 ] || fail "an untrusted certificate was accepted"
+grep -q "self-signed certificate" "$work/answer" || fail "no clear TLS error: $(cat "$work/answer")"
+SSL_CERT_FILE=$work/cert.pem ADK_MODEL=gemini-2.5-flash GOOGLE_GEMINI_BASE_URL=$url GEMINI_API_KEY=test \
+  "$agent" >"$work/answer" 2>&1
+check_answer "gemini over https"
+
+# --replay serves a recording; --status answers with an error status and Retry-After.
+printf 'data: {"a":1}\n\ndata: {"a":2}\n\n' >"$work/rec.sse"
+start --port 0 --replay "$work/rec.sse" --chunk-delay-ms 10
+body=$(curl -s -N -X POST "$url/anything")
+[ "$body" = $'data: {"a":1}\n\ndata: {"a":2}' ] || fail "--replay served: $body"
+start --port 0 --script "$script" --status 429 --retry-after 3
+headers=$(curl -s -D - -o /dev/null -X POST "$url/v1/messages" | tr -d '\r')
+grep -q "^HTTP/1.1 429" <<<"$headers" || fail "--status 429: $headers"
+grep -qi "^retry-after: 3$" <<<"$headers" || fail "--retry-after 3: $headers"
+echo "mock-llm command line: PASS"
