@@ -15,6 +15,11 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# Node.js and npm drive the interop tests (official SDKs from the npm registry); any Node.js >= 20 will do.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
+
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""
