@@ -1,7 +1,7 @@
 // The official SDKs from the npm registry parse what tools/mock-llm streams: text, tool calls, usage,
 // HTTP errors and errors inside a 200 stream, for Gemini (@google/genai), OpenAI (openai) and Anthropic
 // (@anthropic-ai/sdk).
-//   node check.mjs SCRIPT_URL ERROR_URL BROKEN_URL
+//   node sdk_clients.mjs SCRIPT_URL ERROR_URL BROKEN_URL
 // SCRIPT_URL serves tools/mock-llm --script with turns [get_weather call, streamed text]; ERROR_URL answers
 // every request with HTTP 400; BROKEN_URL streams "Hel" then an error event (stream_error).
 import Anthropic from '@anthropic-ai/sdk';
