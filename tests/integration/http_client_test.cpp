@@ -20,6 +20,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -476,4 +477,43 @@ TEST_CASE("HTTP: one client shared by coroutines on four threads, connections po
     CHECK(ok == coroutines * requests_each);
     CHECK(reused > 0);
     CHECK(server.connections_accepted() < static_cast<std::size_t>(coroutines * requests_each));
+}
+
+TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte timeout", "[http]")
+{
+    asio::io_context ioc;
+    asio::ip::tcp::acceptor silent(ioc, {asio::ip::make_address("127.0.0.1"), 0});
+    std::vector<asio::ip::tcp::socket> held;  // connections accepted and left without an answer
+    std::function<void()> accept = [&] {
+        silent.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket s) {
+            if (ec)
+                return;
+            held.push_back(std::move(s));
+            accept();
+        });
+    };
+    accept();
+    HttpClientOptions options = fast_retries();
+    options.first_byte_timeout = 100ms;
+    options.retry.max_retries = 1;
+    HttpClient client(options);
+    LogCapture logs;
+    std::string message;
+    boost::system::error_code code;
+    std::size_t accepted = 0;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        try {
+            co_await client.send(post("http://127.0.0.1:" + std::to_string(silent.local_endpoint().port()) + "/"));
+        } catch (const adk::Error& e) {
+            message = e.message();
+            code = e.code();
+        }
+        accepted = held.size();
+        silent.close();
+        held.clear();
+    }());
+    CHECK(code == boost::beast::error::timeout);
+    CHECK_THAT(message, Catch::Contains("within 100 ms (HttpClientOptions::first_byte_timeout)"));
+    CHECK(accepted == 2);  // the first try and the retry, each on a new connection
+    CHECK(logs.all().size() == 1);  // one retry, then the error
 }

@@ -276,3 +276,35 @@ TEST_CASE("gemini: a recorded stream replayed in 5-byte pieces decodes as the co
     REQUIRE(usage);
     CHECK(usage->candidates_token_count.value_or(0) > 0);
 }
+
+TEST_CASE("providers: whole (unary) answers, and a 429 with Retry-After retried", "[provider]")
+{
+    for (const auto& provider : providers()) {
+        DYNAMIC_SECTION(provider.name)
+        {
+            auto options = tls_script(R"({"turns": [{"chunks": ["It is ", "sunny."]}]})");
+            options.status = 429;
+            options.retry_after = "0.02";
+            options.status_times = 1;
+            MockLlm mock(options);
+            auto model = provider.make(localhost_url(mock), trusting_client());
+            asio::io_context ioc;
+            std::vector<adk::LlmResponse> responses;
+            run(ioc, [&]() -> asio::awaitable<void> {
+                adk::LlmRequest request;
+                request.contents.push_back(adk::Content::user("Weather?"));
+                auto stream = co_await model->generate(request, false);
+                while (auto r = co_await stream.next())
+                    responses.push_back(std::move(*r));
+            }());
+            REQUIRE(responses.size() == 1);
+            CHECK_FALSE(responses[0].partial);
+            CHECK_FALSE(responses[0].error_code.has_value());
+            REQUIRE(responses[0].content);
+            CHECK(responses[0].content->text() == "It is sunny.");
+            CHECK(responses[0].usage_metadata.has_value());
+            CHECK(responses[0].finish_reason == "STOP");
+            CHECK(mock.server().requests().size() == 2);  // the 429, then the answer
+        }
+    }
+}

@@ -3,6 +3,7 @@
 #include <adk/core/error.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/providers/anthropic/anthropic.hpp>
+#include <adk/providers/gemini/gemini.hpp>
 #include <adk/providers/make_model.hpp>
 #include <adk/providers/openai/openai.hpp>
 
@@ -334,4 +335,46 @@ TEST_CASE("make_model: ids as users write them, and missing keys named", "[provi
     CHECK_THAT(message_of("groq/llama-3.3-70b"), Catch::Contains("GROQ_API_KEY"));
     CHECK_THAT(message_of("mistral-large"), Catch::Contains("no provider for the model id 'mistral-large'"));
     CHECK(adk::make_model("ollama/qwen3")->name() == "qwen3");  // a local server needs no key
+}
+
+TEST_CASE("gemini: Google AI and Vertex AI endpoints, keys, and RetryInfo as the retry hint", "[gemini]")
+{
+    adk::gemini::GeminiOptions google;
+    google.api_key = "AIza-test";
+    adk::LlmRequest request;
+    request.contents.push_back(adk::Content::user("hi"));
+    auto streamed = adk::gemini::wire_format(google)->encode(request, true);
+    CHECK(streamed.url ==
+          "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    auto unary = adk::gemini::wire_format(google)->encode(request, false);
+    CHECK(unary.url == "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent");
+    bool key = false;
+    for (const auto& [name, value] : streamed.headers)
+        key = key || (name == "x-goog-api-key" && value == "AIza-test");
+    CHECK(key);
+    REQUIRE(streamed.retry_hint);
+    auto hint = streamed.retry_hint(adk::test::fixture("providers/gemini/vercel_error_429_retry_info.json"));
+    REQUIRE(hint);
+    CHECK(hint->count() > 0);
+    CHECK_FALSE(streamed.retry_hint("not json"));
+
+    adk::gemini::GeminiOptions vertex;
+    vertex.vertex = true;
+    vertex.project = "my-project";
+    vertex.location = "europe-west4";
+    vertex.access_token = "ya29.token";
+    request.model = "gemini-2.5-pro";
+    auto v = adk::gemini::wire_format(vertex)->encode(request, true);
+    CHECK(v.url == "https://europe-west4-aiplatform.googleapis.com/v1beta1/projects/my-project/locations/europe-west4/"
+                   "publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
+    bool bearer = false;
+    for (const auto& [name, value] : v.headers)
+        bearer = bearer || (name == "authorization" && value == "Bearer ya29.token");
+    CHECK(bearer);
+
+    adk::gemini::GeminiOptions no_token;
+    no_token.vertex = true;
+    no_token.project = "p";
+    ::unsetenv("GOOGLE_OAUTH_ACCESS_TOKEN");
+    CHECK_THROWS_WITH(adk::gemini::wire_format(no_token), Catch::Contains("GOOGLE_OAUTH_ACCESS_TOKEN"));
 }
