@@ -45,6 +45,17 @@ ServerOptions replay(const std::string& body)
     return o;
 }
 
+// A TLS server with the test certificate, answering by script_json.
+ServerOptions tls_script()
+{
+    ServerOptions o;
+    o.tls = true;
+    o.cert_file = adk::test::test_certificate().cert_file;
+    o.key_file = adk::test::test_certificate().key_file;
+    o.script = boost::json::parse(script_json);
+    return o;
+}
+
 HttpRequest post(const std::string& url, std::string body = "{}")
 {
     HttpRequest r("POST", url);
@@ -124,11 +135,7 @@ TEST_CASE("HTTP: TLS with a trusted certificate, host name checked", "[http]")
 {
     const auto& cert = adk::test::test_certificate();
     asio::io_context ioc;
-    ServerOptions options;
-    options.tls = true;
-    options.cert_file = cert.cert_file;
-    options.key_file = cert.key_file;
-    options.script = boost::json::parse(script_json);
+    ServerOptions options = tls_script();
     Server server(ioc.get_executor(), options);
     server.start();
     HttpClientOptions client_options;
@@ -153,13 +160,8 @@ TEST_CASE("HTTP: TLS with a trusted certificate, host name checked", "[http]")
 
 TEST_CASE("HTTP: an untrusted certificate is refused with a message that says what to do", "[http]")
 {
-    const auto& cert = adk::test::test_certificate();
     asio::io_context ioc;
-    ServerOptions options;
-    options.tls = true;
-    options.cert_file = cert.cert_file;
-    options.key_file = cert.key_file;
-    options.script = boost::json::parse(script_json);
+    ServerOptions options = tls_script();
     Server server(ioc.get_executor(), options);
     server.start();
     HttpClient client(fast_retries());  // the system store only
@@ -186,11 +188,7 @@ TEST_CASE("HTTP: a certificate for another host name is refused", "[http]")
 {
     const auto& cert = adk::test::test_certificate();
     asio::io_context ioc;
-    ServerOptions options;
-    options.tls = true;
-    options.cert_file = cert.cert_file;
-    options.key_file = cert.key_file;
-    options.script = boost::json::parse(script_json);
+    ServerOptions options = tls_script();
     options.host = "127.0.0.2";  // the certificate names localhost and 127.0.0.1 only
     Server server(ioc.get_executor(), options);
     server.start();

@@ -308,3 +308,23 @@ TEST_CASE("providers: whole (unary) answers, and a 429 with Retry-After retried"
         }
     }
 }
+
+TEST_CASE("gemini: a bare JSON error in the middle of a 200 stream ends the answer as an error", "[provider]")
+{
+    adk::mock_llm::ServerOptions options;
+    options.replay_body = adk::test::fixture("providers/gemini/firebase_error_mid_stream.sse");
+    MockLlm mock(options);
+    adk::gemini::GeminiOptions go;
+    go.base_url = mock.base_url();
+    auto agent = LlmAgent::builder("a").model(adk::gemini::make_model(go)).build();
+    adk::test::Harness h;
+    auto events = h.send(agent, "hi", streaming());
+    REQUIRE_FALSE(events.empty());
+    std::string streamed;
+    for (const auto& e : events)
+        if (e.partial)
+            streamed += e.text();
+    CHECK(streamed == "First Second ");
+    CHECK(events.back().error_code == "CANCELLED");
+    CHECK(events.back().error_message == "The operation was cancelled.");
+}

@@ -100,6 +100,14 @@ adk::LlmRequest tool_result_request(const std::string& model, const std::string&
     return r;
 }
 
+bool has_header(const adk::net::HttpRequest& r, std::string_view name, std::string_view value)
+{
+    for (const auto& [n, v] : r.headers)
+        if (n == name && v == value)
+            return true;
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("openai: text, usage and finish from a recorded stream", "[openai]")
@@ -215,10 +223,7 @@ TEST_CASE("openai: the request body of a tool-result turn has the recorded shape
     CHECK(ours[2].at("tool_call_id") == theirs[2].at("tool_call_id"));
     CHECK(body.at("tools").at(0).at("type") == "function");
     CHECK(body.at("tools").at(0).at("function").at("name") == "get_capital");
-    bool bearer = false;
-    for (const auto& [name, value] : http.headers)
-        bearer = bearer || (name == "authorization" && value == "Bearer sk-test");
-    CHECK(bearer);
+    CHECK(has_header(http, "authorization", "Bearer sk-test"));
 }
 
 TEST_CASE("anthropic: text, tool use with input_json_delta, usage, stop reason", "[anthropic]")
@@ -299,10 +304,7 @@ TEST_CASE("anthropic: the request body of a tool-result turn has the recorded sh
     CHECK(result.at("type") == "tool_result");
     CHECK(result.at("tool_use_id") == theirs[2].at("content").at(0).at("tool_use_id"));
     CHECK(body.at("tools").at(0).at("input_schema").at("type") == "object");
-    bool version = false;
-    for (const auto& [name, value] : http.headers)
-        version = version || (name == "anthropic-version" && value == "2023-06-01");
-    CHECK(version);
+    CHECK(has_header(http, "anthropic-version", "2023-06-01"));
 }
 
 TEST_CASE("make_model: ids as users write them, and missing keys named", "[providers]")
@@ -348,10 +350,7 @@ TEST_CASE("gemini: Google AI and Vertex AI endpoints, keys, and RetryInfo as the
           "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     auto unary = adk::gemini::wire_format(google)->encode(request, false);
     CHECK(unary.url == "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent");
-    bool key = false;
-    for (const auto& [name, value] : streamed.headers)
-        key = key || (name == "x-goog-api-key" && value == "AIza-test");
-    CHECK(key);
+    CHECK(has_header(streamed, "x-goog-api-key", "AIza-test"));
     REQUIRE(streamed.retry_hint);
     auto hint = streamed.retry_hint(adk::test::fixture("providers/gemini/vercel_error_429_retry_info.json"));
     REQUIRE(hint);
@@ -367,14 +366,72 @@ TEST_CASE("gemini: Google AI and Vertex AI endpoints, keys, and RetryInfo as the
     auto v = adk::gemini::wire_format(vertex)->encode(request, true);
     CHECK(v.url == "https://europe-west4-aiplatform.googleapis.com/v1beta1/projects/my-project/locations/europe-west4/"
                    "publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
-    bool bearer = false;
-    for (const auto& [name, value] : v.headers)
-        bearer = bearer || (name == "authorization" && value == "Bearer ya29.token");
-    CHECK(bearer);
+    CHECK(has_header(v, "authorization", "Bearer ya29.token"));
 
     adk::gemini::GeminiOptions no_token;
     no_token.vertex = true;
     no_token.project = "p";
     ::unsetenv("GOOGLE_OAUTH_ACCESS_TOKEN");
     CHECK_THROWS_WITH(adk::gemini::wire_format(no_token), Catch::Contains("GOOGLE_OAUTH_ACCESS_TOKEN"));
+}
+
+TEST_CASE("every recorded error body of each provider keeps the provider's code and message", "[providers]")
+{
+    struct Case {
+        std::shared_ptr<const adk::WireFormat> format;
+        std::string file;
+        std::string code_key;  // where the provider puts its code inside "error"
+    };
+    adk::gemini::GeminiOptions g;
+    g.api_key = "k";
+    auto gemini = adk::gemini::wire_format(g);
+    const std::vector<Case> cases = {
+        {gemini, "gemini/error_404_unknown_model.json", "status"},
+        {gemini, "gemini/firebase_error_400_api_key.json", "status"},
+        {gemini, "gemini/firebase_error_429_quota_exceeded.json", "status"},
+        {gemini, "gemini/vercel_error_429_retry_info.json", "status"},
+        {openai_format(), "openai_chat/error_400_unsupported_system_role.json", "code"},
+        {openai_format(), "openai_chat/error_404_model_not_found.json", "code"},
+        {openai_format(), "openai_chat/compat_openrouter_error_429.json", "code"},
+        {anthropic_format(), "anthropic/error_400_invalid_request.json", "type"},
+        {anthropic_format(), "anthropic/error_400_orphan_tool_result.json", "type"},
+        {anthropic_format(), "anthropic/error_404_not_found.json", "type"},
+        {anthropic_format(), "anthropic/error_429_rate_limit.json", "type"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.file);
+        const std::string body = adk::test::fixture("providers/" + c.file);
+        const json::value parsed = json::parse(body);
+        const json::object& error = parsed.at("error").as_object();
+        auto r = c.format->decode_error(400, body);
+        const json::value& code = error.at(c.code_key);
+        CHECK(r.error_code == (code.is_string() ? std::string(code.get_string()) : json::serialize(code)));
+        CHECK(r.error_message == std::string(error.at("message").get_string()));
+        CHECK_FALSE(r.content.has_value());
+    }
+}
+
+TEST_CASE("openai: Ollama's whole answers, with reasoning as thoughts", "[openai]")
+{
+    for (const char* file : {"openai_compat_local_json_schema_nonstream.json", "openai_compat_retry_then_tool_call_nonstream.json",
+                             "openai_compat_text_reasoning_tool_ignored_nonstream.json"}) {
+        INFO(file);
+        const std::string body = adk::test::fixture(std::string("providers/ollama/") + file);
+        const json::value parsed = json::parse(body);
+        const json::object& message = parsed.at("choices").at(0).at("message").as_object();
+        auto r = openai_format()->decode(body);
+        REQUIRE(r.content);
+        CHECK(r.finish_reason == "STOP");
+        CHECK(r.usage_metadata.has_value());
+        std::string text, thoughts;
+        std::size_t calls = 0;
+        for (const auto& p : r.content->parts) {
+            (p.thought ? thoughts : text) += p.text.value_or("");
+            calls += p.function_call ? 1 : 0;
+        }
+        CHECK(text == std::string(message.at("content").get_string()));
+        if (message.contains("reasoning"))
+            CHECK(thoughts == std::string(message.at("reasoning").get_string()));
+        CHECK(calls == (message.contains("tool_calls") ? message.at("tool_calls").as_array().size() : 0));
+    }
 }

@@ -1,5 +1,9 @@
 #include <adk/models/http_model.hpp>
 
+#include <boost/json/parse.hpp>
+
+#include <cstdlib>
+
 
 namespace adk {
 
@@ -54,6 +58,8 @@ asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, boo
     co_return spawn_stream<LlmResponse>(ex, std::move(read));
 }
 
+namespace provider {
+
 LlmResponse http_error_response(unsigned status, std::string_view body)
 {
     constexpr std::size_t shown = 500;
@@ -64,5 +70,45 @@ LlmResponse http_error_response(unsigned status, std::string_view body)
                               "the provider answered HTTP " + std::to_string(status) +
                                   (text.empty() ? std::string(" with no body") : ": " + text));
 }
+
+boost::json::value parse_json(std::string_view text, std::string_view provider, std::string_view what)
+{
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(text, ec);
+    if (ec)
+        throw Error(errc::bad_response, std::string(provider) + " sent " + std::string(what) + " that is not JSON (" +
+                                            ec.message() + "): " + std::string(text.substr(0, 200)));
+    return v;
+}
+
+std::optional<boost::json::object> error_object(std::string_view body)
+{
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(body, ec);
+    if (ec || !v.is_object() || !v.get_object().contains("error"))
+        return std::nullopt;
+    return std::move(v.get_object());
+}
+
+std::string string_at(const boost::json::object& o, std::string_view key)
+{
+    const boost::json::value* v = o.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+std::string environment(const char* name)
+{
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+}
+
+LlmResponse chunk(Part part)
+{
+    LlmResponse r(Content("model", {std::move(part)}));
+    r.partial = true;
+    return r;
+}
+
+}  // namespace provider
 
 }  // namespace adk

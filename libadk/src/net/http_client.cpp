@@ -169,13 +169,9 @@ public:
     {
         parser.body_limit(boost::none);
     }
-    ~HttpExchange()
-    {
-        if (conn)
-            conn->close();
-    }
+    ~HttpExchange() { release(); }
 
-    // Gives the connection back to the pool once the body was read to its end.
+    // Gives the connection back to the pool when the body was read to its end, and closes it otherwise.
     void release()
     {
         if (!conn)

@@ -11,11 +11,7 @@
 namespace adk {
 namespace {
 
-std::string env(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
+using provider::environment;
 
 std::shared_ptr<Model> openai_compatible(std::string model, std::string base_url, const char* key_variable,
                                          std::shared_ptr<net::HttpClient> http)
@@ -25,7 +21,7 @@ std::shared_ptr<Model> openai_compatible(std::string model, std::string base_url
     o.base_url = std::move(base_url);
     o.http = std::move(http);
     if (key_variable) {
-        o.api_key = env(key_variable);
+        o.api_key = environment(key_variable);
         if (o.api_key.empty())
             throw Error(errc::invalid_argument, std::string("set ") + key_variable + " to use " + o.base_url);
     } else {
@@ -36,7 +32,7 @@ std::shared_ptr<Model> openai_compatible(std::string model, std::string base_url
 
 std::string ollama_base_url()
 {
-    std::string host = env("OLLAMA_HOST");
+    std::string host = environment("OLLAMA_HOST");
     if (host.empty())
         host = "http://localhost:11434";
     if (host.find("://") == std::string::npos)

@@ -14,26 +14,12 @@ namespace {
 
 namespace json = boost::json;
 
-std::string env(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-std::string string_at(const json::object& o, std::string_view key)
-{
-    const json::value* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
+using provider::environment;
+using provider::string_at;
 
 json::value parse_or_throw(std::string_view text, std::string_view what)
 {
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec)
-        throw Error(errc::bad_response, "Anthropic sent " + std::string(what) + " that is not JSON (" + ec.message() +
-                                            "): " + std::string(text.substr(0, 200)));
-    return v;
+    return provider::parse_json(text, "Anthropic", what);
 }
 
 // ---- requests ----
@@ -231,28 +217,28 @@ public:
             const json::object& b = o->at("content_block").as_object();
             block_ = Block{string_at(b, "type"), string_at(b, "id"), string_at(b, "name"), {}, {}};
             if (block_.type == "redacted_thinking")
-                out.push_back(partial(redacted_part(string_at(b, "data"))));
+                out.push_back(provider::chunk(redacted_part(string_at(b, "data"))));
             else if (block_.type == "text" && !string_at(b, "text").empty())
-                out.push_back(partial(Part::from_text(string_at(b, "text"))));
+                out.push_back(provider::chunk(Part::from_text(string_at(b, "text"))));
         } else if (type == "content_block_delta") {
             const json::object& d = o->at("delta").as_object();
             const std::string kind = string_at(d, "type");
             if (kind == "text_delta")
-                out.push_back(partial(Part::from_text(string_at(d, "text"))));
+                out.push_back(provider::chunk(Part::from_text(string_at(d, "text"))));
             else if (kind == "thinking_delta")
-                out.push_back(partial(Part::from_thought(string_at(d, "thinking"))));
+                out.push_back(provider::chunk(Part::from_thought(string_at(d, "thinking"))));
             else if (kind == "signature_delta")
                 block_.signature += string_at(d, "signature");
             else if (kind == "input_json_delta")
                 block_.input += string_at(d, "partial_json");
         } else if (type == "content_block_stop") {
             if (block_.type == "tool_use") {
-                out.push_back(partial(call_part(block_.id, block_.name, block_.input)));
+                out.push_back(provider::chunk(call_part(block_.id, block_.name, block_.input)));
             } else if (block_.type == "thinking" && !block_.signature.empty()) {
                 // The signature closes the thinking block: an empty thought part carries it.
                 Part p = Part::from_thought("");
                 p.thought_signature = block_.signature;
-                out.push_back(partial(std::move(p)));
+                out.push_back(provider::chunk(std::move(p)));
             }
             block_ = {};
         } else if (type == "message_delta") {
@@ -272,13 +258,6 @@ private:
     struct Block {
         std::string type, id, name, input, signature;
     };
-
-    static LlmResponse partial(Part part)
-    {
-        LlmResponse r(Content("model", {std::move(part)}));
-        r.partial = true;
-        return r;
-    }
 
     void flush(std::vector<LlmResponse>& out)
     {
@@ -363,11 +342,8 @@ public:
 
     LlmResponse decode_error(unsigned status, std::string_view body) const override
     {
-        boost::system::error_code ec;
-        json::value v = json::parse(body, ec);
-        if (ec || !v.is_object() || !v.get_object().contains("error"))
-            return http_error_response(status, body);
-        return error_response(v.get_object());
+        auto error = provider::error_object(body);
+        return error ? error_response(*error) : provider::http_error_response(status, body);
     }
 
     std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
@@ -382,10 +358,10 @@ private:
 AnthropicOptions resolved(AnthropicOptions o)
 {
     if (o.api_key.empty())
-        o.api_key = env("ANTHROPIC_API_KEY");
-    const bool custom_url = !o.base_url.empty() || !env("ANTHROPIC_BASE_URL").empty();
+        o.api_key = environment("ANTHROPIC_API_KEY");
+    const bool custom_url = !o.base_url.empty() || !environment("ANTHROPIC_BASE_URL").empty();
     if (o.base_url.empty())
-        o.base_url = env("ANTHROPIC_BASE_URL");
+        o.base_url = environment("ANTHROPIC_BASE_URL");
     if (o.base_url.empty())
         o.base_url = "https://api.anthropic.com";
     if (o.api_key.empty() && !custom_url)

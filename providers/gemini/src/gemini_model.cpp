@@ -12,20 +12,11 @@
 namespace adk::gemini {
 namespace {
 
-std::string env(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
+using provider::environment;
 
 json::value parse_or_throw(std::string_view text, std::string_view what)
 {
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec)
-        throw Error(errc::bad_response, "Gemini sent " + std::string(what) + " that is not JSON (" + ec.message() +
-                                            "): " + std::string(text.substr(0, 200)));
-    return v;
+    return provider::parse_json(text, "Gemini", what);
 }
 
 class ChunkDecoder final : public WireFormat::StreamDecoder {
@@ -91,11 +82,8 @@ public:
 
     LlmResponse decode_error(unsigned status, std::string_view body) const override
     {
-        boost::system::error_code ec;
-        json::value v = json::parse(body, ec);
-        if (ec || !v.is_object() || !v.get_object().contains("error"))
-            return http_error_response(status, body);
-        return decode_response(v, false);
+        auto error = provider::error_object(body);
+        return error ? decode_response(json::value(std::move(*error)), false) : provider::http_error_response(status, body);
     }
 
     std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
@@ -110,18 +98,18 @@ private:
 GeminiOptions resolved(GeminiOptions o)
 {
     if (!o.vertex) {
-        const std::string flag = env("GOOGLE_GENAI_USE_VERTEXAI");
+        const std::string flag = environment("GOOGLE_GENAI_USE_VERTEXAI");
         o.vertex = flag == "true" || flag == "True" || flag == "1";
     }
     if (o.vertex) {
         if (o.project.empty())
-            o.project = env("GOOGLE_CLOUD_PROJECT");
+            o.project = environment("GOOGLE_CLOUD_PROJECT");
         if (o.location.empty())
-            o.location = env("GOOGLE_CLOUD_LOCATION");
+            o.location = environment("GOOGLE_CLOUD_LOCATION");
         if (o.location.empty())
             o.location = "us-central1";
         if (o.access_token.empty())
-            o.access_token = env("GOOGLE_OAUTH_ACCESS_TOKEN");
+            o.access_token = environment("GOOGLE_OAUTH_ACCESS_TOKEN");
         if (o.base_url.empty())
             o.base_url = o.location == "global" ? "https://aiplatform.googleapis.com"
                                                 : "https://" + o.location + "-aiplatform.googleapis.com";
@@ -132,12 +120,12 @@ GeminiOptions resolved(GeminiOptions o)
         return o;
     }
     if (o.api_key.empty())
-        o.api_key = env("GEMINI_API_KEY");
+        o.api_key = environment("GEMINI_API_KEY");
     if (o.api_key.empty())
-        o.api_key = env("GOOGLE_API_KEY");
-    const bool custom_url = !o.base_url.empty() || !env("GOOGLE_GEMINI_BASE_URL").empty();
+        o.api_key = environment("GOOGLE_API_KEY");
+    const bool custom_url = !o.base_url.empty() || !environment("GOOGLE_GEMINI_BASE_URL").empty();
     if (o.base_url.empty())
-        o.base_url = env("GOOGLE_GEMINI_BASE_URL");
+        o.base_url = environment("GOOGLE_GEMINI_BASE_URL");
     if (o.base_url.empty())
         o.base_url = "https://generativelanguage.googleapis.com";
     if (o.api_key.empty() && !custom_url)

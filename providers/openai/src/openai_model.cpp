@@ -15,27 +15,12 @@ namespace {
 
 namespace json = boost::json;
 
-std::string env(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-std::string string_at(const json::object& o, std::string_view key)
-{
-    const json::value* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
+using provider::environment;
+using provider::string_at;
 
 json::value parse_or_throw(std::string_view text, std::string_view what)
 {
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec)
-        throw Error(errc::bad_response, "the OpenAI-compatible server sent " + std::string(what) +
-                                            " that is not JSON (" + ec.message() + "): " +
-                                            std::string(text.substr(0, 200)));
-    return v;
+    return provider::parse_json(text, "the OpenAI-compatible server", what);
 }
 
 // ---- requests ----
@@ -281,9 +266,9 @@ public:
             return;
         const json::object& d = delta->get_object();
         if (const std::string thought = reasoning_of(d); !thought.empty())
-            out.push_back(partial(Part::from_thought(thought)));
+            out.push_back(provider::chunk(Part::from_thought(thought)));
         if (const std::string text = string_at(d, "content"); !text.empty())
-            out.push_back(partial(Part::from_text(text)));
+            out.push_back(provider::chunk(Part::from_text(text)));
         if (const json::value* calls = d.if_contains("tool_calls"); calls && calls->is_array()) {
             for (const json::value& c : calls->get_array()) {
                 const json::object& call = c.as_object();
@@ -306,13 +291,6 @@ private:
     struct Pending {
         std::string id, name, arguments;
     };
-
-    LlmResponse partial(Part part)
-    {
-        LlmResponse r(Content("model", {std::move(part)}));
-        r.partial = true;
-        return r;
-    }
 
     // The calls, assembled by index, with the finish reason and usage: one last chunk.
     void flush(std::vector<LlmResponse>& out)
@@ -409,11 +387,8 @@ public:
 
     LlmResponse decode_error(unsigned status, std::string_view body) const override
     {
-        boost::system::error_code ec;
-        json::value v = json::parse(body, ec);
-        if (ec || !v.is_object() || !v.get_object().contains("error"))
-            return http_error_response(status, body);
-        return error_response(v.get_object().at("error"));
+        auto error = provider::error_object(body);
+        return error ? error_response(error->at("error")) : provider::http_error_response(status, body);
     }
 
     std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
@@ -428,15 +403,15 @@ private:
 OpenAIOptions resolved(OpenAIOptions o)
 {
     if (o.api_key.empty())
-        o.api_key = env("OPENAI_API_KEY");
+        o.api_key = environment("OPENAI_API_KEY");
     if (o.base_url.empty())
-        o.base_url = env("OPENAI_BASE_URL");
+        o.base_url = environment("OPENAI_BASE_URL");
     if (o.base_url.empty())
         o.base_url = "https://api.openai.com/v1";
     if (o.organization.empty())
-        o.organization = env("OPENAI_ORG_ID");
+        o.organization = environment("OPENAI_ORG_ID");
     if (o.project.empty())
-        o.project = env("OPENAI_PROJECT_ID");
+        o.project = environment("OPENAI_PROJECT_ID");
     if (o.require_key && o.api_key.empty())
         throw Error(errc::invalid_argument, "OpenAI needs an API key: set OPENAI_API_KEY or OpenAIOptions::api_key "
                                             "(for a local server that takes none, set OpenAIOptions::require_key = "

@@ -10,7 +10,11 @@
 #include <adk/net/http_client.hpp>
 #include <adk/net/sse_parser.hpp>
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +57,28 @@ private:
     std::shared_ptr<net::HttpClient> http_;
 };
 
-// What providers share when they read JSON: the error code and message of a body that is not JSON.
+// What providers share when they read and write their wire formats.
+namespace provider {
+
+// An error status whose body is not the provider's JSON error (an HTML page from a proxy, say): error_code
+// "HTTP_<status>" and the start of the body as the message.
 LlmResponse http_error_response(unsigned status, std::string_view body);
+
+// Parses JSON from `provider`; throws adk::Error (bad_response) naming the provider and `what` it was.
+boost::json::value parse_json(std::string_view text, std::string_view provider, std::string_view what);
+
+// The body parsed when it is a JSON object holding "error"; nothing otherwise.
+std::optional<boost::json::object> error_object(std::string_view body);
+
+// The string at `key`, or "" when absent or not a string.
+std::string string_at(const boost::json::object& o, std::string_view key);
+
+// The environment variable's value, or "".
+std::string environment(const char* name);
+
+// A streamed chunk made of one part.
+LlmResponse chunk(Part part);
+
+}  // namespace provider
 
 }  // namespace adk
