@@ -73,6 +73,18 @@ std::vector<std::string> replay_frames(const std::string& body)
     return frames;
 }
 
+// Replaces each "{t}" with the monotonic clock in nanoseconds: a benchmark that reads the clock when the
+// chunk's event reaches it measures the time from this write to that delivery.
+void stamp_frame(std::string& frame)
+{
+    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count();
+    const std::string stamp = std::to_string(now);
+    for (auto at = frame.find("{t}"); at != std::string::npos; at = frame.find("{t}", at + stamp.size()))
+        frame.replace(at, 3, stamp);
+}
+
 }  // namespace
 
 std::string ReceivedRequest::header(const std::string& lower_name) const
@@ -252,6 +264,8 @@ public:
                 co_return false;
         for (std::size_t i = 0; i < a.plan.text_count; ++i) {
             std::string frame = a.plan.text_frame(i);
+            if (options.stamp)
+                stamp_frame(frame);
             if (!co_await write_frame(frame))
                 co_return false;
         }

@@ -35,6 +35,7 @@ public:
     std::optional<unsigned> status;                      // answer with this status and the format's error body
     std::string retry_after;                             // with `status`: the Retry-After header
     std::size_t status_times = 0;                        // with `status`: only the first N requests (0: all)
+    bool stamp = false;  // "{t}" in a frame becomes CLOCK_MONOTONIC nanoseconds at its write (benchmarks)
 };
 
 // A request as the server received it.

@@ -1,0 +1,236 @@
+// The agent workloads of tools/bench, run on adk-cpp against mock-llm (Gemini's format) on loopback. The
+// same workloads run on Google's TypeScript ADK through ts/agent_bench.mjs; tools/bench/compare.sh runs both
+// and prints the ratios.
+//
+//   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K
+//
+// Workloads: (a) one LlmAgent: a tool call, then a streamed answer of K chunks; (b) the same with K = 100;
+// (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Invocations run `concurrency` at a time
+// on one thread (as Node runs), each on a new in-memory session. mock-llm runs with --stamp and a script
+// whose chunks are "w{t} ", so each partial event tells when its chunk left the server.
+//
+// Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only), latency and
+// chunk-to-event percentiles, peak RSS, RSS per concurrent invocation, and how many invocations produced
+// exactly the expected events.
+#include <adk/adk.hpp>
+#include <adk/providers/gemini/gemini.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+    std::string mock;
+    char workload = 'a';
+    int concurrency = 1;
+    int invocations = 100;
+    int chunks = 20;
+};
+
+long rss_kib(const char* field)
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    const std::size_t n = std::strlen(field);
+    while (std::getline(status, line))
+        if (line.compare(0, n, field) == 0)
+            return std::stol(line.substr(n + 1));
+    return 0;
+}
+
+double cpu_seconds()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+double percentile(std::vector<double>& v, double p)
+{
+    if (v.empty())
+        return 0;
+    const auto k = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+}
+
+std::shared_ptr<adk::Agent> llm_agent(const std::string& name, std::shared_ptr<adk::Model> model,
+                                      std::shared_ptr<adk::Tool> tool)
+{
+    return adk::LlmAgent::builder(name)
+        .model(std::move(model))
+        .instruction("You answer questions about the weather. Use the get_weather tool.")
+        .tool(std::move(tool))
+        .build();
+}
+
+std::shared_ptr<adk::Agent> make_agent(const Options& o, std::shared_ptr<adk::Model> model, int& agents)
+{
+    auto tool = adk::FunctionTool::create(
+        "get_weather", "Returns the weather for a city.",
+        json::object{{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}, {"required", {"city"}}},
+        [](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
+            co_return json::object{{"city", args["city"]}, {"sky", "sunny"}};
+        });
+    std::vector<std::shared_ptr<adk::Agent>> children;
+    switch (o.workload) {
+    case 'c':
+        for (int i = 0; i < 4; ++i)
+            children.push_back(llm_agent("weather_" + std::to_string(i), model, tool));
+        agents = 4;
+        return std::make_shared<adk::ParallelAgent>("parallel", "Four at once.", children);
+    case 'd':
+        for (int i = 0; i < 5; ++i)
+            children.push_back(llm_agent("step_" + std::to_string(i), model, tool));
+        agents = 5;
+        return std::make_shared<adk::SequentialAgent>("sequence", "Five in a row.", children);
+    default:
+        agents = 1;
+        return llm_agent("weather", model, tool);
+    }
+}
+
+// The stamps in a partial event's text: "w<ns> " per chunk.
+void chunk_latencies(const std::string& text, long long now_ns, std::vector<double>& out)
+{
+    for (std::size_t at = text.find('w'); at != std::string::npos; at = text.find('w', at + 1)) {
+        long long stamp = 0;
+        auto [end, ec] = std::from_chars(text.data() + at + 1, text.data() + text.size(), stamp);
+        if (ec == std::errc{} && end != text.data() + at + 1)
+            out.push_back(static_cast<double>(now_ns - stamp) / 1000.0);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string a = argv[i];
+        const std::string v = argv[i + 1];
+        if (a == "--mock") o.mock = v;
+        else if (a == "--workload") o.workload = v.at(0);
+        else if (a == "--concurrency") o.concurrency = std::stoi(v);
+        else if (a == "--invocations") o.invocations = std::stoi(v);
+        else if (a == "--chunks") o.chunks = std::stoi(v);
+        else {
+            std::cerr << "agent_bench: unknown argument " << a << "\n";
+            return 2;
+        }
+    }
+    if (o.mock.empty()) {
+        std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n";
+        return 2;
+    }
+
+    asio::io_context ioc(1);
+    adk::gemini::GeminiOptions go;
+    go.base_url = o.mock;
+    go.api_key = "bench";
+    auto model = adk::gemini::make_model(go);
+    int agents = 1;
+    auto agent = make_agent(o, model, agents);
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "bench", .agent = agent, .session_service = sessions});
+    adk::RunConfig config;
+    config.streaming_mode = adk::StreamingMode::sse;
+
+    // Per agent: a call, a response, K partial deltas, the final text.
+    const long expected_events = static_cast<long>(agents) * (o.chunks + 3);
+    std::vector<double> latencies_ms;
+    std::vector<double> chunk_us;
+    long events = 0;
+    int verified = 0;
+    int failed = 0;
+    int next = 0;
+    std::string first_error;
+
+    auto worker = [&]() -> asio::awaitable<void> {
+        while (next < o.invocations) {
+            ++next;
+            const auto t0 = Clock::now();
+            long seen = 0;
+            int partial_chunks = 0;
+            int finals = 0;
+            try {
+                adk::Session s = co_await sessions->create_session("bench", "u");
+                auto stream = co_await runner.run("u", s.id, adk::Content::user("Weather in Paris?"), config);
+                while (auto ev = co_await stream.next()) {
+                    ++seen;
+                    if (ev->partial) {
+                        const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             Clock::now().time_since_epoch()).count();
+                        const std::string text = ev->text();
+                        chunk_latencies(text, now, chunk_us);
+                        partial_chunks += static_cast<int>(std::count(text.begin(), text.end(), 'w'));
+                    } else if (ev->is_final_response() && !ev->error_code) {
+                        ++finals;
+                    }
+                }
+            } catch (const std::exception& e) {
+                if (first_error.empty())
+                    first_error = e.what();
+            }
+            events += seen;
+            latencies_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            if (seen == expected_events && partial_chunks == agents * o.chunks && finals == agents)
+                ++verified;
+            else
+                ++failed;
+        }
+    };
+
+    const long rss_before = rss_kib("VmRSS:");
+    const double cpu0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    for (int i = 0; i < o.concurrency; ++i)
+        asio::co_spawn(ioc, worker(), asio::detached);
+    ioc.run();
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double cpu = cpu_seconds() - cpu0;
+    const long peak = rss_kib("VmHWM:");
+
+    json::object result{
+        {"runtime", "adk-cpp"},
+        {"workload", std::string(1, o.workload)},
+        {"concurrency", o.concurrency},
+        {"invocations", o.invocations},
+        {"chunks", o.chunks},
+        {"verified", verified},
+        {"failed", failed},
+        {"invocations_per_s", o.invocations / seconds},
+        {"events_per_s", static_cast<double>(events) / seconds},
+        {"cpu_ms_per_invocation", cpu * 1000.0 / o.invocations},
+        {"latency_ms_p50", percentile(latencies_ms, 0.50)},
+        {"latency_ms_p99", percentile(latencies_ms, 0.99)},
+        {"chunk_to_event_us_p50", percentile(chunk_us, 0.50)},
+        {"chunk_to_event_us_p99", percentile(chunk_us, 0.99)},
+        {"peak_rss_kib", peak},
+        {"rss_kib_per_concurrent", static_cast<double>(peak - rss_before) / o.concurrency},
+    };
+    if (!first_error.empty())
+        result["first_error"] = first_error;
+    std::cout << json::serialize(result) << std::endl;
+    return failed == 0 ? 0 : 1;
+}
