@@ -148,6 +148,9 @@ int main(int argc, char** argv)
     adk::gemini::GeminiOptions go;
     go.base_url = o.mock;
     go.api_key = "bench";
+    adk::net::HttpClientOptions http;
+    http.max_idle_per_origin = static_cast<std::size_t>(o.concurrency);  // a connection per concurrent call
+    go.http = std::make_shared<adk::net::HttpClient>(http);
     auto model = adk::gemini::make_model(go);
     int agents = 1;
     auto agent = make_agent(o, model, agents);

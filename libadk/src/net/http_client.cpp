@@ -28,6 +28,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <random>
@@ -90,29 +91,30 @@ public:
     std::unique_ptr<Connection> take(std::uint64_t client, const std::string& origin, steady_clock::duration max_idle)
     {
         std::lock_guard lock(mutex_);
+        auto it = idle_.find({client, origin});
+        if (it == idle_.end())
+            return nullptr;
+        auto& list = it->second;
+        // Oldest first: drop the ones idle too long, then take the most recent, the least likely to have been
+        // closed by the server.
         const auto now = steady_clock::now();
-        auto [first, last] = idle_.equal_range({client, origin});
-        // The most recently used connection first: it is the least likely to have been closed by the server.
-        for (auto it = last; it != first;) {
-            --it;
-            if (now - it->second->idle_since <= max_idle) {
-                auto c = std::move(it->second);
-                idle_.erase(it);
-                return c;
-            }
-        }
-        idle_.erase(first, last);  // all expired
-        return nullptr;
+        while (!list.empty() && now - list.front()->idle_since > max_idle)
+            list.pop_front();
+        if (list.empty())
+            return nullptr;
+        auto c = std::move(list.back());
+        list.pop_back();
+        return c;
     }
 
     void put(std::uint64_t client, std::unique_ptr<Connection> c, std::size_t max_per_origin)
     {
         std::lock_guard lock(mutex_);
         c->idle_since = steady_clock::now();
-        const std::pair<std::uint64_t, std::string> slot{client, c->origin};
-        if (idle_.count(slot) >= max_per_origin)
-            idle_.erase(idle_.find(slot));  // the oldest
-        idle_.emplace(slot, std::move(c));
+        auto& list = idle_[{client, c->origin}];
+        list.push_back(std::move(c));
+        while (list.size() > max_per_origin)
+            list.pop_front();
     }
 
 private:
@@ -123,7 +125,7 @@ private:
     }
 
     std::mutex mutex_;
-    std::multimap<std::pair<std::uint64_t, std::string>, std::unique_ptr<Connection>> idle_;
+    std::map<std::pair<std::uint64_t, std::string>, std::deque<std::unique_ptr<Connection>>> idle_;
 };
 
 asio::execution_context::id IdleConnections::id;

@@ -56,7 +56,7 @@ public:
     std::chrono::milliseconds first_byte_timeout{std::chrono::minutes(10)};
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
     std::chrono::milliseconds pool_idle_time{std::chrono::seconds(30)};  // idle connections older are closed
-    std::size_t max_idle_per_origin = 32;
+    std::size_t max_idle_per_origin = 256;  // idle connections kept per origin; more are closed
     std::optional<std::string> https_proxy;  // nullopt: HTTPS_PROXY / https_proxy; "": no proxy
     std::optional<std::string> http_proxy;   // nullopt: HTTP_PROXY / http_proxy; "": no proxy
     std::optional<std::string> no_proxy;     // nullopt: NO_PROXY / no_proxy
