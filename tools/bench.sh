@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# Sets everything up, builds the release preset and runs the benchmarks in tools/bench.
+# Every benchmark, one command: builds the release preset, runs the micro-benchmarks (tools/bench/adk_bench,
+# tools/bench/codec_bench), then adk-cpp against Google's TypeScript ADK on the agent workloads
+# (tools/bench/compare.sh, which installs @google/adk from npm and starts mock-llm).
+#   tools/bench.sh           the full run (about 10 minutes on 2 cores)
+#   tools/bench.sh quick     fewer rounds and invocations, a smoke run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target adk_bench
-build/release/tools/bench/adk_bench "$@"
+cmake --build --preset release --target adk_bench codec_bench agent_bench mock-llm >/dev/null
+rounds=5
+[ "${1:-}" = quick ] && rounds=1
+echo "## Micro-benchmarks (one thread)"
+build/release/tools/bench/adk_bench "$rounds"
+build/release/tools/bench/codec_bench "$rounds"
+echo
+echo "## Agent workloads: adk-cpp and the TypeScript ADK against one mock-llm"
+tools/bench/compare.sh "${1:-}"
