@@ -237,12 +237,12 @@ struct Attempt {
     bool retryable = false;  // a connection failure worth retrying after a backoff
 };
 
+// A TLS failure is worth retrying only when the peer cut the stream; a certificate will not change.
 bool connection_error_retryable(const error_code& ec)
 {
-    if (ec == asio::error::operation_aborted || ec.category() == asio::error::get_ssl_category() ||
-        ec == asio::ssl::error::stream_truncated)
-        return ec == asio::ssl::error::stream_truncated;
-    return true;
+    if (ec == asio::ssl::error::stream_truncated)
+        return true;
+    return ec != asio::error::operation_aborted && ec.category() != asio::error::get_ssl_category();
 }
 
 bool is_ip_literal(const std::string& host)
