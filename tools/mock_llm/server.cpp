@@ -230,11 +230,13 @@ public:
         asio::steady_timer timer(strand);
         std::size_t written_frames = 0;
         std::size_t body_bytes = 0;
-        auto write_frame = [&](const std::string& frame) -> asio::awaitable<bool> {
+        auto write_frame = [&](std::string& frame) -> asio::awaitable<bool> {
             if (written_frames++ > 0 && options.chunk_delay.count() > 0) {
                 timer.expires_after(options.chunk_delay);
                 co_await timer.async_wait(use_tuple);
             }
+            if (options.stamp)
+                stamp_frame(frame);  // at the write, after the delay
             const std::size_t piece = options.split_bytes ? options.split_bytes : frame.size();
             for (std::size_t at = 0; at < frame.size(); at += piece) {
                 std::size_t len = std::min(piece, frame.size() - at);
@@ -259,17 +261,15 @@ public:
             }
             co_return true;
         };
-        for (const auto& frame : a.plan.head)
+        for (auto& frame : a.plan.head)
             if (!co_await write_frame(frame))
                 co_return false;
         for (std::size_t i = 0; i < a.plan.text_count; ++i) {
             std::string frame = a.plan.text_frame(i);
-            if (options.stamp)
-                stamp_frame(frame);
             if (!co_await write_frame(frame))
                 co_return false;
         }
-        for (const auto& frame : a.plan.tail)
+        for (auto& frame : a.plan.tail)
             if (!co_await write_frame(frame))
                 co_return false;
         auto [ec, n] = co_await asio::async_write(s, http::make_chunk_last(), use_tuple);
