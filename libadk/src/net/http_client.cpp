@@ -191,7 +191,7 @@ public:
     std::unique_ptr<Connection> conn;
     IdleConnections* idle;
     http::response_parser<http::buffer_body> parser;
-    std::array<char, 16384> chunk{};
+    std::array<char, 4096> chunk{};  // one read; SSE events are far smaller, longer lines take several
     std::string url;
     bool reused = false;
 };
