@@ -69,4 +69,9 @@ start --port 0 --script "$script" --status 429 --retry-after 3
 headers=$(curl -s -D - -o /dev/null -X POST "$url/v1/messages" | tr -d '\r')
 grep -q "^HTTP/1.1 429" <<<"$headers" || fail "--status 429: $headers"
 grep -qi "^retry-after: 3$" <<<"$headers" || fail "--retry-after 3: $headers"
+# --stamp writes the monotonic clock (ns) where a chunk says {t}, when the chunk is written.
+echo '{"turns": [{"chunks": ["w{t} ", "w{t} "]}]}' >"$work/stamp.json"
+start --port 0 --script "$work/stamp.json" --stamp
+body=$(curl -s -N -X POST "$url/v1/chat/completions" -d '{"model":"m","stream":true,"messages":[]}')
+[ "$(grep -oE '"content":"w[0-9]{6,} "' <<<"$body" | wc -l)" = 2 ] || fail "--stamp: $body"
 echo "mock-llm command line: PASS"
