@@ -56,6 +56,15 @@ ServerOptions tls_script()
     return o;
 }
 
+// Answers by script_json, after the status `code` with its error body (ServerOptions::status).
+ServerOptions failing_script(unsigned code)
+{
+    ServerOptions o;
+    o.script = boost::json::parse(script_json);
+    o.status = code;
+    return o;
+}
+
 HttpRequest post(const std::string& url, std::string body = "{}")
 {
     HttpRequest r("POST", url);
@@ -212,9 +221,7 @@ TEST_CASE("HTTP: a certificate for another host name is refused", "[http]")
 TEST_CASE("HTTP: 429 with Retry-After is retried, each retry logged, then the answer comes", "[http]")
 {
     asio::io_context ioc;
-    ServerOptions options;
-    options.script = boost::json::parse(script_json);
-    options.status = 429;
+    ServerOptions options = failing_script(429);
     options.retry_after = "0.05";
     options.status_times = 2;
     Server server(ioc.get_executor(), options);
@@ -238,9 +245,7 @@ TEST_CASE("HTTP: 429 with Retry-After is retried, each retry logged, then the an
 TEST_CASE("HTTP: when retries run out, the last error response is returned with its body", "[http]")
 {
     asio::io_context ioc;
-    ServerOptions options;
-    options.script = boost::json::parse(script_json);
-    options.status = 503;
+    ServerOptions options = failing_script(503);
     Server server(ioc.get_executor(), options);
     server.start();
     HttpClient client(fast_retries());
@@ -253,14 +258,13 @@ TEST_CASE("HTTP: when retries run out, the last error response is returned with 
         server.stop();
     }());
     CHECK(server.requests().size() == 3);  // the first try and two retries
+    CHECK(logs.all().size() == 2);          // each retry logged
 }
 
 TEST_CASE("HTTP: a status that is not retryable is returned at once", "[http]")
 {
     asio::io_context ioc;
-    ServerOptions options;
-    options.script = boost::json::parse(script_json);
-    options.status = 400;
+    ServerOptions options = failing_script(400);
     Server server(ioc.get_executor(), options);
     server.start();
     HttpClient client(fast_retries());
@@ -275,9 +279,7 @@ TEST_CASE("HTTP: a status that is not retryable is returned at once", "[http]")
 TEST_CASE("HTTP: a body hint (Gemini RetryInfo) sets the delay when headers give none", "[http]")
 {
     asio::io_context ioc;
-    ServerOptions options;
-    options.script = boost::json::parse(script_json);
-    options.status = 429;
+    ServerOptions options = failing_script(429);
     options.status_times = 1;
     Server server(ioc.get_executor(), options);
     server.start();

@@ -102,6 +102,20 @@ std::string environment(const char* name)
     return v ? std::string(v) : std::string();
 }
 
+FunctionCall function_call(std::string id, std::string name, std::string_view arguments)
+{
+    boost::json::object args;
+    if (arguments.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+        boost::system::error_code ec;
+        boost::json::value v = boost::json::parse(arguments, ec);
+        if (ec || !v.is_object())
+            throw Error(errc::bad_response, "the arguments of the call to '" + name +
+                                                "' are not a JSON object: " + std::string(arguments.substr(0, 200)));
+        args = std::move(v.get_object());
+    }
+    return FunctionCall(std::move(id), std::move(name), std::move(args));
+}
+
 LlmResponse chunk(Part part)
 {
     LlmResponse r(Content("model", {std::move(part)}));

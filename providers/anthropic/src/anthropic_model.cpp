@@ -166,17 +166,8 @@ LlmResponse error_response(const json::object& body)
 
 Part call_part(std::string id, std::string name, std::string_view input)
 {
-    json::object args;
-    if (input.find_first_not_of(" \t\r\n") != std::string_view::npos) {
-        boost::system::error_code ec;
-        json::value v = json::parse(input, ec);
-        if (ec || !v.is_object())
-            throw Error(errc::bad_response, "the input of the tool_use of '" + name +
-                                                "' is not a JSON object: " + std::string(input.substr(0, 200)));
-        args = std::move(v.get_object());
-    }
     Part p;
-    p.function_call = FunctionCall(std::move(id), std::move(name), std::move(args));
+    p.function_call = provider::function_call(std::move(id), std::move(name), input);
     return p;
 }
 

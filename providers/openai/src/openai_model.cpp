@@ -207,21 +207,6 @@ LlmResponse error_response(const json::value& error)
     return LlmResponse::error(std::move(code), string_at(*e, "message"));
 }
 
-// A function call whose arguments are a JSON string.
-FunctionCall call_from(std::string id, std::string name, std::string_view arguments)
-{
-    json::object args;
-    if (arguments.find_first_not_of(" \t\r\n") != std::string_view::npos) {
-        boost::system::error_code ec;
-        json::value v = json::parse(arguments, ec);
-        if (ec || !v.is_object())
-            throw Error(errc::bad_response, "the arguments of the call to '" + name +
-                                                "' are not a JSON object: " + std::string(arguments.substr(0, 200)));
-        args = std::move(v.get_object());
-    }
-    return FunctionCall(std::move(id), std::move(name), std::move(args));
-}
-
 class ChunkDecoder final : public WireFormat::StreamDecoder {
 public:
     void on_event(const net::SseEvent& event, std::vector<LlmResponse>& out) override
@@ -304,7 +289,7 @@ private:
             std::vector<Part> parts;
             for (auto& [index, p] : pending_) {
                 Part part;
-                part.function_call = call_from(p.id, p.name, p.arguments);
+                part.function_call = provider::function_call(p.id, p.name, p.arguments);
                 parts.push_back(std::move(part));
             }
             r.content = Content("model", std::move(parts));
@@ -366,7 +351,7 @@ public:
                     for (const json::value& c : calls->get_array()) {
                         const json::object& fn = c.at("function").as_object();
                         Part part;
-                        part.function_call = call_from(string_at(c.as_object(), "id"), string_at(fn, "name"),
+                        part.function_call = provider::function_call(string_at(c.as_object(), "id"), string_at(fn, "name"),
                                                        fn.contains("arguments") && fn.at("arguments").is_string()
                                                            ? std::string_view(fn.at("arguments").get_string())
                                                            : std::string_view("{}"));

@@ -76,6 +76,10 @@ std::string string_at(const boost::json::object& o, std::string_view key);
 // The environment variable's value, or "".
 std::string environment(const char* name);
 
+// A function call whose arguments arrived as JSON text (assembled from stream fragments): "" or blanks mean
+// no arguments; anything but a JSON object throws adk::Error (bad_response) naming the function.
+FunctionCall function_call(std::string id, std::string name, std::string_view arguments);
+
 // A streamed chunk made of one part.
 LlmResponse chunk(Part part);
 
