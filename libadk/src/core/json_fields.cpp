@@ -27,20 +27,48 @@ FieldReader::FieldReader(const json::value& v, std::string_view what) : obj_(v.i
 {
     if (!obj_)
         throw Error(errc::invalid_argument,
-                    what_ + " must be a JSON object, got " + std::string(json::to_string(v.kind())));
+                    std::string(what_) + " must be a JSON object, got " + std::string(json::to_string(v.kind())));
+}
+
+void FieldReader::mark_used(std::size_t index)
+{
+    if (index < 64)
+        used_first_64_ |= std::uint64_t{1} << index;
+    else
+        used_beyond_64_.push_back(index);
+}
+
+bool FieldReader::used(std::size_t index) const
+{
+    if (index < 64)
+        return (used_first_64_ >> index) & 1;
+    return std::find(used_beyond_64_.begin(), used_beyond_64_.end(), index) != used_beyond_64_.end();
 }
 
 const json::value* FieldReader::find(std::string_view camel)
 {
     auto it = obj_->find(camel);
-    if (it == obj_->end()) {
-        std::string snake = snake_case(camel);
-        if (snake != camel)
-            it = obj_->find(snake);
+    if (it == obj_->end() && std::any_of(camel.begin(), camel.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
+        // The snake_case alias, spelled on the stack when short (keys are): this runs for every absent key.
+        char buffer[64];
+        if (camel.size() * 2 > sizeof buffer) {
+            it = obj_->find(snake_case(camel));
+        } else {
+            std::size_t n = 0;
+            for (char c : camel) {
+                if (c >= 'A' && c <= 'Z') {
+                    buffer[n++] = '_';
+                    buffer[n++] = static_cast<char>(c - 'A' + 'a');
+                } else {
+                    buffer[n++] = c;
+                }
+            }
+            it = obj_->find(std::string_view(buffer, n));
+        }
     }
     if (it == obj_->end())
         return nullptr;
-    used_.push_back(it->key());
+    mark_used(static_cast<std::size_t>(it - obj_->begin()));
     return it->value().is_null() ? nullptr : &it->value();
 }
 
@@ -98,7 +126,7 @@ std::optional<json::object> FieldReader::object(std::string_view camel)
         return std::nullopt;
     if (!v->is_object())
         fail(camel, "an object");
-    return v->get_object();
+    return json::object(v->get_object(), json::storage_ptr());  // a copy on the heap, whatever held the parse
 }
 
 const json::array* FieldReader::array(std::string_view camel)
@@ -114,19 +142,19 @@ const json::array* FieldReader::array(std::string_view camel)
 json::object FieldReader::rest() const
 {
     json::object out;
+    std::size_t index = 0;
     for (const auto& kv : *obj_) {
-        if (kv.value().is_null())
-            continue;
-        if (std::find(used_.begin(), used_.end(), kv.key()) == used_.end())
+        if (!kv.value().is_null() && !used(index))
             out.emplace(kv.key(), kv.value());
+        ++index;
     }
     return out;
 }
 
 void FieldReader::fail(std::string_view camel, std::string_view expected) const
 {
-    throw Error(errc::invalid_argument,
-                what_ + "." + std::string(camel) + " must be " + std::string(expected) + ": fix the JSON");
+    throw Error(errc::invalid_argument, std::string(what_) + "." + std::string(camel) + " must be " +
+                                            std::string(expected) + ": fix the JSON");
 }
 
 void put(json::object& o, std::string_view key, const std::optional<std::string>& v)

@@ -19,7 +19,8 @@ std::string snake_case(std::string_view camel);
 
 class FieldReader {
 public:
-    // `what` names the object in error messages, e.g. "Event" or "Part.functionCall".
+    // `what` names the object in error messages, e.g. "Event" or "Part.functionCall"; it must outlive the
+    // reader (a string literal).
     FieldReader(const json::value& v, std::string_view what);
 
     // The value under `camel` or its snake_case spelling; nullptr when absent or null.
@@ -38,9 +39,13 @@ public:
     [[noreturn]] void fail(std::string_view camel, std::string_view expected) const;
 
 private:
+    void mark_used(std::size_t index);
+    bool used(std::size_t index) const;
+
     const json::object* obj_;
-    std::string what_;
-    std::vector<std::string_view> used_;
+    std::string_view what_;
+    std::uint64_t used_first_64_ = 0;  // by member index: no allocation for ordinary objects
+    std::vector<std::size_t> used_beyond_64_;
 };
 
 // Writers that omit what ADK omits (nulls, unset optionals).

@@ -387,13 +387,14 @@ asio::awaitable<Event> call_model(const LlmAgent& agent, const InvocationContext
                     response = std::move(*chunk);
                     continue;
                 }
-                if (chunk->partial && carries_text(*chunk)) {
+                const bool shown = chunk->partial && carries_text(*chunk);
+                aggregate.add(*chunk);
+                if (shown) {
                     Event partial = skeleton;
-                    fill_event(partial, *chunk);
+                    fill_event(partial, std::move(*chunk));
                     partial.partial = true;
                     co_await out.emit(std::move(partial));
                 }
-                aggregate.add(*chunk);
             }
             if (sse)
                 response = aggregate.finish();

@@ -71,10 +71,11 @@ LlmResponse http_error_response(unsigned status, std::string_view body)
                                   (text.empty() ? std::string(" with no body") : ": " + text));
 }
 
-boost::json::value parse_json(std::string_view text, std::string_view provider, std::string_view what)
+boost::json::value parse_json(std::string_view text, std::string_view provider, std::string_view what,
+                              boost::json::storage_ptr storage)
 {
     boost::system::error_code ec;
-    boost::json::value v = boost::json::parse(text, ec);
+    boost::json::value v = boost::json::parse(text, ec, std::move(storage));
     if (ec)
         throw Error(errc::bad_response, std::string(provider) + " sent " + std::string(what) + " that is not JSON (" +
                                             ec.message() + "): " + std::string(text.substr(0, 200)));

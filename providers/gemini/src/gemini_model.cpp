@@ -4,6 +4,7 @@
 #include <adk/core/error.hpp>
 #include <adk/net/url.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -14,9 +15,9 @@ namespace {
 
 using provider::environment;
 
-json::value parse_or_throw(std::string_view text, std::string_view what)
+json::value parse_or_throw(std::string_view text, std::string_view what, json::storage_ptr storage = {})
 {
-    return provider::parse_json(text, "Gemini", what);
+    return provider::parse_json(text, "Gemini", what, std::move(storage));
 }
 
 class ChunkDecoder final : public WireFormat::StreamDecoder {
@@ -25,7 +26,16 @@ public:
     {
         if (event.data.empty())
             return;
-        out.push_back(decode_response(parse_or_throw(event.data, "a stream event"), true));
+        // A chunk's JSON lives only while it is decoded (decode_response copies what it keeps), so it is
+        // parsed into a buffer on the stack rather than the heap. Under ASan the buffer is left out: the
+        // parse then takes heap blocks that are freed after it, so a value kept by mistake is reported.
+#if defined(__SANITIZE_ADDRESS__)
+        json::monotonic_resource scratch;
+#else
+        unsigned char buffer[4096];
+        json::monotonic_resource scratch(buffer, sizeof buffer);
+#endif
+        out.push_back(decode_response(parse_or_throw(event.data, "a stream event", &scratch), true));
     }
     void finish(std::string_view unparsed, std::vector<LlmResponse>& out) override
     {

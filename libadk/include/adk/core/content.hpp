@@ -2,12 +2,15 @@
 //
 // DESIGN: a Part is one struct with optional members, as in genai, not a std::variant: real payloads put
 // several members on one part (a functionCall with a sibling thoughtSignature; text with thought=true).
+// The members that are large and usually absent are Boxed (heap-held optionals) so that a Part stays small.
 // Members adk-cpp does not model are kept in `extra` and written back unchanged, so a round trip through
 // adk-cpp never loses what a newer ADK or model wrote.
 //
 // Every type here has a user-declared constructor and is checked not to be an aggregate: g++ 12
 // miscompiles aggregate temporaries built inside co_await expressions (docs/DESIGN.md, Pitfalls 1).
 #pragma once
+
+#include <adk/core/boxed.hpp>
 
 #include <boost/json/fwd.hpp>
 #include <boost/json/object.hpp>
@@ -114,12 +117,12 @@ public:
     std::optional<std::string> text;
     bool thought = false;                          // written only when true
     std::optional<std::string> thought_signature;  // raw bytes (base64 in JSON)
-    std::optional<Blob> inline_data;
-    std::optional<FileData> file_data;
-    std::optional<FunctionCall> function_call;
-    std::optional<FunctionResponse> function_response;
-    std::optional<ExecutableCode> executable_code;
-    std::optional<CodeExecutionResult> code_execution_result;
+    Boxed<Blob> inline_data;
+    Boxed<FileData> file_data;
+    Boxed<FunctionCall> function_call;
+    Boxed<FunctionResponse> function_response;
+    Boxed<ExecutableCode> executable_code;
+    Boxed<CodeExecutionResult> code_execution_result;
     json::object extra;  // videoMetadata, partMetadata, ... kept as read
 
     friend bool operator==(const Part&, const Part&) = default;

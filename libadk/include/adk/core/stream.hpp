@@ -104,7 +104,9 @@ private:
 template <class T>
 class StreamState final : public StreamControl, public std::enable_shared_from_this<StreamState<T>> {
 public:
-    using channel_type = asio::experimental::concurrent_channel<void(boost::system::error_code, T)>;
+    // Items travel boxed: a message is moved about ten times between send and receive (channel buffer,
+    // handler, tuple, coroutine result), and moving a pointer is cheaper than moving an Event.
+    using channel_type = asio::experimental::concurrent_channel<void(boost::system::error_code, std::unique_ptr<T>)>;
 
     StreamState(asio::any_io_executor ex, std::size_t capacity) : StreamControl(ex), channel(ex, capacity) {}
 
@@ -154,9 +156,10 @@ public:
     asio::awaitable<void> emit(T value)
     {
         throw_if_stopped();
-        if (state_->channel.try_send(boost::system::error_code{}, std::move(value)))
-            co_return;  // try_send moves from `value` only when it succeeds
-        auto [ec] = co_await state_->channel.async_send(boost::system::error_code{}, std::move(value),
+        auto item = std::make_unique<T>(std::move(value));
+        if (state_->channel.try_send(boost::system::error_code{}, std::move(item)))
+            co_return;  // try_send moves from `item` only when it succeeds
+        auto [ec] = co_await state_->channel.async_send(boost::system::error_code{}, std::move(item),
                                                          asio::as_tuple(asio::use_awaitable));
         if (ec) {
             throw_if_stopped();
@@ -169,7 +172,11 @@ public:
     bool try_emit(T& value)
     {
         throw_if_stopped();
-        return state_->channel.try_send(boost::system::error_code{}, std::move(value));
+        auto item = std::make_unique<T>(std::move(value));
+        if (state_->channel.try_send(boost::system::error_code{}, std::move(item)))
+            return true;
+        value = std::move(*item);
+        return false;
     }
 
     bool stopped() const noexcept { return state_->stop_reason() != detail::StopReason::none; }
@@ -219,18 +226,18 @@ public:
         if (!state_ || finished_)
             co_return std::nullopt;
         throw_if_cancelled();
-        std::optional<T> item;
+        std::unique_ptr<T> item;
         boost::system::error_code ec;
-        auto take = [&](boost::system::error_code e, T&& v) {
+        auto take = [&](boost::system::error_code e, std::unique_ptr<T>&& v) {
             ec = e;
-            item.emplace(std::move(v));
+            item = std::move(v);
         };
         if (!state_->channel.try_receive(take)) {
             auto [e, v] = co_await state_->channel.async_receive(asio::as_tuple(asio::use_awaitable));
             take(e, std::move(v));
         }
-        if (!ec)
-            co_return std::move(item);
+        if (!ec && item)
+            co_return std::optional<T>(std::move(*item));
         finished_ = true;
         throw_if_cancelled();
         if (ec == asio::error::eof || state_->stop_reason() == detail::StopReason::consumer_left)
@@ -284,9 +291,9 @@ asio::awaitable<void> finish(StreamState<T>& state, std::exception_ptr failure)
         state.failure = as_adk_error(failure);
         code = failure_marker();
     }
-    if (state.channel.try_send(code, T{}))
+    if (state.channel.try_send(code, std::unique_ptr<T>()))
         co_return;
-    auto [ec] = co_await state.channel.async_send(code, T{}, asio::as_tuple(asio::use_awaitable));
+    auto [ec] = co_await state.channel.async_send(code, std::unique_ptr<T>(), asio::as_tuple(asio::use_awaitable));
     (void)ec;  // the consumer left meanwhile: nothing to deliver
 }
 

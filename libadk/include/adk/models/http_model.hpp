@@ -65,7 +65,9 @@ namespace provider {
 LlmResponse http_error_response(unsigned status, std::string_view body);
 
 // Parses JSON from `provider`; throws adk::Error (bad_response) naming the provider and `what` it was.
-boost::json::value parse_json(std::string_view text, std::string_view provider, std::string_view what);
+// `storage` holds the parsed value (the default heap unless given).
+boost::json::value parse_json(std::string_view text, std::string_view provider, std::string_view what,
+                              boost::json::storage_ptr storage = {});
 
 // The body parsed when it is a JSON object holding "error"; nothing otherwise.
 std::optional<boost::json::object> error_object(std::string_view body);
