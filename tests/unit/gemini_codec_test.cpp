@@ -1,5 +1,6 @@
 // The Gemini wire codec against real recorded responses and requests.
 #include <adk/providers/gemini/codec.hpp>
+#include <adk/providers/gemini/gemini.hpp>
 
 #include "support/run.hpp"
 
@@ -17,15 +18,21 @@ using adk::test::fixture;
 
 namespace {
 
+// Through the stream decoder the model uses, which parses each chunk into a scratch buffer: under ASan a
+// value that kept a pointer into that buffer is reported when the checks below read it.
 std::vector<adk::LlmResponse> decode_stream(const std::string& name)
 {
     adk::net::SseParser parser;
     std::vector<adk::net::SseEvent> events;
     parser.feed(fixture("providers/gemini/" + name), events);
     parser.finish(events);
+    adk::gemini::GeminiOptions options;
+    options.api_key = "test";
+    auto decoder = adk::gemini::wire_format(options)->stream_decoder();
     std::vector<adk::LlmResponse> out;
     for (const auto& e : events)
-        out.push_back(adk::gemini::decode_response(json::parse(e.data), true));
+        decoder->on_event(e, out);
+    decoder->finish(parser.unparsed(), out);
     return out;
 }
 
@@ -77,6 +84,15 @@ TEST_CASE("gemini: function calls with and without ids, and their thought signat
                     found = true;
                 }
     CHECK(found);
+
+    // Arguments are copied out of the chunk's parse (under ASan a shared buffer would be a use-after-free).
+    bool san_francisco = false;
+    for (const auto& c : decode_stream("vercel_tool_call_gemini3_signature.sse"))
+        if (c.content)
+            for (const auto& p : c.content->parts)
+                if (p.function_call)
+                    san_francisco = san_francisco || p.function_call->args.at("location") == "San Francisco";
+    CHECK(san_francisco);
 
     auto parallel = adk::gemini::decode_response(json::parse(fixture("providers/gemini/firebase_unary_parallel_function_calls.json")), false);
     REQUIRE(parallel.content);

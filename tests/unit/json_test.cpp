@@ -297,3 +297,29 @@ TEST_CASE("is_final_response follows ADK's rules", "[json]")
     empty.author = "agent";
     CHECK(empty.is_final_response());
 }
+
+TEST_CASE("a Part's boxed members copy deeply and compare by value", "[json]")
+{
+    adk::Part call = adk::Part::from_function_call("get_weather", json::object{{"city", "Paris"}}, "c1");
+    adk::Part copy = call;
+    REQUIRE(copy.function_call);
+    CHECK(&*copy.function_call != &*call.function_call);  // its own box, not a shared one
+    copy.function_call->args["city"] = "Lyon";
+    CHECK(call.function_call->args.at("city") == "Paris");
+    CHECK(copy != call);
+    copy.function_call->args["city"] = "Paris";
+    CHECK(copy == call);
+
+    adk::Part moved = std::move(copy);
+    CHECK(moved == call);
+    CHECK(!copy.function_call);  // NOLINT(bugprone-use-after-move): a moved-from box is empty
+
+    adk::Part text = adk::Part::from_text("hi");
+    CHECK(!text.function_call);
+    CHECK_THROWS_AS(text.function_call.value(), std::bad_optional_access);
+    CHECK(text.function_call == std::nullopt);
+    text.function_response.emplace("r1", "get_weather", json::object{{"sky", "sunny"}});
+    CHECK(text.function_response->name == "get_weather");
+    text.function_response = std::nullopt;
+    CHECK(!text.function_response);
+}
