@@ -208,12 +208,13 @@ std::string identity_instruction(const LlmAgent& agent)
     return si;
 }
 
-asio::awaitable<LlmRequest> build_request(const LlmAgent& agent, const InvocationContext& ctx, const Tools& tools,
-                                          const std::vector<Agent*>& targets)
+// Fills `request` (owned by the caller, so that no second LlmRequest sits in the caller's coroutine frame).
+asio::awaitable<void> build_request(const LlmAgent& agent, const InvocationContext& ctx, const Tools& tools,
+                                    const std::vector<Agent*>& targets, LlmRequest& request)
 {
     const LlmAgentConfig& cfg = agent.config();
     ReadonlyContext ro(ctx);
-    LlmRequest request;
+    request = LlmRequest();
     request.model = std::string(cfg.model->name());
     request.config = cfg.generate_content_config;
     if (cfg.output_schema) {
@@ -252,7 +253,6 @@ asio::awaitable<LlmRequest> build_request(const LlmAgent& agent, const Invocatio
     });
     if (cfg.static_instruction && !dynamic.empty())
         request.contents.emplace_back("user", std::vector<Part>{Part::from_text(dynamic)});
-    co_return request;
 }
 
 // ---- the model call -----------------------------------------------------------------------------------
@@ -356,85 +356,136 @@ bool carries_text(const LlmResponse& r)
     return false;
 }
 
-// Calls the model, or takes a before-model callback's answer. In SSE mode every chunk with text is emitted
-// as a partial event sharing the final event's id (as ADK does, so a UI can replace the deltas by the whole).
-// Returns the final model event, not yet emitted.
-asio::awaitable<Event> call_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
-                                  LlmRequest& request)
+// ---- the model call, in phases -------------------------------------------------------------------------
+//
+// DESIGN: g++ gives every local and every co_await temporary of a coroutine its own slot in the frame, for
+// the coroutine's whole life, and the frames of the whole call chain are alive while a model streams. With
+// thousands of concurrent invocations that is most of their memory. So the chain that is alive while
+// streaming (run_llm_flow -> call_model -> stream_model) holds only what streaming needs, the other
+// phases are coroutines of their own whose frames are gone by then, and results travel through
+// references or as pointers rather than as Event / LlmResponse temporaries.
+
+// Before-model plugins, then callbacks: the first answer stands in for the model.
+asio::awaitable<void> before_model(const LlmAgentConfig& cfg, const InvocationContext& ctx, CallbackContext& cb,
+                                   LlmRequest& request, std::optional<LlmResponse>& response)
 {
-    const LlmAgentConfig& cfg = agent.config();
-    CallbackContext cb(ctx);
-    Event skeleton = ctx.make_event();
-    std::optional<LlmResponse> response;
     for (const auto& plugin : ctx.plugins()) {
         response = co_await plugin->before_model(cb, request);
         if (response)
-            break;
+            co_return;
     }
     for (std::size_t i = 0; !response && i < cfg.before_model_callbacks.size(); ++i)
         response = co_await cfg.before_model_callbacks[i](cb, request);
-    if (!response) {
-        if (ctx.cancelled())
-            throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
-        ctx.check_and_inc_llm_call();
-        bool sse = ctx.run_config().streaming_mode == StreamingMode::sse;
-        std::exception_ptr failure;
-        try {
-            Stream<LlmResponse> stream = co_await cfg.model->generate(request, sse);
-            Aggregator aggregate;
-            while (auto chunk = co_await stream.next()) {
-                if (!sse) {
-                    response = std::move(*chunk);
-                    continue;
-                }
-                const bool shown = chunk->partial && carries_text(*chunk);
-                aggregate.add(*chunk);
-                if (shown) {
-                    Event partial = skeleton;
-                    fill_event(partial, std::move(*chunk));
-                    partial.partial = true;
-                    co_await out.emit(std::move(partial));
-                }
-            }
-            if (sse)
-                response = aggregate.finish();
-            if (!response)
-                throw Error(errc::agent_failed, "model '" + std::string(cfg.model->name()) +
-                                                    "' ended its answer without a response");
-        } catch (...) {
-            failure = std::current_exception();
+}
+
+// An event of this model call: `id` is shared by the partial events and the final one (as ADK does, so a
+// UI can replace the deltas by the whole).
+Event model_event(const LlmAgent& agent, const InvocationContext& ctx, const std::string& id)
+{
+    Event e;
+    e.id = id;
+    e.invocation_id = ctx.invocation_id();
+    e.author = agent.name();
+    e.branch = ctx.branch();
+    return e;
+}
+
+// Calls the model. In SSE mode every chunk with text is emitted as a partial event; `response` gets the
+// whole answer.
+asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
+                                   const LlmRequest& request, const std::string& event_id,
+                                   std::optional<LlmResponse>& response)
+{
+    const LlmAgentConfig& cfg = agent.config();
+    const bool sse = ctx.run_config().streaming_mode == StreamingMode::sse;
+    Stream<LlmResponse> stream = co_await cfg.model->generate(request, sse);
+    Aggregator aggregate;
+    while (auto chunk = co_await stream.next()) {
+        if (!sse) {
+            response = std::move(*chunk);
+            continue;
         }
-        if (failure) {
-            Error error = as_error(failure);
-            if (stops_invocation(error))
-                std::rethrow_exception(failure);
-            response.reset();
-            for (const auto& plugin : ctx.plugins()) {
-                response = co_await plugin->on_model_error(cb, request, error);
-                if (response)
-                    break;
-            }
-            for (std::size_t i = 0; !response && i < cfg.on_model_error_callbacks.size(); ++i)
-                response = co_await cfg.on_model_error_callbacks[i](cb, request, error);
-            if (!response)
-                std::rethrow_exception(failure);
+        const bool shown = chunk->partial && carries_text(*chunk);
+        aggregate.add(*chunk);
+        if (shown) {
+            Event partial = model_event(agent, ctx, event_id);
+            fill_event(partial, std::move(*chunk));
+            partial.partial = true;
+            co_await out.emit(std::move(partial));
         }
     }
+    if (sse)
+        response = aggregate.finish();
+    if (!response)
+        throw Error(errc::agent_failed, "model '" + std::string(cfg.model->name()) +
+                                            "' ended its answer without a response");
+}
+
+// A failed model call goes to on-model-error plugins, then callbacks; the first answer stands in for the
+// model. Rethrows the failure when nobody answers, or when it stops the invocation.
+asio::awaitable<void> recover(const LlmAgentConfig& cfg, const InvocationContext& ctx, CallbackContext& cb,
+                              LlmRequest& request, std::exception_ptr failure, std::optional<LlmResponse>& response)
+{
+    Error error = as_error(failure);
+    if (stops_invocation(error))
+        std::rethrow_exception(failure);
+    response.reset();
+    for (const auto& plugin : ctx.plugins()) {
+        response = co_await plugin->on_model_error(cb, request, error);
+        if (response)
+            co_return;
+    }
+    for (std::size_t i = 0; !response && i < cfg.on_model_error_callbacks.size(); ++i)
+        response = co_await cfg.on_model_error_callbacks[i](cb, request, error);
+    if (!response)
+        std::rethrow_exception(failure);
+}
+
+// After-model plugins, then callbacks: the first replacement wins.
+asio::awaitable<void> after_model(const LlmAgentConfig& cfg, const InvocationContext& ctx, CallbackContext& cb,
+                                  LlmResponse& response)
+{
     std::optional<LlmResponse> replaced;
     for (const auto& plugin : ctx.plugins()) {
-        replaced = co_await plugin->after_model(cb, *response);
+        replaced = co_await plugin->after_model(cb, response);
         if (replaced)
             break;
     }
     for (std::size_t i = 0; !replaced && i < cfg.after_model_callbacks.size(); ++i)
-        replaced = co_await cfg.after_model_callbacks[i](cb, *response);
+        replaced = co_await cfg.after_model_callbacks[i](cb, response);
     if (replaced)
-        response = std::move(replaced);
-    Event event = std::move(skeleton);
-    event.timestamp = now_seconds();
-    fill_event(event, std::move(*response));
-    event.partial = false;
-    event.actions = std::move(cb.actions());
+        response = std::move(*replaced);
+}
+
+// Calls the model, or takes a before-model callback's answer. Returns the final model event, not yet
+// emitted.
+asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, const InvocationContext& ctx,
+                                                   EventSink& out, LlmRequest& request)
+{
+    const LlmAgentConfig& cfg = agent.config();
+    CallbackContext cb(ctx);
+    const std::string event_id = new_uuid();
+    std::optional<LlmResponse> response;
+    co_await before_model(cfg, ctx, cb, request, response);
+    if (!response) {
+        if (ctx.cancelled())
+            throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
+        ctx.check_and_inc_llm_call();
+        std::exception_ptr failure;
+        try {
+            co_await stream_model(agent, ctx, out, request, event_id, response);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (failure)
+            co_await recover(cfg, ctx, cb, request, failure, response);
+    }
+    co_await after_model(cfg, ctx, cb, *response);
+    auto event = std::make_unique<Event>(model_event(agent, ctx, event_id));
+    event->timestamp = now_seconds();
+    fill_event(*event, std::move(*response));
+    event->partial = false;
+    event->actions = std::move(cb.actions());
     co_return event;
 }
 
@@ -461,58 +512,78 @@ void store_output(const LlmAgent& agent, Event& event)
 
 }  // namespace
 
-asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx, EventSink& out)
+namespace {
+
+// What follows a model call: its event, then the tools it calls and their responses. False when the
+// invocation's turn is over.
+asio::awaitable<bool> after_model_call(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
+                                       const Tools& tools, std::unique_ptr<Event> model_event)
 {
     const LlmAgentConfig& cfg = agent.config();
-    std::vector<Agent*> targets = transfer_targets(agent);
-    Tools tools = co_await resolve_tools(cfg, ctx, targets);
-
-    for (int iteration = 0; iteration < cfg.max_iterations; ++iteration) {
-        LlmRequest request = co_await build_request(agent, ctx, tools, targets);
-        Event model_event = co_await call_model(agent, ctx, out, request);
-
-        std::vector<FunctionCall> calls;
-        if (model_event.content) {
-            for (Part& p : model_event.content->parts) {
-                if (!p.function_call)
-                    continue;
-                if (p.function_call->id.empty())
-                    p.function_call->id = "adk-" + new_uuid();
-                auto tool = tools.by_name.find(p.function_call->name);
-                if (tool != tools.by_name.end() && tool->second->is_long_running())
-                    model_event.long_running_tool_ids.push_back(p.function_call->id);
-                calls.push_back(*p.function_call);
-            }
+    std::vector<FunctionCall> calls;
+    if (model_event->content) {
+        for (Part& p : model_event->content->parts) {
+            if (!p.function_call)
+                continue;
+            if (p.function_call->id.empty())
+                p.function_call->id = "adk-" + new_uuid();
+            auto tool = tools.by_name.find(p.function_call->name);
+            if (tool != tools.by_name.end() && tool->second->is_long_running())
+                model_event->long_running_tool_ids.push_back(p.function_call->id);
+            calls.push_back(*p.function_call);
         }
-        if (calls.empty() && model_event.is_final_response())
-            store_output(agent, model_event);
-        co_await out.emit(std::move(model_event));
-        if (calls.empty() || ctx.end_invocation())
-            co_return;
-
-        std::optional<Event> responses = co_await dispatch_tools(cfg, ctx, calls, tools);
-        if (!responses)
-            co_return;  // only long-running tools, which answer later
-        std::optional<std::string> transfer = responses->actions.transfer_to_agent;
-        bool final = responses->is_final_response();
-        co_await out.emit(std::move(*responses));
-        if (ctx.end_invocation())
-            co_return;
-        if (transfer) {
-            // Runs the target for the rest of the invocation (the workflow issue adds the routing rules).
-            if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*transfer) : nullptr)
-                co_await target->run_inline(ctx, out);
-            co_return;
-        }
-        if (final)
-            co_return;  // skip_summarization: the tool's answer is the answer
     }
+    if (calls.empty() && model_event->is_final_response())
+        store_output(agent, *model_event);
+    co_await out.emit(std::move(*model_event));
+    if (calls.empty() || ctx.end_invocation())
+        co_return false;
+
+    std::optional<Event> responses = co_await dispatch_tools(cfg, ctx, calls, tools);
+    if (!responses)
+        co_return false;  // only long-running tools, which answer later
+    std::optional<std::string> transfer = responses->actions.transfer_to_agent;
+    bool final = responses->is_final_response();
+    co_await out.emit(std::move(*responses));
+    if (ctx.end_invocation())
+        co_return false;
+    if (transfer) {
+        // Runs the target for the rest of the invocation (the workflow issue adds the routing rules).
+        if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*transfer) : nullptr)
+            co_await target->run_inline(ctx, out);
+        co_return false;
+    }
+    co_return !final;  // a final tool answer (skip_summarization) is the answer
+}
+
+asio::awaitable<void> emit_max_iterations(const LlmAgent& agent, InvocationContext& ctx, EventSink& out)
+{
+    const LlmAgentConfig& cfg = agent.config();
     Event fail_safe = ctx.make_event();
     fail_safe.error_code = "MAX_ITERATIONS";
     fail_safe.error_message = "agent '" + agent.name() + "' made " + std::to_string(cfg.max_iterations) +
                               " model calls without a final answer and stopped; raise max_iterations if the task "
                               "needs more steps, or check why the model keeps calling tools";
     co_await out.emit(std::move(fail_safe));
+}
+
+}  // namespace
+
+asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx, EventSink& out)
+{
+    const LlmAgentConfig& cfg = agent.config();
+    std::vector<Agent*> targets = transfer_targets(agent);
+    Tools tools = co_await resolve_tools(cfg, ctx, targets);
+    LlmRequest request;
+    for (int iteration = 0; iteration < cfg.max_iterations; ++iteration) {
+        co_await build_request(agent, ctx, tools, targets, request);
+        std::unique_ptr<Event> model_event = co_await call_model(agent, ctx, out, request);
+        request = LlmRequest();  // not kept while the tools run
+        const bool more = co_await after_model_call(agent, ctx, out, tools, std::move(model_event));
+        if (!more)
+            co_return;
+    }
+    co_await emit_max_iterations(agent, ctx, out);
 }
 
 }  // namespace adk::detail

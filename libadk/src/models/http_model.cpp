@@ -12,6 +12,23 @@ HttpModel::HttpModel(std::string name, std::shared_ptr<const WireFormat> format,
 {
 }
 
+namespace {
+
+// An error status, or an answer that is not streamed: one response from the whole body. A coroutine of its
+// own so that the streaming loop's frame (alive while the model streams) holds none of this.
+asio::awaitable<void> emit_whole_body(const WireFormat& format, net::HttpResponse& response, Sink<LlmResponse>& sink)
+{
+    if (!response.ok()) {
+        const std::string body = co_await response.read_all(std::size_t{1} << 20);
+        co_await sink.emit(format.decode_error(response.status(), body));
+        co_return;
+    }
+    const std::string body = co_await response.read_all();
+    co_await sink.emit(format.decode(body));
+}
+
+}  // namespace
+
 asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, bool stream)
 {
     net::HttpRequest http_request = format_->encode(request, stream);
@@ -20,16 +37,8 @@ asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, boo
 
     auto read = [format = format_, stream, response = std::move(response)](
                     Sink<LlmResponse> sink) mutable -> asio::awaitable<void> {
-        if (!response.ok()) {
-            const std::string body = co_await response.read_all(std::size_t{1} << 20);
-            LlmResponse error = format->decode_error(response.status(), body);
-            co_await sink.emit(std::move(error));
-            co_return;
-        }
-        if (!stream) {
-            const std::string body = co_await response.read_all();
-            LlmResponse whole = format->decode(body);
-            co_await sink.emit(std::move(whole));
+        if (!stream || !response.ok()) {
+            co_await emit_whole_body(*format, response, sink);
             co_return;
         }
         net::SseParser parser;

@@ -98,6 +98,20 @@ std::shared_ptr<Agent> agent_to_run(const Session& session, const std::shared_pt
     return root;
 }
 
+// Before-run plugins: the first that answers does so in the agent's place (ADK writes it as the model's).
+// A coroutine of its own, so that the invocation's producer frame (alive for the whole run) holds no Event.
+asio::awaitable<bool> answered_by_plugin(InvocationContext& ctx, EventSink& out)
+{
+    for (const auto& plugin : ctx.plugins()) {
+        if (auto answer = co_await plugin->before_run(ctx)) {
+            Event early("model", std::move(*answer));
+            co_await out.emit(std::move(early));
+            co_return true;
+        }
+    }
+    co_return false;
+}
+
 }  // namespace
 
 Runner::Runner(RunnerOptions options)
@@ -173,14 +187,8 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
             ~Unregister() { registry.remove(id); }
         } unregister{*registry, ctx->invocation_id()};
         EventSink out(std::move(sink), ctx->invocation());
-        for (const auto& plugin : ctx->plugins()) {
-            if (auto answer = co_await plugin->before_run(*ctx)) {
-                // A plugin answers in the agent's place (ADK writes it as the model's).
-                Event early("model", std::move(*answer));
-                co_await out.emit(std::move(early));
-                co_return;
-            }
-        }
+        if (co_await answered_by_plugin(*ctx, out))
+            co_return;
         co_await agent->run_inline(*ctx, out);
         for (const auto& plugin : ctx->plugins())
             co_await plugin->after_run(*ctx);
