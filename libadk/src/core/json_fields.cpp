@@ -45,31 +45,58 @@ bool FieldReader::used(std::size_t index) const
     return std::find(used_beyond_64_.begin(), used_beyond_64_.end(), index) != used_beyond_64_.end();
 }
 
-const json::value* FieldReader::find(std::string_view camel)
+namespace {
+
+// Whether `key` is the snake_case spelling of `camel` ("thought_signature" of "thoughtSignature"), compared
+// in place.
+bool is_snake_of(std::string_view key, std::string_view camel, std::size_t uppercase)
 {
-    auto it = obj_->find(camel);
-    if (it == obj_->end() && std::any_of(camel.begin(), camel.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
-        // The snake_case alias, spelled on the stack when short (keys are): this runs for every absent key.
-        char buffer[64];
-        if (camel.size() * 2 > sizeof buffer) {
-            it = obj_->find(snake_case(camel));
-        } else {
-            std::size_t n = 0;
-            for (char c : camel) {
-                if (c >= 'A' && c <= 'Z') {
-                    buffer[n++] = '_';
-                    buffer[n++] = static_cast<char>(c - 'A' + 'a');
-                } else {
-                    buffer[n++] = c;
-                }
-            }
-            it = obj_->find(std::string_view(buffer, n));
+    if (key.size() != camel.size() + uppercase)
+        return false;
+    std::size_t k = 0;
+    for (char c : camel) {
+        if (c >= 'A' && c <= 'Z') {
+            if (key[k] != '_' || key[k + 1] != static_cast<char>(c - 'A' + 'a'))
+                return false;
+            k += 2;
+        } else if (key[k++] != c) {
+            return false;
         }
     }
-    if (it == obj_->end())
+    return true;
+}
+
+}  // namespace
+
+const json::value* FieldReader::find(std::string_view camel)
+{
+    const auto uppercase = static_cast<std::size_t>(
+        std::count_if(camel.begin(), camel.end(), [](char c) { return c >= 'A' && c <= 'Z'; }));
+    const json::key_value_pair* hit = nullptr;
+    if (obj_->size() <= 8) {
+        // Small objects (most of a model's JSON): one pass, the camelCase key winning over its alias.
+        const json::key_value_pair* alias = nullptr;
+        for (const auto& kv : *obj_) {
+            if (kv.key() == camel) {
+                hit = &kv;
+                break;
+            }
+            if (!alias && uppercase > 0 && is_snake_of(kv.key(), camel, uppercase))
+                alias = &kv;
+        }
+        if (!hit)
+            hit = alias;
+    } else {
+        auto it = obj_->find(camel);
+        if (it == obj_->end() && uppercase > 0)
+            it = obj_->find(snake_case(camel));
+        if (it != obj_->end())
+            hit = &*it;
+    }
+    if (!hit)
         return nullptr;
-    mark_used(static_cast<std::size_t>(it - obj_->begin()));
-    return it->value().is_null() ? nullptr : &it->value();
+    mark_used(static_cast<std::size_t>(hit - obj_->begin()));
+    return hit->value().is_null() ? nullptr : &hit->value();
 }
 
 std::optional<std::string> FieldReader::string(std::string_view camel)

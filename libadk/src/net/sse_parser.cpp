@@ -1,8 +1,28 @@
 #include <adk/net/sse_parser.hpp>
 
 #include <algorithm>
+#include <cstring>
 
 namespace adk::net {
+
+namespace {
+
+// How many leading bytes are ASCII, eight at a time.
+std::size_t ascii_prefix(std::string_view in)
+{
+    std::size_t n = 0;
+    for (; n + 8 <= in.size(); n += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, in.data() + n, 8);
+        if (word & 0x8080808080808080ULL)
+            break;
+    }
+    while (n < in.size() && static_cast<unsigned char>(in[n]) < 0x80)
+        ++n;
+    return n;
+}
+
+}  // namespace
 
 void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
 {
@@ -23,16 +43,23 @@ void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
         started_ = true;
     }
     std::size_t start = 0;
-    for (std::size_t i = 0; i < bytes.size(); ++i) {
-        char c = bytes[i];
-        if (c == '\n' && after_cr_) {  // the LF of a CRLF whose CR ended the line already
+    const char* const end = bytes.data() + bytes.size();
+    while (start < bytes.size()) {
+        if (after_cr_) {  // the LF of a CRLF whose CR ended the line already
             after_cr_ = false;
-            start = i + 1;
-            continue;
+            if (bytes[start] == '\n') {
+                ++start;
+                continue;
+            }
         }
-        after_cr_ = false;
-        if (c != '\n' && c != '\r')
-            continue;
+        // The line's end: the first CR or LF, found with memchr (lines are hundreds of bytes of JSON).
+        const char* from = bytes.data() + start;
+        const char* lf = static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)));
+        const char* cr = static_cast<const char*>(std::memchr(from, '\r', static_cast<std::size_t>((lf ? lf : end) - from)));
+        const char* eol = cr ? cr : lf;
+        if (!eol)
+            break;
+        const std::size_t i = static_cast<std::size_t>(eol - bytes.data());
         if (partial_.empty()) {
             line(bytes.substr(start, i - start), out);
         } else {
@@ -40,7 +67,7 @@ void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
             line(partial_, out);
             partial_.clear();
         }
-        after_cr_ = c == '\r';
+        after_cr_ = *eol == '\r';
         start = i + 1;
     }
     partial_.append(bytes.substr(std::min(start, bytes.size())));
@@ -98,21 +125,23 @@ void SseParser::dispatch(std::vector<SseEvent>& out)
         return;
     }
     data_.pop_back();  // the "\n" after the last data line
-    SseEvent event(event_type_.empty() ? std::string("message") : to_valid_utf8(event_type_), to_valid_utf8(data_));
+    std::string data = std::move(data_);  // handed over as it is when it is ASCII, the usual case
+    data_.clear();
+    if (ascii_prefix(data) != data.size())
+        data = to_valid_utf8(data);
+    SseEvent event(event_type_.empty() ? std::string("message") : to_valid_utf8(event_type_), std::move(data));
     event.id = to_valid_utf8(last_id_);
     event.retry = retry_;
     out.push_back(std::move(event));
-    data_.clear();
     has_data_ = false;
     event_type_.clear();
     retry_.reset();
 }
 
+
 std::string to_valid_utf8(std::string_view in)
 {
-    std::size_t ascii = 0;  // the usual case: JSON that is all ASCII, copied as it is
-    while (ascii < in.size() && static_cast<unsigned char>(in[ascii]) < 0x80)
-        ++ascii;
+    const std::size_t ascii = ascii_prefix(in);  // the usual case: JSON that is all ASCII, copied as it is
     if (ascii == in.size())
         return std::string(in);
     std::string out;
