@@ -13,6 +13,8 @@ EventSink::EventSink(Sink<Event> sink, std::shared_ptr<detail::Invocation> invoc
 {
 }
 
+// Not a coroutine itself (see Sink::emit): a partial event that no plugin needs to see goes straight to
+// the channel when it has room; the rest goes through deliver(), whose frame holds a pointer.
 asio::awaitable<void> EventSink::emit(Event event)
 {
     if (event.author.empty())
@@ -24,13 +26,22 @@ asio::awaitable<void> EventSink::emit(Event event)
         event.invocation_id = invocation_->options.invocation_id;
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();
-    if (!event.partial)
-        co_await invocation_->commit(event);
-    escalated_ = escalated_ || event.actions.escalate;
+    if (event.partial && invocation_->options.plugins.empty()) {
+        escalated_ = escalated_ || event.actions.escalate;
+        if (sink_.try_emit(event))
+            return detail::ready();
+    }
+    return deliver(std::make_unique<Event>(std::move(event)));
+}
+
+asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
+{
+    if (!event->partial)
+        co_await invocation_->commit(*event);
+    escalated_ = escalated_ || event->actions.escalate;
     if (!invocation_->options.plugins.empty())
-        co_await apply_plugins(event);
-    if (!sink_.try_emit(event))
-        co_await sink_.emit(std::move(event));
+        co_await apply_plugins(*event);
+    co_await sink_.emit(std::move(*event));
 }
 
 // Plugins' on_event: the first replacement is what the caller sees (the session keeps what was stored).
@@ -48,8 +59,7 @@ asio::awaitable<void> EventSink::apply_plugins(Event& event)
 asio::awaitable<void> EventSink::forward(Event event)
 {
     escalated_ = escalated_ || event.actions.escalate;
-    if (!sink_.try_emit(event))
-        co_await sink_.emit(std::move(event));
+    return sink_.emit(std::move(event));
 }
 
 }  // namespace adk

@@ -34,6 +34,7 @@ public:
     void clear_escalation() noexcept { escalated_ = false; }
 
 private:
+    asio::awaitable<void> deliver(std::unique_ptr<Event> event);
     asio::awaitable<void> apply_plugins(Event& event);
 
     Sink<Event> sink_;

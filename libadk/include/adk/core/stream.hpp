@@ -118,6 +118,13 @@ private:
     std::shared_ptr<StreamControl> shared_from_base() override { return this->shared_from_this(); }
 };
 
+// An awaitable that completes at once: what a function that returns asio::awaitable without being a
+// coroutine returns when it has nothing left to wait for.
+inline asio::awaitable<void> ready()
+{
+    co_return;
+}
+
 // Turns whatever a producer threw into the adk::Error its consumer will see.
 std::exception_ptr as_adk_error(std::exception_ptr failure);
 
@@ -153,25 +160,25 @@ public:
 
     // Suspends while the channel is full (backpressure). Throws once the stream was cancelled or its
     // consumer left: that is how a producer learns to stop.
+    //
+    // DESIGN: not a coroutine itself. When the channel has room (the usual case) the item is handed over
+    // here and an empty coroutine is returned; only a full channel starts a coroutine that waits, and
+    // that one holds a pointer, not a T. A coroutine frame holding a T (an Event is 776 bytes) is too
+    // large for Asio's per-thread frame cache, so every emit used to call malloc.
     asio::awaitable<void> emit(T value)
     {
-        throw_if_stopped();
+        throw_if_stopped(*state_);
         auto item = std::make_unique<T>(std::move(value));
         if (state_->channel.try_send(boost::system::error_code{}, std::move(item)))
-            co_return;  // try_send moves from `item` only when it succeeds
-        auto [ec] = co_await state_->channel.async_send(boost::system::error_code{}, std::move(item),
-                                                         asio::as_tuple(asio::use_awaitable));
-        if (ec) {
-            throw_if_stopped();
-            throw boost::system::system_error(ec, "Sink::emit");
-        }
+            return detail::ready();  // try_send moves from `item` only when it succeeds
+        return send(state_, std::move(item));
     }
 
     // Hands `value` over without waiting when the channel has room; false (and `value` untouched) when
     // it is full. Throws like emit() once the stream was stopped.
     bool try_emit(T& value)
     {
-        throw_if_stopped();
+        throw_if_stopped(*state_);
         auto item = std::make_unique<T>(std::move(value));
         if (state_->channel.try_send(boost::system::error_code{}, std::move(item)))
             return true;
@@ -182,13 +189,23 @@ public:
     bool stopped() const noexcept { return state_->stop_reason() != detail::StopReason::none; }
 
 private:
-    void throw_if_stopped() const
+    static void throw_if_stopped(const detail::StreamState<T>& state)
     {
-        switch (state_->stop_reason()) {
+        switch (state.stop_reason()) {
         case detail::StopReason::none: return;
         case detail::StopReason::consumer_left:
             throw Error(errc::stream_closed, "the consumer of this stream stopped reading; stop producing");
-        case detail::StopReason::cancelled: throw Error(errc::cancelled, state_->stop_message());
+        case detail::StopReason::cancelled: throw Error(errc::cancelled, state.stop_message());
+        }
+    }
+
+    static asio::awaitable<void> send(std::shared_ptr<detail::StreamState<T>> state, std::unique_ptr<T> item)
+    {
+        auto [ec] = co_await state->channel.async_send(boost::system::error_code{}, std::move(item),
+                                                       asio::as_tuple(asio::use_awaitable));
+        if (ec) {
+            throw_if_stopped(*state);
+            throw boost::system::system_error(ec, "Sink::emit");
         }
     }
 
