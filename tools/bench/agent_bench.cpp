@@ -6,7 +6,7 @@
 //
 // Workloads: (a) one LlmAgent: a tool call, then a streamed answer of K chunks; (b) the same with K = 100;
 // (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Invocations run `concurrency` at a time
-// on one thread (as Node runs), each on a new in-memory session. mock-llm runs with --stamp and a script
+// on one thread (as Node runs), each on a new in-memory session, deleted when it ends. mock-llm runs with --stamp and a script
 // whose chunks are "w{t} ", so each partial event tells when its chunk left the server.
 //
 // Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only), latency and
@@ -191,6 +191,8 @@ int main(int argc, char** argv)
                         ++finals;
                     }
                 }
+                // Finished conversations are not what "RSS per concurrent invocation" measures.
+                co_await sessions->delete_session("bench", "u", s.id);
             } catch (const std::exception& e) {
                 if (first_error.empty())
                     first_error = e.what();

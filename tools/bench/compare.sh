@@ -3,7 +3,9 @@
 # (Gemini's format, loopback), in one run; prints a Markdown table with the ratios.
 #   tools/bench/compare.sh [quick]      "quick": fewer invocations, for a smoke run
 # Workloads: (a) one LlmAgent, a tool call, then 20 streamed chunks; (b) the same with 100 chunks;
-# (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Each at concurrency 1, 50 and 1000.
+# (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Each at concurrency 1, 50 and 1000, and
+# (a) at 10,000. mock-llm writes each chunk as soon as it can (a burst); one more row runs (a) at
+# concurrency 1 with chunks 1 ms apart, where chunk-to-event is the pipeline's latency, not queueing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -15,14 +17,14 @@ mkdir -p "$work"
 cp tools/bench/ts/package.json tools/bench/ts/agent_bench.mjs tools/bench/ts/report.mjs "$work/"
 (cd "$work" && npm install --no-audit --no-fund --loglevel=error >npm.log 2>&1) ||
   { echo "compare.sh: npm install of @google/adk failed:"; cat "$work/npm.log"; exit 1; }
-ulimit -n 65536 2>/dev/null || true  # 1000 concurrent connections on each side
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # 10,000 concurrent connections on each side
 
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-start_mock() {  # K: the number of chunks; sets $url
-  local script=$work/script_$1.json log=$work/mock_$1.log
+start_mock() {  # K: the number of chunks, then mock-llm's options; sets $url
+  local script=$work/script_$1.json log=$work/mock_$1${2:+_paced}.log
   printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": %d}]}\n' "$1" >"$script"
-  build/release/tools/mock_llm/mock-llm --stamp --script "$script" >"$log" 2>&1 &
+  build/release/tools/mock_llm/mock-llm --stamp --script "$script" "${@:2}" >"$log" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.05; done
   url=$(sed -n '1s/^listening on //p' "$log")
@@ -31,6 +33,8 @@ start_mock 20
 url20=$url
 start_mock 100
 url100=$url
+start_mock 20 --chunk-delay-ms 1
+url20paced=$url
 
 quick=${1:-}
 results=$work/results.jsonl
@@ -39,21 +43,29 @@ results=$work/results.jsonl
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
   echo "date: $(date -u +%Y-%m-%d)"
 } >"$work/machine.txt"
+run_both() {  # workload concurrency adk-cpp-invocations ts-invocations chunks mock-url [tag]
+  echo "workload $1${7:+ ($7)}, concurrency $2: adk-cpp x$3, TypeScript ADK x$4" >&2
+  build/release/tools/bench/agent_bench --mock "$6" --workload "$1" --concurrency "$2" --invocations "$3" \
+    --chunks "$5" | sed "s/^{/{\"tag\":\"${7:-}\",/" >>"$results" || echo "adk-cpp: some invocations failed" >&2
+  (cd "$work" && GOOGLE_GEMINI_BASE_URL=$6 GEMINI_API_KEY=bench node --max-old-space-size=8192 agent_bench.mjs \
+    --workload "$1" --concurrency "$2" --invocations "$4" --chunks "$5") | sed "s/^{/{\"tag\":\"${7:-}\",/" >>"$results" ||
+    echo "TypeScript ADK: some invocations failed" >&2
+}
 for workload in a b c d; do
   chunks=20; mock=$url20
   [ "$workload" = b ] && { chunks=100; mock=$url100; }
-  for concurrency in 1 50 1000; do
+  for concurrency in 1 50 1000 10000; do
+    [ "$concurrency" = 10000 ] && [ "$workload" != a ] && continue
     # Enough invocations for a steady state; the TypeScript ADK gets fewer where it is slow.
-    case $concurrency in 1) cpp=400 ts=100;; 50) cpp=3000 ts=500;; 1000) cpp=4000 ts=1000;; esac
+    case $concurrency in 1) cpp=400 ts=100;; 50) cpp=3000 ts=500;; 1000) cpp=4000 ts=1000;; 10000) cpp=10000 ts=10000;; esac
     [ "$workload" = c ] || [ "$workload" = d ] && { cpp=$((cpp / 4)); ts=$((ts / 4)); }
     [ "$concurrency" = 1000 ] && [ $ts -lt 1000 ] && ts=1000 && [ $cpp -lt 2000 ] && cpp=2000
     [ -n "$quick" ] && { cpp=$((cpp / 10 > concurrency ? cpp / 10 : concurrency)); ts=$((ts / 10 > concurrency ? ts / 10 : concurrency)); }
-    echo "workload $workload, concurrency $concurrency: adk-cpp x$cpp, TypeScript ADK x$ts" >&2
-    build/release/tools/bench/agent_bench --mock "$mock" --workload $workload --concurrency $concurrency \
-      --invocations $cpp --chunks $chunks >>"$results" || echo "adk-cpp: some invocations failed" >&2
-    (cd "$work" && GOOGLE_GEMINI_BASE_URL=$mock GEMINI_API_KEY=bench node --max-old-space-size=8192 agent_bench.mjs \
-      --workload $workload --concurrency $concurrency --invocations $ts --chunks $chunks) >>"$results" ||
-      echo "TypeScript ADK: some invocations failed" >&2
+    [ -n "$quick" ] && [ "$concurrency" = 10000 ] && continue
+    run_both "$workload" "$concurrency" "$cpp" "$ts" "$chunks" "$mock"
   done
 done
+paced=200
+[ -n "$quick" ] && paced=20
+run_both a 1 "$paced" "$paced" 20 "$url20paced" paced
 node "$work/report.mjs" "$results" "$work/machine.txt"

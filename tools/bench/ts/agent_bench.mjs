@@ -74,6 +74,8 @@ async function worker() {
           finals++;
         }
       }
+      // Finished conversations are not what "RSS per concurrent invocation" measures.
+      await runner.sessionService.deleteSession({ appName: 'bench', userId: 'u', sessionId: session.id });
     } catch (e) {
       firstError ??= String(e?.stack ?? e);
     }

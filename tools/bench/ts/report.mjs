@@ -5,7 +5,7 @@ import fs from 'node:fs';
 
 const [resultsFile, machineFile] = process.argv.slice(2);
 const rows = fs.readFileSync(resultsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-const key = (r) => `${r.workload}/${r.concurrency}`;
+const key = (r) => `${r.workload}/${r.concurrency}/${r.tag ?? ''}`;
 const by = {};
 for (const r of rows) (by[key(r)] ??= {})[r.runtime] = r;
 const f = (v, digits = 0) => (v === undefined ? '-' : Number(v).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
@@ -18,8 +18,8 @@ console.log('| workload | conc. | inv/s cpp / ts (ratio) | events/s cpp / ts | C
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const k of Object.keys(by)) {
   const { 'adk-cpp': c = {}, 'adk-ts': t = {} } = by[k];
-  const [w, n] = k.split('/');
-  console.log(`| ${names[w]} | ${n} | ${f(c.invocations_per_s)} / ${f(t.invocations_per_s)} (${ratio(c.invocations_per_s, t.invocations_per_s)}) ` +
+  const [w, n, tag] = k.split('/');
+  console.log(`| ${names[w]}${tag === 'paced' ? ', chunks 1 ms apart' : ''} | ${n} | ${f(c.invocations_per_s)} / ${f(t.invocations_per_s)} (${ratio(c.invocations_per_s, t.invocations_per_s)}) ` +
     `| ${f(c.events_per_s)} / ${f(t.events_per_s)} | ${f(c.cpu_ms_per_invocation, 2)} / ${f(t.cpu_ms_per_invocation, 2)} (${ratio(t.cpu_ms_per_invocation, c.cpu_ms_per_invocation)}) ` +
     `| ${f(c.latency_ms_p50, 1)} / ${f(c.latency_ms_p99, 1)} | ${f(t.latency_ms_p50, 1)} / ${f(t.latency_ms_p99, 1)} ` +
     `| ${f(c.chunk_to_event_us_p50)} / ${f(c.chunk_to_event_us_p99)} | ${f(t.chunk_to_event_us_p50)} / ${f(t.chunk_to_event_us_p99)} ` +
