@@ -36,7 +36,13 @@ if (workload === 'c') {
 }
 const runner = new InMemoryRunner({ agent, appName: 'bench' });
 
-const rssKib = (field) => Number(fs.readFileSync('/proc/self/status', 'utf8').match(new RegExp(`${field}\\s+(\\d+)`))[1]);
+// Opened once: at concurrency 10,000 the process holds so many sockets that a later open() can fail.
+const statusFd = fs.openSync('/proc/self/status', 'r');
+const rssKib = (field) => {
+  const buffer = Buffer.alloc(8192);
+  const text = buffer.toString('utf8', 0, fs.readSync(statusFd, buffer, 0, buffer.length, 0));
+  return Number(text.match(new RegExp(`${field}\\s+(\\d+)`))[1]);
+};
 const percentile = (values, p) => {
   if (values.length === 0) return 0;
   const sorted = Float64Array.from(values).sort();
