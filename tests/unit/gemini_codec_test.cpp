@@ -18,8 +18,8 @@ using adk::test::fixture;
 
 namespace {
 
-// Through the stream decoder the model uses, which parses each chunk into a scratch buffer: under ASan a
-// value that kept a pointer into that buffer is reported when the checks below read it.
+// Through the stream decoder the model uses, which parses each chunk into a scratch buffer (heap blocks
+// freed after each chunk under ASan): a decoded value that kept a pointer into it is reported when read.
 std::vector<adk::LlmResponse> decode_stream(const std::string& name)
 {
     adk::net::SseParser parser;
@@ -85,7 +85,7 @@ TEST_CASE("gemini: function calls with and without ids, and their thought signat
                 }
     CHECK(found);
 
-    // Arguments are copied out of the chunk's parse (under ASan a shared buffer would be a use-after-free).
+    // The arguments are read after each chunk's scratch parse is gone: they must be the decoder's own copy.
     bool san_francisco = false;
     for (const auto& c : decode_stream("vercel_tool_call_gemini3_signature.sse"))
         if (c.content)

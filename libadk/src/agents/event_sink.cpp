@@ -26,11 +26,9 @@ asio::awaitable<void> EventSink::emit(Event event)
         event.invocation_id = invocation_->options.invocation_id;
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();
-    if (event.partial && invocation_->options.plugins.empty()) {
-        escalated_ = escalated_ || event.actions.escalate;
-        if (sink_.try_emit(event))
-            return detail::ready();
-    }
+    escalated_ = escalated_ || event.actions.escalate;
+    if (event.partial && invocation_->options.plugins.empty() && sink_.try_emit(event))
+        return detail::ready();
     return deliver(std::make_unique<Event>(std::move(event)));
 }
 
@@ -38,7 +36,6 @@ asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
 {
     if (!event->partial)
         co_await invocation_->commit(*event);
-    escalated_ = escalated_ || event->actions.escalate;
     if (!invocation_->options.plugins.empty())
         co_await apply_plugins(*event);
     co_await sink_.emit(std::move(*event));

@@ -378,22 +378,11 @@ asio::awaitable<void> before_model(const LlmAgentConfig& cfg, const InvocationCo
         response = co_await cfg.before_model_callbacks[i](cb, request);
 }
 
-// An event of this model call: `id` is shared by the partial events and the final one (as ADK does, so a
-// UI can replace the deltas by the whole).
-Event model_event(const LlmAgent& agent, const InvocationContext& ctx, const std::string& id)
-{
-    Event e;
-    e.id = id;
-    e.invocation_id = ctx.invocation_id();
-    e.author = agent.name();
-    e.branch = ctx.branch();
-    return e;
-}
-
-// Calls the model. In SSE mode every chunk with text is emitted as a partial event; `response` gets the
-// whole answer.
+// Calls the model. In SSE mode every chunk with text is emitted as a partial event, a copy of `skeleton`
+// (so it shares the final event's id, as ADK does: a UI replaces the deltas by the whole); `response` gets
+// the whole answer.
 asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
-                                   const LlmRequest& request, const std::string& event_id,
+                                   const LlmRequest& request, const Event& skeleton,
                                    std::optional<LlmResponse>& response)
 {
     const LlmAgentConfig& cfg = agent.config();
@@ -408,7 +397,7 @@ asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContex
         const bool shown = chunk->partial && carries_text(*chunk);
         aggregate.add(*chunk);
         if (shown) {
-            Event partial = model_event(agent, ctx, event_id);
+            Event partial = skeleton;
             fill_event(partial, std::move(*chunk));
             partial.partial = true;
             co_await out.emit(std::move(partial));
@@ -464,7 +453,7 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, const 
 {
     const LlmAgentConfig& cfg = agent.config();
     CallbackContext cb(ctx);
-    const std::string event_id = new_uuid();
+    auto event = std::make_unique<Event>(ctx.make_event());  // on the heap: this frame lives while streaming
     std::optional<LlmResponse> response;
     co_await before_model(cfg, ctx, cb, request, response);
     if (!response) {
@@ -473,7 +462,7 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, const 
         ctx.check_and_inc_llm_call();
         std::exception_ptr failure;
         try {
-            co_await stream_model(agent, ctx, out, request, event_id, response);
+            co_await stream_model(agent, ctx, out, request, *event, response);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -481,7 +470,6 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, const 
             co_await recover(cfg, ctx, cb, request, failure, response);
     }
     co_await after_model(cfg, ctx, cb, *response);
-    auto event = std::make_unique<Event>(model_event(agent, ctx, event_id));
     event->timestamp = now_seconds();
     fill_event(*event, std::move(*response));
     event->partial = false;

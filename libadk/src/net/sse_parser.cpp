@@ -138,7 +138,6 @@ void SseParser::dispatch(std::vector<SseEvent>& out)
     retry_.reset();
 }
 
-
 std::string to_valid_utf8(std::string_view in)
 {
     const std::size_t ascii = ascii_prefix(in);  // the usual case: JSON that is all ASCII, copied as it is
