@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <thread>
 
 namespace asio = boost::asio;
@@ -395,4 +396,59 @@ TEST_CASE("a run without parts adds no user event, and RunConfig reaches the age
         auto got5 = co_await sessions->get_session("app", "user1", "s");
         CHECK(got5->events.size() == 1);
     }());
+}
+
+TEST_CASE("RunnerOptions::single_threaded: invocations and parallel branches run on the caller's executor", "[runner]")
+{
+    asio::io_context ioc(1);
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    std::atomic<int> on_strand{0};
+    std::atomic<int> elsewhere{0};
+    auto counter = [&](std::string name) {
+        return std::make_shared<FnAgent>(name, [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+            for (int i = 0; i < 50; ++i) {
+                if (ctx.executor().target<asio::strand<asio::io_context::executor_type>>())
+                    ++on_strand;
+                if (ctx.executor() != asio::any_io_executor(ioc.get_executor()))
+                    ++elsewhere;
+                co_await out.emit(ctx.make_event(adk::Content::model(std::to_string(i))));
+            }
+        });
+    };
+    auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "Two counters.",
+                                                       std::vector<std::shared_ptr<adk::Agent>>{counter("x"), counter("y")});
+    adk::Runner runner({.app_name = "app", .agent = fanout, .session_service = sessions, .single_threaded = true});
+
+    // Three invocations at once on one thread: each sees its own branches' events, in order.
+    run(ioc, [&]() -> asio::awaitable<void> {
+        for (int n = 0; n < 3; ++n)
+            co_await sessions->create_session("app", "user1", "s" + std::to_string(n));
+    }());
+    std::vector<std::future<std::vector<adk::Event>>> results;
+    for (int n = 0; n < 3; ++n)
+        results.push_back(asio::co_spawn(ioc, adk::test::run_once(runner, "s" + std::to_string(n), "go"), asio::use_future));
+    ioc.restart();
+    ioc.run();
+    std::vector<std::vector<adk::Event>> got;
+    for (auto& result : results)
+        got.push_back(result.get());
+    CHECK(on_strand == 0);
+    CHECK(elsewhere == 0);
+    for (const auto& events : got) {
+        REQUIRE(events.size() == 100);
+        std::map<std::string, int> next;
+        for (const auto& ev : events) {
+            CHECK(ev.text() == std::to_string(next[ev.branch]));
+            ++next[ev.branch];
+        }
+        CHECK(next == std::map<std::string, int>{{"fanout.x", 50}, {"fanout.y", 50}});
+    }
+
+    // Without the option, the same agents run on strands.
+    adk::Runner stranded({.app_name = "app", .agent = fanout, .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto events = co_await adk::test::run_once(stranded, "s0", "again");
+        CHECK(events.size() == 100);
+    }());
+    CHECK(on_strand == 100);
 }

@@ -155,7 +155,7 @@ int main(int argc, char** argv)
     int agents = 1;
     auto agent = make_agent(o, model, agents);
     auto sessions = std::make_shared<adk::InMemorySessionService>();
-    adk::Runner runner({.app_name = "bench", .agent = agent, .session_service = sessions});
+    adk::Runner runner({.app_name = "bench", .agent = agent, .session_service = sessions, .single_threaded = true});
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;
 

@@ -48,13 +48,13 @@ asio::awaitable<void> ParallelAgent::run_impl(InvocationContext& ctx, EventSink&
     std::vector<op_type> branches;
     for (const auto& child : sub_agents()) {
         std::string branch = (ctx.branch().empty() ? "" : ctx.branch() + ".") + name() + "." + child->name();
-        asio::any_io_executor strand = new_strand(ex);
-        InvocationContext branch_ctx = ctx.with_branch(std::move(branch), strand);
+        asio::any_io_executor branch_ex = branch_executor(ex);
+        InvocationContext branch_ctx = ctx.with_branch(std::move(branch), branch_ex);
         auto producer = [child, branch_ctx](Sink<Event> sink) -> asio::awaitable<void> {
             EventSink branch_out(std::move(sink), branch_ctx.invocation());
             co_await child->run_inline(branch_ctx, branch_out);
         };
-        EventStream stream = spawn_stream<Event>(strand, std::move(producer));
+        EventStream stream = spawn_stream<Event>(branch_ex, std::move(producer));
         asio::awaitable<void> forwarding = forward_all(std::move(stream), out);
         branches.push_back(asio::co_spawn(ex, std::move(forwarding), asio::deferred));
     }

@@ -23,4 +23,12 @@ asio::any_io_executor new_strand(const asio::any_io_executor& ex)
     return asio::make_strand(ex);
 }
 
+asio::any_io_executor branch_executor(const asio::any_io_executor& ex)
+{
+    bool on_strand = ex.target<asio::strand<asio::io_context::executor_type>>() ||
+                     ex.target<asio::strand<asio::thread_pool::executor_type>>() ||
+                     ex.target<asio::strand<asio::any_io_executor>>();
+    return on_strand ? new_strand(ex) : ex;
+}
+
 }  // namespace adk

@@ -154,7 +154,8 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     inv.memory_service = options_.memory_service;
     inv.run_config = std::move(config);
     inv.root_agent = options_.agent;
-    inv.executor = new_strand(co_await asio::this_coro::executor);
+    auto caller_executor = co_await asio::this_coro::executor;
+    inv.executor = options_.single_threaded ? caller_executor : new_strand(caller_executor);
     inv.plugins = options_.plugins;
     auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
     auto invocation = ctx->invocation();

@@ -48,7 +48,7 @@ struct InvocationOptions {
     RunConfig run_config;
     std::optional<Content> user_content;
     std::shared_ptr<Agent> root_agent;
-    asio::any_io_executor executor;  // the invocation's strand
+    asio::any_io_executor executor;  // the invocation's strand (the caller's executor if single-threaded)
     std::string invocation_id;       // "e-<uuid>" when empty
     std::string origin = "runner";   // what started the invocation: "runner", "api", "cli", ...
     std::vector<std::shared_ptr<Plugin>> plugins;  // run in order, before the agents' own callbacks
