@@ -141,6 +141,7 @@ TEST_CASE("providers: a tool call, then a streamed answer, over HTTPS", "[provid
             CHECK(final_event->text() == "It is sunny in Paris.");
             CHECK(final_event->author == "weather");
             CHECK(final_event->usage_metadata.has_value());
+            CHECK(final_event->model_version.has_value());  // each provider's response names its model
 
             const auto requests = mock.server().requests();
             REQUIRE(requests.size() == 2);

@@ -95,7 +95,7 @@ TEST_CASE("reading accepts ADK Python's snake_case and float seconds", "[json]")
     auto v = json::parse(R"({
         "id": "e1", "invocation_id": "e-123", "author": "agent", "timestamp": 1700000000.25,
         "turn_complete": true, "finish_reason": "STOP", "error_code": "X", "error_message": "bad",
-        "long_running_tool_ids": ["call-1"], "custom_metadata": {"k": 1},
+        "long_running_tool_ids": ["call-1"], "custom_metadata": {"k": 1}, "model_version": "gemini-2.5-flash",
         "usage_metadata": {"prompt_token_count": 7, "candidates_token_count": 3},
         "content": {"role": "model", "parts": [
             {"function_call": {"id": "call-1", "name": "f", "args": {"a": 1}}, "thought_signature": "AAEC"},
@@ -111,6 +111,7 @@ TEST_CASE("reading accepts ADK Python's snake_case and float seconds", "[json]")
     CHECK(e.error_code == "X");
     CHECK(e.long_running_tool_ids == std::vector<std::string>{"call-1"});
     CHECK(e.usage_metadata->prompt_token_count == 7);
+    CHECK(e.model_version == "gemini-2.5-flash");
     CHECK(e.content->parts.at(0).function_call->args.at("a") == 1);
     CHECK(*e.content->parts.at(0).thought_signature == std::string("\x00\x01\x02", 3));
     CHECK(e.content->parts.at(1).function_response->response.at("ok") == true);
@@ -125,6 +126,7 @@ TEST_CASE("reading accepts ADK Python's snake_case and float seconds", "[json]")
     json::object w = json::value_from(e).as_object();
     CHECK(w.contains("invocationId"));
     CHECK(w.contains("longRunningToolIds"));
+    CHECK(w.at("modelVersion") == "gemini-2.5-flash");
     CHECK(w.at("actions").as_object().contains("stateDelta"));
     CHECK(w.at("content").at("parts").at(0).as_object().contains("functionCall"));
     CHECK(w.at("content").at("parts").at(0).at("thoughtSignature") == "AAEC");

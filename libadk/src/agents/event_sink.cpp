@@ -17,19 +17,26 @@ EventSink::EventSink(Sink<Event> sink, std::shared_ptr<detail::Invocation> invoc
 // the channel when it has room; the rest goes through deliver(), whose frame holds a pointer.
 asio::awaitable<void> EventSink::emit(Event event)
 {
-    if (event.author.empty())
+    return emit(std::make_unique<Event>(std::move(event)));
+}
+
+asio::awaitable<void> EventSink::emit(std::unique_ptr<Event> event)
+{
+    if (!event)
+        throw Error(errc::invalid_argument, "EventSink::emit was given no event (a null pointer)");
+    if (event->author.empty())
         throw Error(errc::invalid_argument,
                     "an event was emitted without an author: build events with ctx.make_event(...)");
-    if (event.id.empty())
-        event.id = new_uuid();
-    if (event.invocation_id.empty())
-        event.invocation_id = invocation_->options.invocation_id;
-    if (event.timestamp <= 0)
-        event.timestamp = now_seconds();
-    escalated_ = escalated_ || event.actions.escalate;
-    if (event.partial && invocation_->options.plugins.empty() && sink_.try_emit(event))
+    if (event->id.empty())
+        event->id = new_uuid();
+    if (event->invocation_id.empty())
+        event->invocation_id = invocation_->options.invocation_id;
+    if (event->timestamp <= 0)
+        event->timestamp = now_seconds();
+    escalated_ = escalated_ || event->actions.escalate;
+    if (event->partial && invocation_->options.plugins.empty() && sink_.try_emit(event))
         return detail::ready();
-    return deliver(std::make_unique<Event>(std::move(event)));
+    return deliver(std::move(event));
 }
 
 asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
@@ -38,7 +45,7 @@ asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
         co_await invocation_->commit(*event);
     if (!invocation_->options.plugins.empty())
         co_await apply_plugins(*event);
-    co_await sink_.emit(std::move(*event));
+    co_await sink_.emit(std::move(event));
 }
 
 // Plugins' on_event: the first replacement is what the caller sees (the session keeps what was stored).

@@ -291,6 +291,8 @@ Part tag_invoke(const json::value_to_tag<Part>&, const json::value& v)
     p.thought = r.boolean("thought").value_or(false);
     if (auto sig = r.string("thoughtSignature"))
         p.thought_signature = detail::base64_decode(*sig, "Part.thoughtSignature");
+    if (r.unread() == 0)
+        return p;  // the usual text part: the rarer members below are absent
     if (auto* x = r.find("inlineData"))
         p.inline_data = json::value_to<Blob>(*x);
     if (auto* x = r.find("fileData"))

@@ -120,6 +120,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v)
     put(o, "errorMessage", v.error_message);
     if (v.usage_metadata)
         o.emplace("usageMetadata", json::value_from(*v.usage_metadata));
+    put(o, "modelVersion", v.model_version);
     if (!v.long_running_tool_ids.empty()) {
         json::array ids;
         for (const auto& id : v.long_running_tool_ids)
@@ -192,6 +193,7 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v)
     e.error_message = r.string("errorMessage");
     if (auto* u = r.find("usageMetadata"))
         e.usage_metadata = json::value_to<UsageMetadata>(*u);
+    e.model_version = r.string("modelVersion");
     if (const json::array* ids = r.array("longRunningToolIds")) {
         for (const json::value& id : *ids) {
             if (!id.is_string())

@@ -32,6 +32,9 @@ FieldReader::FieldReader(const json::value& v, std::string_view what) : obj_(v.i
 
 void FieldReader::mark_used(std::size_t index)
 {
+    if (used(index))
+        return;
+    ++found_;
     if (index < 64)
         used_first_64_ |= std::uint64_t{1} << index;
     else
@@ -48,30 +51,31 @@ bool FieldReader::used(std::size_t index) const
 namespace {
 
 // Whether `key` is the snake_case spelling of `camel` ("thought_signature" of "thoughtSignature"), compared
-// in place.
-bool is_snake_of(std::string_view key, std::string_view camel, std::size_t uppercase)
+// in place. Most keys differ at their first character.
+bool is_snake_of(std::string_view key, std::string_view camel)
 {
-    if (key.size() != camel.size() + uppercase)
-        return false;
     std::size_t k = 0;
     for (char c : camel) {
         if (c >= 'A' && c <= 'Z') {
-            if (key[k] != '_' || key[k + 1] != static_cast<char>(c - 'A' + 'a'))
+            if (k + 1 >= key.size() || key[k] != '_' || key[k + 1] != static_cast<char>(c - 'A' + 'a'))
                 return false;
             k += 2;
-        } else if (key[k++] != c) {
+        } else if (k >= key.size() || key[k++] != c) {
             return false;
         }
     }
-    return true;
+    return k == key.size();
+}
+
+bool has_uppercase(std::string_view s)
+{
+    return std::any_of(s.begin(), s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
 }
 
 }  // namespace
 
 const json::value* FieldReader::find(std::string_view camel)
 {
-    const auto uppercase = static_cast<std::size_t>(
-        std::count_if(camel.begin(), camel.end(), [](char c) { return c >= 'A' && c <= 'Z'; }));
     const json::key_value_pair* hit = nullptr;
     if (obj_->size() <= 8) {
         // Small objects (most of a model's JSON): one pass, the camelCase key winning over its alias.
@@ -81,14 +85,14 @@ const json::value* FieldReader::find(std::string_view camel)
                 hit = &kv;
                 break;
             }
-            if (!alias && uppercase > 0 && is_snake_of(kv.key(), camel, uppercase))
+            if (!alias && is_snake_of(kv.key(), camel))
                 alias = &kv;
         }
         if (!hit)
             hit = alias;
     } else {
         auto it = obj_->find(camel);
-        if (it == obj_->end() && uppercase > 0)
+        if (it == obj_->end() && has_uppercase(camel))
             it = obj_->find(snake_case(camel));
         if (it != obj_->end())
             hit = &*it;
@@ -169,6 +173,8 @@ const json::array* FieldReader::array(std::string_view camel)
 json::object FieldReader::rest() const
 {
     json::object out;
+    if (unread() == 0)
+        return out;
     std::size_t index = 0;
     for (const auto& kv : *obj_) {
         if (!kv.value().is_null() && !used(index))

@@ -35,6 +35,8 @@ public:
 
     // Every non-null member that no call above asked for.
     json::object rest() const;
+    // How many members no call above has found yet: 0 means every later lookup would miss.
+    std::size_t unread() const noexcept { return obj_->size() - found_; }
 
     [[noreturn]] void fail(std::string_view camel, std::string_view expected) const;
 
@@ -44,6 +46,7 @@ private:
 
     const json::object* obj_;
     std::string_view what_;
+    std::size_t found_ = 0;            // distinct members found
     std::uint64_t used_first_64_ = 0;  // by member index: no allocation for ordinary objects
     std::vector<std::size_t> used_beyond_64_;
 };

@@ -326,7 +326,7 @@ private:
     LlmResponse meta_;
 };
 
-void fill_event(Event& event, LlmResponse response)
+void fill_event(Event& event, LlmResponse&& response)
 {
     event.content = std::move(response.content);
     if (event.content && event.content->role.empty())
@@ -339,9 +339,8 @@ void fill_event(Event& event, LlmResponse response)
     event.error_code = std::move(response.error_code);
     event.error_message = std::move(response.error_message);
     event.custom_metadata = std::move(response.custom_metadata);
+    event.model_version = std::move(response.model_version);
     event.extra = std::move(response.provider_metadata);
-    if (response.model_version)
-        event.extra["modelVersion"] = *response.model_version;
 }
 
 // Whether a streamed chunk has text (or thought text) to show. Chunks with only function calls or only
@@ -378,9 +377,9 @@ asio::awaitable<void> before_model(const LlmAgentConfig& cfg, const InvocationCo
         response = co_await cfg.before_model_callbacks[i](cb, request);
 }
 
-// Calls the model. In SSE mode every chunk with text is emitted as a partial event, a copy of `skeleton`
-// (so it shares the final event's id, as ADK does: a UI replaces the deltas by the whole); `response` gets
-// the whole answer.
+// Calls the model. In SSE mode every chunk with text is emitted as a partial event with the identity of
+// `skeleton` (id, invocation, author, branch, time: it shares the final event's id, as ADK does, so a UI
+// replaces the deltas by the whole); `response` gets the whole answer.
 asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
                                    const LlmRequest& request, const Event& skeleton,
                                    std::optional<LlmResponse>& response)
@@ -397,9 +396,14 @@ asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContex
         const bool shown = chunk->partial && carries_text(*chunk);
         aggregate.add(*chunk);
         if (shown) {
-            Event partial = skeleton;
-            fill_event(partial, std::move(*chunk));
-            partial.partial = true;
+            auto partial = std::make_unique<Event>();
+            partial->id = skeleton.id;
+            partial->invocation_id = skeleton.invocation_id;
+            partial->author = skeleton.author;
+            partial->branch = skeleton.branch;
+            partial->timestamp = skeleton.timestamp;
+            fill_event(*partial, std::move(*chunk));
+            partial->partial = true;
             co_await out.emit(std::move(partial));
         }
     }

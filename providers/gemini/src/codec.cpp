@@ -89,7 +89,23 @@ LlmResponse decode_response(const json::value& body, bool partial)
         r.error_message = "Gemini sent something that is not a JSON object";
         return r;
     }
-    if (const json::value* error = obj->if_contains("error"); error && error->is_object()) {
+    // One pass over the members (a chunk arrives for every few tokens).
+    const json::value *error = nullptr, *candidates = nullptr, *feedback = nullptr, *usage = nullptr,
+                      *version = nullptr;
+    for (const auto& kv : *obj) {
+        const json::string_view key = kv.key();
+        if (key == "candidates")
+            candidates = &kv.value();
+        else if (key == "usageMetadata")
+            usage = &kv.value();
+        else if (key == "modelVersion")
+            version = &kv.value();
+        else if (key == "error")
+            error = &kv.value();
+        else if (key == "promptFeedback")
+            feedback = &kv.value();
+    }
+    if (error && error->is_object()) {
         const json::object& e = error->get_object();
         const json::value* status = e.if_contains("status");
         const json::value* code = e.if_contains("code");
@@ -100,25 +116,29 @@ LlmResponse decode_response(const json::value& body, bool partial)
         r.error_message = message && message->is_string() ? std::string(message->get_string()) : std::string();
         return r;
     }
-    if (const json::value* candidates = obj->if_contains("candidates");
-        candidates && candidates->is_array() && !candidates->get_array().empty()) {
+    if (candidates && candidates->is_array() && !candidates->get_array().empty()) {
         const json::object& cand = candidates->get_array()[0].as_object();
-        if (const json::value* content = cand.if_contains("content"); content && content->is_object())
-            r.content = json::value_to<Content>(*content);
-        if (const json::value* reason = cand.if_contains("finishReason"); reason && reason->is_string())
-            r.finish_reason = std::string(reason->get_string());
-        for (const char* key : {"groundingMetadata", "citationMetadata", "safetyRatings"})
-            if (const json::value* v = cand.if_contains(key))
-                r.provider_metadata[key] = *v;
-    } else if (const json::value* feedback = obj->if_contains("promptFeedback"); feedback && feedback->is_object()) {
+        for (const auto& kv : cand) {
+            const json::string_view key = kv.key();
+            if (key == "content") {
+                if (kv.value().is_object())
+                    r.content = json::value_to<Content>(kv.value());
+            } else if (key == "finishReason") {
+                if (kv.value().is_string())
+                    r.finish_reason = std::string(kv.value().get_string());
+            } else if (key == "groundingMetadata" || key == "citationMetadata" || key == "safetyRatings") {
+                r.provider_metadata[key] = kv.value();
+            }
+        }
+    } else if (feedback && feedback->is_object()) {
         if (const json::value* reason = feedback->get_object().if_contains("blockReason"); reason && reason->is_string()) {
             r.error_code = std::string(reason->get_string());
             r.error_message = "Gemini blocked the prompt: " + r.error_code.value();
         }
     }
-    if (const json::value* usage = obj->if_contains("usageMetadata"); usage && usage->is_object())
+    if (usage && usage->is_object())
         r.usage_metadata = json::value_to<UsageMetadata>(*usage);
-    if (const json::value* version = obj->if_contains("modelVersion"); version && version->is_string())
+    if (version && version->is_string())
         r.model_version = std::string(version->get_string());
     if (r.finish_reason && !partial)
         r.turn_complete = true;

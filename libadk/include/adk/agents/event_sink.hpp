@@ -24,6 +24,8 @@ public:
     // hands it to the consumer, waiting while the consumer is behind. Throws adk::Error for an event
     // without author, when the commit fails, or when the stream was cancelled.
     asio::awaitable<void> emit(Event event);
+    // The same for an event built on the heap (what a model's partial events are): the Event is not moved.
+    asio::awaitable<void> emit(std::unique_ptr<Event> event);
 
     // Hands on an event that was already committed (one read from a sub-agent's EventStream).
     asio::awaitable<void> forward(Event event);

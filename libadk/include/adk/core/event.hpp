@@ -78,6 +78,7 @@ public:
     std::optional<std::string> error_code;
     std::optional<std::string> error_message;
     std::optional<UsageMetadata> usage_metadata;
+    std::optional<std::string> model_version;  // the model's own name for the version that answered
     std::vector<std::string> long_running_tool_ids;
     json::object custom_metadata;
     std::optional<Content> content;

@@ -165,25 +165,22 @@ public:
     // here and an empty coroutine is returned; only a full channel starts a coroutine that waits, and
     // that one holds a pointer, not a T. A coroutine frame holding a T (an Event is 776 bytes) is too
     // large for Asio's per-thread frame cache, so every emit used to call malloc.
-    asio::awaitable<void> emit(T value)
+    asio::awaitable<void> emit(T value) { return emit(std::make_unique<T>(std::move(value))); }
+
+    // The same for an item already on the heap: nothing is moved but the pointer.
+    asio::awaitable<void> emit(std::unique_ptr<T> item)
     {
-        throw_if_stopped(*state_);
-        auto item = std::make_unique<T>(std::move(value));
-        if (state_->channel.try_send(boost::system::error_code{}, std::move(item)))
-            return detail::ready();  // try_send moves from `item` only when it succeeds
+        if (try_emit(item))
+            return detail::ready();
         return send(state_, std::move(item));
     }
 
-    // Hands `value` over without waiting when the channel has room; false (and `value` untouched) when
+    // Hands `item` over without waiting when the channel has room; false (and `item` untouched) when
     // it is full. Throws like emit() once the stream was stopped.
-    bool try_emit(T& value)
+    bool try_emit(std::unique_ptr<T>& item)
     {
         throw_if_stopped(*state_);
-        auto item = std::make_unique<T>(std::move(value));
-        if (state_->channel.try_send(boost::system::error_code{}, std::move(item)))
-            return true;
-        value = std::move(*item);
-        return false;
+        return state_->channel.try_send(boost::system::error_code{}, std::move(item));  // moves only on success
     }
 
     bool stopped() const noexcept { return state_->stop_reason() != detail::StopReason::none; }
@@ -254,7 +251,7 @@ public:
             take(e, std::move(v));
         }
         if (!ec && item)
-            co_return std::optional<T>(std::move(*item));
+            co_return std::move(*item);  // Asio builds the optional<T> result from it in place: one move
         finished_ = true;
         throw_if_cancelled();
         if (ec == asio::error::eof || state_->stop_reason() == detail::StopReason::consumer_left)
