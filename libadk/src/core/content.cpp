@@ -118,10 +118,12 @@ std::string Content::text() const
 }
 
 // ---- JSON out ---------------------------------------------------------------------------------------
+// Every value is built in the storage of `out` (json::value_from(x, storage)), so that a caller can build
+// a whole document in one monotonic buffer.
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const Blob& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "mimeType", v.mime_type);
     o.emplace("data", detail::base64_encode(v.data));
     put(o, "displayName", v.display_name);
@@ -131,7 +133,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Blob& v)
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const FileData& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "mimeType", v.mime_type);
     o.emplace("fileUri", v.file_uri);
     put(o, "displayName", v.display_name);
@@ -141,7 +143,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const FileData& v
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const FunctionCall& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "id", v.id);
     o.emplace("name", v.name);
     o.emplace("args", v.args);
@@ -151,7 +153,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const FunctionCal
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const FunctionResponse& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "id", v.id);
     o.emplace("name", v.name);
     o.emplace("response", v.response);
@@ -161,7 +163,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const FunctionRes
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const ExecutableCode& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "language", v.language);
     o.emplace("code", v.code);
     put_extra(o, v.extra);
@@ -170,7 +172,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const ExecutableC
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const CodeExecutionResult& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "outcome", v.outcome);
     put_nonempty(o, "output", v.output);
     put_extra(o, v.extra);
@@ -179,34 +181,34 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const CodeExecuti
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const Part& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put(o, "text", v.text);
     put_true(o, "thought", v.thought);
     if (v.thought_signature)
         o.emplace("thoughtSignature", detail::base64_encode(*v.thought_signature));
     if (v.inline_data)
-        o.emplace("inlineData", json::value_from(*v.inline_data));
+        o.emplace("inlineData", json::value_from(*v.inline_data, o.storage()));
     if (v.file_data)
-        o.emplace("fileData", json::value_from(*v.file_data));
+        o.emplace("fileData", json::value_from(*v.file_data, o.storage()));
     if (v.function_call)
-        o.emplace("functionCall", json::value_from(*v.function_call));
+        o.emplace("functionCall", json::value_from(*v.function_call, o.storage()));
     if (v.function_response)
-        o.emplace("functionResponse", json::value_from(*v.function_response));
+        o.emplace("functionResponse", json::value_from(*v.function_response, o.storage()));
     if (v.executable_code)
-        o.emplace("executableCode", json::value_from(*v.executable_code));
+        o.emplace("executableCode", json::value_from(*v.executable_code, o.storage()));
     if (v.code_execution_result)
-        o.emplace("codeExecutionResult", json::value_from(*v.code_execution_result));
+        o.emplace("codeExecutionResult", json::value_from(*v.code_execution_result, o.storage()));
     put_extra(o, v.extra);
     out = std::move(o);
 }
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const Content& v)
 {
-    json::object o;
-    json::array parts;
+    json::object o(out.storage());
+    json::array parts(o.storage());
     parts.reserve(v.parts.size());
     for (const Part& p : v.parts)
-        parts.push_back(json::value_from(p));
+        parts.push_back(json::value_from(p, o.storage()));
     o.emplace("parts", std::move(parts));
     put_nonempty(o, "role", v.role);
     put_extra(o, v.extra);

@@ -60,6 +60,8 @@ bool Event::is_final_response() const
 }
 
 // ---- JSON out ---------------------------------------------------------------------------------------
+// Every value is built in the storage of `out` (json::value_from(x, storage)), so that a caller can build
+// a whole document in one monotonic buffer.
 
 namespace {
 void put_count(json::object& o, std::string_view key, const std::optional<std::int64_t>& v)
@@ -71,7 +73,7 @@ void put_count(json::object& o, std::string_view key, const std::optional<std::i
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetadata& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_count(o, "promptTokenCount", v.prompt_token_count);
     put_count(o, "candidatesTokenCount", v.candidates_token_count);
     put_count(o, "totalTokenCount", v.total_token_count);
@@ -83,7 +85,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetada
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v)
 {
-    json::object o;
+    json::object o(out.storage());
     o.emplace("stateDelta", v.state_delta);
     json::object artifacts;
     for (const auto& [name, version] : v.artifact_delta)
@@ -103,15 +105,15 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const EventAction
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v)
 {
-    json::object o;
+    json::object o(out.storage());
     put_nonempty(o, "id", v.id);
     put_nonempty(o, "invocationId", v.invocation_id);
     o.emplace("author", v.author);
     put_nonempty(o, "branch", v.branch);
     o.emplace("timestamp", v.timestamp);
     if (v.content)
-        o.emplace("content", json::value_from(*v.content));
-    o.emplace("actions", json::value_from(v.actions));
+        o.emplace("content", json::value_from(*v.content, o.storage()));
+    o.emplace("actions", json::value_from(v.actions, o.storage()));
     put_true(o, "partial", v.partial);
     put_true(o, "turnComplete", v.turn_complete);
     put_true(o, "interrupted", v.interrupted);
@@ -119,10 +121,10 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v)
     put(o, "errorCode", v.error_code);
     put(o, "errorMessage", v.error_message);
     if (v.usage_metadata)
-        o.emplace("usageMetadata", json::value_from(*v.usage_metadata));
+        o.emplace("usageMetadata", json::value_from(*v.usage_metadata, o.storage()));
     put(o, "modelVersion", v.model_version);
     if (!v.long_running_tool_ids.empty()) {
-        json::array ids;
+        json::array ids(o.storage());
         for (const auto& id : v.long_running_tool_ids)
             ids.emplace_back(id);
         o.emplace("longRunningToolIds", std::move(ids));

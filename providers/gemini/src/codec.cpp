@@ -10,9 +10,9 @@ namespace adk::gemini {
 
 namespace {
 
-json::object content_json(const Content& content, std::string_view default_role)
+json::object content_json(const Content& content, std::string_view default_role, const json::storage_ptr& sp)
 {
-    json::object c = json::value_from(content).as_object();
+    json::object c = json::value_from(content, sp).as_object();
     if (content.role.empty())
         c["role"] = default_role;
     return c;
@@ -20,32 +20,34 @@ json::object content_json(const Content& content, std::string_view default_role)
 
 }  // namespace
 
-json::object encode_request(const LlmRequest& request)
+json::object encode_request(const LlmRequest& request, json::storage_ptr sp)
 {
-    json::object body;
-    json::array contents;
+    json::object body(sp);
+    json::array contents(sp);
+    contents.reserve(request.contents.size());
     for (const Content& c : request.contents)
-        contents.push_back(content_json(c, "user"));
+        contents.push_back(content_json(c, "user", sp));
     body["contents"] = std::move(contents);
     if (request.system_instruction) {
-        json::object si = json::value_from(*request.system_instruction).as_object();
+        json::object si = content_json(*request.system_instruction, "user", sp);
         si.erase("role");  // Gemini ignores a role here
         body["systemInstruction"] = std::move(si);
     }
     if (!request.tools.empty()) {
-        json::array declarations;
+        json::array declarations(sp);
         for (const FunctionDeclaration& d : request.tools) {
-            json::object decl{{"name", d.name}, {"description", d.description}};
+            json::object decl({{"name", d.name}, {"description", d.description}}, sp);
             if (!d.parameters.is_null())
                 decl["parametersJsonSchema"] = d.parameters;
             declarations.push_back(std::move(decl));
         }
-        body["tools"] = json::array{json::object{{"functionDeclarations", std::move(declarations)}}};
+        json::object tool({{"functionDeclarations", std::move(declarations)}}, sp);
+        body["tools"] = json::array({std::move(tool)}, sp);
     }
     const GenerateContentConfig& cfg = request.config;
     if (!cfg.tool_config.empty())
         body["toolConfig"] = cfg.tool_config;
-    json::object gen;
+    json::object gen(sp);
     if (cfg.temperature)
         gen["temperature"] = *cfg.temperature;
     if (cfg.top_p)
@@ -55,7 +57,7 @@ json::object encode_request(const LlmRequest& request)
     if (cfg.max_output_tokens)
         gen["maxOutputTokens"] = *cfg.max_output_tokens;
     if (!cfg.stop_sequences.empty()) {
-        json::array stops;
+        json::array stops(sp);
         for (const auto& s : cfg.stop_sequences)
             stops.emplace_back(s);
         gen["stopSequences"] = std::move(stops);
@@ -65,7 +67,7 @@ json::object encode_request(const LlmRequest& request)
     if (cfg.response_schema)
         gen["responseJsonSchema"] = *cfg.response_schema;
     if (cfg.thinking_config) {
-        json::object thinking;
+        json::object thinking(sp);
         if (cfg.thinking_config->include_thoughts)
             thinking["includeThoughts"] = *cfg.thinking_config->include_thoughts;
         if (cfg.thinking_config->thinking_budget)

@@ -20,6 +20,15 @@ json::value parse_or_throw(std::string_view text, std::string_view what, json::s
     return provider::parse_json(text, "Gemini", what, std::move(storage));
 }
 
+// The request's JSON is built in one buffer (on the stack, then on the heap if it grows) and serialized: no
+// allocation and no destructor per node. Nothing of it outlives this function.
+std::string serialize_request(const LlmRequest& request)
+{
+    unsigned char scratch[8192];
+    json::monotonic_resource buffer(scratch, sizeof scratch);
+    return json::serialize(encode_request(request, &buffer));
+}
+
 class ChunkDecoder final : public WireFormat::StreamDecoder {
 public:
     void on_event(const net::SseEvent& event, std::vector<LlmResponse>& out) override
@@ -76,7 +85,7 @@ public:
         r.set("content-type", "application/json");
         for (const auto& [name, value] : options_.headers)
             r.set(name, value);
-        r.body = json::serialize(encode_request(request));
+        r.body = serialize_request(request);
         r.retry_hint = [](std::string_view body) -> std::optional<std::chrono::milliseconds> {
             boost::system::error_code ec;
             json::value v = json::parse(body, ec);

@@ -16,8 +16,8 @@ namespace adk::gemini {
 namespace json = boost::json;
 
 // contents, systemInstruction, tools (functionDeclarations with parametersJsonSchema), toolConfig,
-// generationConfig (with responseJsonSchema and thinkingConfig), safetySettings.
-json::object encode_request(const LlmRequest& request);
+// generationConfig (with responseJsonSchema and thinkingConfig), safetySettings. Built in `sp`.
+json::object encode_request(const LlmRequest& request, json::storage_ptr sp = {});
 
 // One GenerateContentResponse: the first candidate's content (thought parts, function calls with their
 // ids and thought signatures), finish reason, usage, model version; grounding and citations as provider
