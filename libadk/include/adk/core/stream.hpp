@@ -235,6 +235,11 @@ public:
     // The next item; std::nullopt at the end. Throws adk::Error when the producer failed or the stream was
     // cancelled from outside. When the awaiting coroutine is cancelled (asio cancellation), the producer
     // is stopped too and adk::Error(errc::cancelled) is thrown.
+    //
+    // DESIGN: the frame of next() holds the optional<T> it returns (an Event is over 800 bytes), so the
+    // rest of it is kept small: waiting and the end of the stream are in functions of their own. Asio
+    // recycles coroutine frames of up to 1020 bytes; a larger one costs a malloc and evicts a recycled
+    // frame of another coroutine.
     asio::awaitable<std::optional<T>> next()
     {
         if (!state_ || finished_)
@@ -242,30 +247,15 @@ public:
         throw_if_cancelled();
         std::unique_ptr<T> item;
         boost::system::error_code ec;
-        auto take = [&](boost::system::error_code e, std::unique_ptr<T>&& v) {
-            ec = e;
-            item = std::move(v);
-        };
-        if (!state_->channel.try_receive(take)) {
-            auto [e, v] = co_await state_->channel.async_receive(asio::as_tuple(asio::use_awaitable));
-            take(e, std::move(v));
-        }
+        if (!state_->channel.try_receive([&](boost::system::error_code e, std::unique_ptr<T>&& v) {
+                ec = e;
+                item = std::move(v);
+            }))
+            ec = co_await receive(*state_, item);
         if (!ec && item)
             co_return std::move(*item);  // Asio builds the optional<T> result from it in place: one move
-        finished_ = true;
-        throw_if_cancelled();
-        if (ec == asio::error::eof || state_->stop_reason() == detail::StopReason::consumer_left)
-            co_return std::nullopt;
-        if (ec == detail::failure_marker() && state_->failure)
-            std::rethrow_exception(state_->failure);
-        // Nothing else cancels the channel while nobody asked the stream to stop: the coroutine awaiting
-        // next() was cancelled (per-operation cancellation completes a receive with channel_cancelled).
-        if (ec == asio::experimental::error::channel_cancelled || ec == asio::error::operation_aborted) {
-            state_->stop(detail::StopReason::consumer_left, "the consumer was cancelled");
-            throw Error(errc::cancelled, "the coroutine awaiting Stream::next() was cancelled; its producer was "
-                                         "stopped");
-        }
-        throw Error(ec, "the stream ended unexpectedly");
+        end(ec);
+        co_return std::nullopt;
     }
 
     // Stops the producer; next() returns std::nullopt from now on. Safe to call twice.
@@ -281,6 +271,32 @@ public:
     Canceller canceller() const { return Canceller(state_); }
 
 private:
+    static asio::awaitable<boost::system::error_code> receive(detail::StreamState<T>& state, std::unique_ptr<T>& item)
+    {
+        auto [ec, v] = co_await state.channel.async_receive(asio::as_tuple(asio::use_awaitable));
+        item = std::move(v);
+        co_return ec;
+    }
+
+    // The stream ended with `ec` (or an empty item): returns when that is a normal end, throws otherwise.
+    void end(const boost::system::error_code& ec)
+    {
+        finished_ = true;
+        throw_if_cancelled();
+        if (ec == asio::error::eof || state_->stop_reason() == detail::StopReason::consumer_left)
+            return;
+        if (ec == detail::failure_marker() && state_->failure)
+            std::rethrow_exception(state_->failure);
+        // Nothing else cancels the channel while nobody asked the stream to stop: the coroutine awaiting
+        // next() was cancelled (per-operation cancellation completes a receive with channel_cancelled).
+        if (ec == asio::experimental::error::channel_cancelled || ec == asio::error::operation_aborted) {
+            state_->stop(detail::StopReason::consumer_left, "the consumer was cancelled");
+            throw Error(errc::cancelled, "the coroutine awaiting Stream::next() was cancelled; its producer was "
+                                         "stopped");
+        }
+        throw Error(ec, "the stream ended unexpectedly");
+    }
+
     void throw_if_cancelled()
     {
         if (state_->stop_reason() == detail::StopReason::cancelled) {
