@@ -178,3 +178,126 @@ TEST_CASE("gemini: the request body has the recorded shape", "[gemini]")
     CHECK(body3.at("generationConfig").at("responseMimeType") == "application/json");
     CHECK(body3.at("generationConfig").at("thinkingConfig").at("includeThoughts") == true);
 }
+
+namespace {
+
+// Every field of an LlmResponse, compared.
+void require_same(const adk::LlmResponse& fast, const adk::LlmResponse& general, const std::string& chunk)
+{
+    INFO("chunk: " << chunk);
+    CHECK(fast.content == general.content);
+    CHECK(fast.partial == general.partial);
+    CHECK(fast.turn_complete == general.turn_complete);
+    CHECK(fast.interrupted == general.interrupted);
+    CHECK(fast.finish_reason == general.finish_reason);
+    CHECK(fast.usage_metadata == general.usage_metadata);
+    CHECK(fast.error_code == general.error_code);
+    CHECK(fast.error_message == general.error_message);
+    CHECK(fast.model_version == general.model_version);
+    CHECK(fast.custom_metadata == general.custom_metadata);
+    CHECK(fast.provider_metadata == general.provider_metadata);
+}
+
+// decode_text_chunk either declines or gives what decode_response gives. Returns whether it decoded.
+bool fast_path_agrees(const std::string& chunk)
+{
+    std::optional<adk::LlmResponse> fast = adk::gemini::decode_text_chunk(chunk, true);
+    std::optional<adk::LlmResponse> general;
+    try {
+        general = adk::gemini::decode_response(json::parse(chunk), true);
+    } catch (const std::exception& e) {
+        INFO("chunk: " << chunk << "\nthe general path failed: " << e.what());
+        CHECK(!fast);  // what the general path rejects, the fast path must not accept
+        return false;
+    }
+    if (fast)
+        require_same(*fast, *general, chunk);
+    return fast.has_value();
+}
+
+}  // namespace
+
+TEST_CASE("gemini: text chunks decode without a JSON tree exactly as with one, from every recorded stream", "[gemini]")
+{
+    int decoded = 0;
+    int declined = 0;
+    for (const char* name : {"text_stream.sse", "usage_mid_stream.sse", "thinking_thought_parts.sse",
+                             "firebase_utf8_multibyte.sse", "firebase_thinking_function_call_signature.sse",
+                             "tool_call_thought_signature.sse", "tool_result_followup.sse",
+                             "structured_output_turn1_function_call_id.sse", "structured_output_turn2_json.sse",
+                             "vercel_tool_call_gemini3_signature.sse", "vercel_vertex_partial_args_two_calls.sse",
+                             "firebase_error_mid_stream.sse"}) {
+        adk::net::SseParser parser;
+        std::vector<adk::net::SseEvent> events;
+        parser.feed(fixture(std::string("providers/gemini/") + name), events);
+        parser.finish(events);
+        for (const auto& e : events)
+            (fast_path_agrees(e.data) ? decoded : declined)++;
+    }
+    // Recorded text chunks (with usage details and service tier) take the fast path; function calls and
+    // signatures do not.
+    CHECK(decoded >= 20);
+    CHECK(declined >= 5);
+}
+
+TEST_CASE("gemini: the text-chunk decoder takes what it can decode exactly and declines the rest", "[gemini]")
+{
+    const std::string long_text = [] {
+        std::string t;
+        for (int i = 0; i < 3000; ++i)
+            t += "line \\\"" + std::to_string(i) + "\\\"\\n";
+        return t;
+    }();
+    // Decoded on the fast path, and the same as through the JSON tree.
+    for (const std::string& chunk : std::vector<std::string>{
+             R"({"candidates":[{"content":{"parts":[{"text":"w1 "}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":54,"candidatesTokenCount":1,"totalTokenCount":55},"modelVersion":"m","responseId":"r"})",
+             R"({"candidates":[{"content":{"parts":[{"text":"esc \" \\ \/ \b\f\n\r\t \u00e9 \ud83d\ude00 ü"}],"role":"model"}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"thinking","thought":true},{"text":"answer","thought":false}],"role":"model"}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"done"}],"role":"model"},"finishReason":"STOP","index":0,"avgLogprobs":-0.5,"tokenCount":3}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":2,"totalTokenCount":3,"thoughtsTokenCount":4,"cachedContentTokenCount":5,"promptTokensDetails":[{"modality":"TEXT","tokenCount":1}],"serviceTier":"standard","trafficType":null}})",
+             R"({"createTime":"2025","sdkHttpResponse":{"headers":{"a":["b",null,1.5,true]},"n":[[],{}]},"candidates":[{"content":{"parts":[{"text":"x"}]}},{"content":null,"whatever":[1,{"functionCall":{}}]},7]})",
+             R"({"candidates":[{"content":{"parts":[],"role":"model"}}]})",
+             R"({"candidates":[{"content":{"role":"model"}}],"usageMetadata":{}})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x","videoMetadata":{"fps":2,"start":"1s"},"partMetadata":null}],"role":"model","extraField":[1,2]}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]},"groundingMetadata":{"webSearchQueries":["q"]},"citationMetadata":null,"safetyRatings":[{"category":"HARM","probability":"NEGLIGIBLE"}]}]})",
+             R"({"candidates":[{"finish_reason":"STOP","content":{"parts":[{"text":"snake at the root is ignored by both"}]}}],"usage_metadata":{"x":1},"model_version":"v"})",
+             R"({"candidates":[{"content":{"parts":[{"t\u0065xt":"an escaped key"}]}}],"modelVersion":"m\u00e9"})",
+             R"({"candidates":[{"content":{"parts":[{"text":")" + long_text + R"("}]}}]})",
+             R"(  {"candidates":[{"content":{"parts":[{"text":"spaces around"}]}}]}  )",
+         }) {
+        CHECK(fast_path_agrees(chunk));
+    }
+
+    // Declined: the general path decodes these (or rejects them with its own error).
+    for (const std::string& chunk : std::vector<std::string>{
+             R"({"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}],"role":"model"}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x","thoughtSignature":"AAEC"}]}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x","thought_signature":"AAEC"}]}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":null}]}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":1}]}}]})",
+             R"({"candidates":[{"content":{"parts":["text"]}}]})",
+             R"({"candidates":[{"content":{"parts":{"text":"x"}}}]})",
+             R"({"candidates":[{"content":"x"}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"a","text":"b"}]}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x","videoMetadata":1,"videoMetadata":2}]}}]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":7}]})",
+             R"({"candidates":[]})",
+             R"({"candidates":{}})",
+             R"({"candidates":["x"]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"totalTokenCount":1.0}})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"total_token_count":3}})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"totalTokenCount":null}})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":[1]})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]}}],"modelVersion":1})",
+             R"({"usageMetadata":{"promptTokenCount":18446744073709551615},"candidates":[{}]})",
+             R"({"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED"}})",
+             R"({"promptFeedback":{"blockReason":"SAFETY"}})",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]},"groundingMetadata":{},"groundingMetadata":{}}]})",
+             R"([{"candidates":[]}])",
+             R"("text")",
+             R"({"candidates":[{"content":{"parts":[{"text":"x"}]}}]} trailing)",
+             R"({"candidates":[{"content":{"parts":[{"text":"unterminated)",
+             R"({"candidates":[{"content":{"parts":[{"text":"bad utf-8 )" "\xff" R"("}]}}]})",
+         }) {
+        CHECK(!fast_path_agrees(chunk));
+    }
+}
