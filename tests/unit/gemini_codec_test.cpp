@@ -201,7 +201,9 @@ void require_same(const adk::LlmResponse& fast, const adk::LlmResponse& general,
 // decode_text_chunk either declines or gives what decode_response gives. Returns whether it decoded.
 bool fast_path_agrees(const std::string& chunk)
 {
-    std::optional<adk::LlmResponse> fast = adk::gemini::decode_text_chunk(chunk, true);
+    std::optional<adk::LlmResponse> fast(std::in_place);
+    if (!adk::gemini::decode_text_chunk(chunk, true, *fast))
+        fast.reset();
     std::optional<adk::LlmResponse> general;
     try {
         general = adk::gemini::decode_response(json::parse(chunk), true);

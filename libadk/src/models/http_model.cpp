@@ -59,8 +59,10 @@ asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, boo
             if (end)
                 decoder->finish(parser.unparsed(), out);
             // Nothing is read from the socket while a chunk waits for the consumer.
-            for (auto& r : out)
-                co_await sink.emit(std::move(r));
+            for (auto& r : out) {
+                auto item = std::make_unique<LlmResponse>(std::move(r));
+                co_await sink.emit(std::move(item));
+            }
             out.clear();
         }
     };

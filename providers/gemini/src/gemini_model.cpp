@@ -35,10 +35,9 @@ public:
     {
         if (event.data.empty())
             return;
-        if (auto chunk = decode_text_chunk(event.data, true)) {
-            out.push_back(std::move(*chunk));
+        if (decode_text_chunk(event.data, true, out.emplace_back()))
             return;
-        }
+        out.pop_back();
         // A chunk's JSON lives only while it is decoded (decode_response copies what it keeps), so it is
         // parsed into a buffer on the stack rather than the heap. Under ASan the buffer is left out: the
         // parse then takes heap blocks that are freed after it, so a value kept by mistake is reported.

@@ -351,19 +351,18 @@ private:
 
 }  // namespace
 
-std::optional<LlmResponse> decode_text_chunk(std::string_view text, bool partial)
+bool decode_text_chunk(std::string_view text, bool partial, LlmResponse& out)
 {
-    LlmResponse r;
     unsigned char scratch[512];  // the value stack's own working memory
-    json::basic_parser<Handler> parser(json::parse_options{}, r, scratch, sizeof scratch);
+    json::basic_parser<Handler> parser(json::parse_options{}, out, scratch, sizeof scratch);
     json::error_code ec;
     const std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
     if (ec || used != text.size() || parser.handler().declined())
-        return std::nullopt;
-    r.partial = partial;
-    if (r.finish_reason && !partial)
-        r.turn_complete = true;
-    return r;
+        return false;
+    out.partial = partial;
+    if (out.finish_reason && !partial)
+        out.turn_complete = true;
+    return true;
 }
 
 }  // namespace adk::gemini

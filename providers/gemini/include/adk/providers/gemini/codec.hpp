@@ -26,13 +26,14 @@ json::object encode_request(const LlmRequest& request, json::storage_ptr sp = {}
 // `partial` marks a streamed chunk.
 LlmResponse decode_response(const json::value& body, bool partial);
 
-// The same for the usual streamed chunk, read straight from its text without building a JSON tree: the
-// first candidate's content made of text parts (text, thought), its finish reason, usage counts, the
-// model version; other members decode_response ignores are skipped. Returns std::nullopt for anything
-// else (function calls, thought signatures, grounding, errors, nulls, snake_case spellings, members that
-// would be kept as extra, keys given twice, malformed JSON): decode it with decode_response then, which
-// gives the same result as this would have.
-std::optional<LlmResponse> decode_text_chunk(std::string_view text, bool partial);
+// The same for the usual streamed chunk, read straight from its text into `out` (a new LlmResponse)
+// without building a JSON tree: the first candidate's content made of text parts (text, thought, extra
+// members), its finish reason and grounding, usage counts and details, the model version; members
+// decode_response ignores are skipped. Returns false for anything else (function calls, thought
+// signatures, errors, nulls or numbers written as doubles where a field is read, snake_case spellings,
+// keys given twice, malformed JSON), leaving `out` partly filled: discard it and use decode_response,
+// which gives what this would have.
+bool decode_text_chunk(std::string_view text, bool partial, LlmResponse& out);
 
 // The retry delay a 429 body asks for (google.rpc.RetryInfo, e.g. "34.4s"), if any.
 std::optional<std::chrono::milliseconds> retry_delay(const json::value& error_body);
