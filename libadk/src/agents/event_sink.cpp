@@ -13,13 +13,13 @@ EventSink::EventSink(Sink<Event> sink, std::shared_ptr<detail::Invocation> invoc
 {
 }
 
-// Not a coroutine itself (see Sink::emit): a partial event that no plugin needs to see goes straight to
-// the channel when it has room; the rest goes through deliver(), whose frame holds a pointer.
 asio::awaitable<void> EventSink::emit(Event event)
 {
     return emit(std::make_unique<Event>(std::move(event)));
 }
 
+// Not a coroutine itself (see Sink::emit): a partial event that no plugin needs to see goes straight to
+// the channel when it has room; the rest goes through deliver(), whose frame holds a pointer.
 asio::awaitable<void> EventSink::emit(std::unique_ptr<Event> event)
 {
     if (!event)

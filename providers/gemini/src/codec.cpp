@@ -29,7 +29,7 @@ json::object encode_request(const LlmRequest& request, json::storage_ptr sp)
         contents.push_back(content_json(c, "user", sp));
     body["contents"] = std::move(contents);
     if (request.system_instruction) {
-        json::object si = content_json(*request.system_instruction, "user", sp);
+        json::object si = json::value_from(*request.system_instruction, sp).as_object();
         si.erase("role");  // Gemini ignores a role here
         body["systemInstruction"] = std::move(si);
     }

@@ -133,14 +133,7 @@ public:
         return true;
     }
 
-    bool on_key_part(json::string_view s, std::size_t, json::error_code&)
-    {
-        if (capturing())
-            capture_.push_chars(s);
-        else
-            key_.append(s.data(), s.size());
-        return true;
-    }
+    bool on_key_part(json::string_view s, std::size_t, json::error_code&) { return part(s, key_); }
     bool on_key(json::string_view s, std::size_t, json::error_code& ec)
     {
         if (capturing())
@@ -166,14 +159,7 @@ public:
         return true;
     }
 
-    bool on_string_part(json::string_view s, std::size_t, json::error_code&)
-    {
-        if (capturing())
-            capture_.push_chars(s);
-        else
-            text_.append(s.data(), s.size());
-        return true;
-    }
+    bool on_string_part(json::string_view s, std::size_t, json::error_code&) { return part(s, text_); }
     bool on_string(json::string_view s, std::size_t, json::error_code& ec)
     {
         if (capturing())
@@ -240,6 +226,16 @@ public:
 
 private:
     static constexpr int max_depth = 32;
+
+    // A piece of a key or string that the parser hands over before the rest of it.
+    bool part(json::string_view s, std::string& pieces)
+    {
+        if (capturing())
+            capture_.push_chars(s);
+        else
+            pieces.append(s.data(), s.size());
+        return true;
+    }
 
     // The slot of the value that starts now; consumes the pending key.
     Slot slot()

@@ -163,7 +163,7 @@ public:
     //
     // DESIGN: not a coroutine itself. When the channel has room (the usual case) the item is handed over
     // here and an empty coroutine is returned; only a full channel starts a coroutine that waits, and
-    // that one holds a pointer, not a T. A coroutine frame holding a T (an Event is 776 bytes) is too
+    // that one holds a pointer, not a T. A coroutine frame holding a T (an Event is over 800 bytes) is too
     // large for Asio's per-thread frame cache, so every emit used to call malloc.
     asio::awaitable<void> emit(T value) { return emit(std::make_unique<T>(std::move(value))); }
 
