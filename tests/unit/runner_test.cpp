@@ -411,7 +411,8 @@ TEST_CASE("RunnerOptions::single_threaded: invocations and parallel branches run
                     ++on_strand;
                 if (ctx.executor() != asio::any_io_executor(ioc.get_executor()))
                     ++elsewhere;
-                co_await out.emit(ctx.make_event(adk::Content::model(std::to_string(i))));
+                adk::Event ev = ctx.make_event(adk::Content::model(std::to_string(i)));
+                co_await out.emit(std::move(ev));
             }
         });
     };
