@@ -453,3 +453,52 @@ TEST_CASE("RunnerOptions::single_threaded: invocations and parallel branches run
     }());
     CHECK(on_strand == 100);
 }
+
+TEST_CASE("EventSink::try_emit hands partial events over at once and leaves the rest to emit", "[runner]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    int handed_at_once = 0;
+    bool kept_when_full = false;
+    bool final_kept = false;
+    bool null_refused = false;
+    auto producer = std::make_shared<FnAgent>("typist", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        std::unique_ptr<adk::Event> none;
+        try {
+            out.try_emit(none);
+        } catch (const adk::Error& e) {
+            null_refused = e.code() == adk::errc::invalid_argument;
+        }
+        // The consumer does not read while this coroutine runs: deltas go into the channel until it is full.
+        for (int i = 0; i < 100; ++i) {
+            auto delta = std::make_unique<adk::Event>(ctx.make_event(adk::Content::model(std::to_string(i))));
+            delta->partial = true;
+            if (out.try_emit(delta)) {
+                ++handed_at_once;
+                continue;
+            }
+            kept_when_full = delta && delta->text() == std::to_string(i);
+            co_await out.emit(std::move(delta));  // waits for the consumer
+        }
+        auto whole = std::make_unique<adk::Event>(ctx.make_event(adk::Content::model("done")));
+        final_kept = !out.try_emit(whole) && whole;  // not partial: it must be committed first
+        co_await out.emit(std::move(whole));
+    });
+    adk::Runner runner({.app_name = "app", .agent = producer, .session_service = sessions});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        auto events = co_await adk::test::run_once(runner, "s", "go");
+        REQUIRE(events.size() == 101);
+        for (int i = 0; i < 100; ++i)
+            CHECK(events[i].text() == std::to_string(i));
+        CHECK(events[100].text() == "done");
+        auto stored = co_await sessions->get_session("app", "user1", "s");
+        CHECK(stored->events.back().text() == "done");  // committed; the partial deltas are not stored
+        CHECK(stored->events.size() == 2);
+    }());
+    CHECK(null_refused);
+    CHECK(handed_at_once >= static_cast<int>(adk::default_stream_capacity));
+    CHECK(handed_at_once < 100);
+    CHECK(kept_when_full);
+    CHECK(final_kept);
+}

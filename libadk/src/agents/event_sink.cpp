@@ -22,6 +22,13 @@ asio::awaitable<void> EventSink::emit(Event event)
 // the channel when it has room; the rest goes through deliver(), whose frame holds a pointer.
 asio::awaitable<void> EventSink::emit(std::unique_ptr<Event> event)
 {
+    if (try_emit(event))
+        return detail::ready();
+    return deliver(std::move(event));
+}
+
+bool EventSink::try_emit(std::unique_ptr<Event>& event)
+{
     if (!event)
         throw Error(errc::invalid_argument, "EventSink::emit was given no event (a null pointer)");
     if (event->author.empty())
@@ -34,9 +41,7 @@ asio::awaitable<void> EventSink::emit(std::unique_ptr<Event> event)
     if (event->timestamp <= 0)
         event->timestamp = now_seconds();
     escalated_ = escalated_ || event->actions.escalate;
-    if (event->partial && invocation_->options.plugins.empty() && sink_.try_emit(event))
-        return detail::ready();
-    return deliver(std::move(event));
+    return event->partial && invocation_->options.plugins.empty() && sink_.try_emit(event);
 }
 
 asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)

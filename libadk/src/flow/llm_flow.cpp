@@ -404,7 +404,8 @@ asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContex
             partial->timestamp = skeleton.timestamp;
             fill_event(*partial, std::move(*chunk));
             partial->partial = true;
-            co_await out.emit(std::move(partial));
+            if (!out.try_emit(partial))
+                co_await out.emit(std::move(partial));
         }
     }
     if (sse)

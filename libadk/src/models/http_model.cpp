@@ -61,7 +61,8 @@ asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, boo
             // Nothing is read from the socket while a chunk waits for the consumer.
             for (auto& r : out) {
                 auto item = std::make_unique<LlmResponse>(std::move(r));
-                co_await sink.emit(std::move(item));
+                if (!sink.try_emit(item))
+                    co_await sink.emit(std::move(item));
             }
             out.clear();
         }

@@ -26,6 +26,10 @@ public:
     asio::awaitable<void> emit(Event event);
     // The same for an event built on the heap (what a model's partial events are): the Event is not moved.
     asio::awaitable<void> emit(std::unique_ptr<Event> event);
+    // Hands a partial event over at once when no plugin needs to see it and the consumer's channel has
+    // room: true, and `event` is gone. Otherwise false and `event` stays: `co_await emit(std::move(event))`.
+    // What a producer of many small deltas calls first, to save a coroutine per delta.
+    bool try_emit(std::unique_ptr<Event>& event);
 
     // Hands on an event that was already committed (one read from a sub-agent's EventStream).
     asio::awaitable<void> forward(Event event);
