@@ -30,7 +30,8 @@ asio::awaitable<void> EventSink::emit(std::unique_ptr<Event> event)
 bool EventSink::try_emit(std::unique_ptr<Event>& event)
 {
     if (!event)
-        throw Error(errc::invalid_argument, "EventSink::emit was given no event (a null pointer)");
+        throw Error(errc::invalid_argument,
+                    "EventSink::emit / try_emit was given no event (a null pointer): build one with ctx.make_event(...)");
     if (event->author.empty())
         throw Error(errc::invalid_argument,
                     "an event was emitted without an author: build events with ctx.make_event(...)");
