@@ -9,7 +9,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -98,7 +97,7 @@ std::string ReceivedRequest::header(const std::string& lower_name) const
 class Server::Impl : public std::enable_shared_from_this<Impl> {
 public:
     Impl(asio::any_io_executor ex, ServerOptions opts)
-        : options(std::move(opts)), strand(asio::make_strand(ex)), acceptor(strand), tls(ssl::context::tls_server)
+        : options(std::move(opts)), executor(std::move(ex)), acceptor(executor), tls(ssl::context::tls_server)
     {
         if (options.tls) {
             tls.use_certificate_chain_file(options.cert_file);
@@ -124,7 +123,7 @@ public:
             live[id] = conn;
             accepted++;
             open++;
-            asio::co_spawn(strand, session(self, conn, id), asio::detached);
+            asio::co_spawn(executor, session(self, conn, id), asio::detached);
         }
     }
 
@@ -147,6 +146,7 @@ public:
     asio::awaitable<void> serve(Stream& s, Conn& conn)
     {
         beast::flat_buffer buffer;
+        buffer.reserve(16384);  // a request in one read or two, not a read per doubling of the buffer
         while (true) {
             http::request_parser<http::string_body> parser;
             parser.body_limit(std::size_t{64} << 20);
@@ -227,7 +227,7 @@ public:
         if (auto [ec, n] = co_await http::async_write_header(s, sr, use_tuple); ec)
             co_return false;
 
-        asio::steady_timer timer(strand);
+        asio::steady_timer timer(executor);
         std::size_t written_frames = 0;
         std::size_t body_bytes = 0;
         auto write_frame = [&](std::string& frame) -> asio::awaitable<bool> {
@@ -279,11 +279,11 @@ public:
 
     ServerOptions options;
     unsigned short port = 0;
-    asio::strand<asio::any_io_executor> strand;
+    asio::any_io_executor executor;  // run by one thread
     tcp::acceptor acceptor;
     ssl::context tls;
     std::vector<std::string> frames;
-    std::map<std::size_t, std::shared_ptr<Conn>> live;  // on the strand
+    std::map<std::size_t, std::shared_ptr<Conn>> live;  // on the executor's thread
     std::size_t next_id = 0;
     std::atomic<std::size_t> accepted{0};
     std::atomic<std::size_t> open{0};
@@ -307,12 +307,12 @@ void Server::start()
     impl_->acceptor.bind(ep);
     impl_->acceptor.listen();
     impl_->port = impl_->acceptor.local_endpoint().port();
-    asio::co_spawn(impl_->strand, impl_->accept_loop(), asio::detached);
+    asio::co_spawn(impl_->executor, impl_->accept_loop(), asio::detached);
 }
 
 void Server::stop()
 {
-    asio::dispatch(impl_->strand, [impl = impl_] {
+    asio::dispatch(impl_->executor, [impl = impl_] {
         error_code ec;
         impl->acceptor.close(ec);
         for (auto& [id, conn] : impl->live)

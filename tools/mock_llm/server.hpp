@@ -51,6 +51,9 @@ public:
 
 class Server {
 public:
+    // The server's handlers run on `ex`, whose io_context one thread runs (as the mock-llm program and the
+    // tests' MockLlm do): a benchmark's mock-llm shares the machine with the runtime it measures, and a strand
+    // would cost it a dispatch at every step.
     Server(boost::asio::any_io_executor ex, ServerOptions options);
     ~Server();
     Server(const Server&) = delete;
