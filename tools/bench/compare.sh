@@ -6,6 +6,8 @@
 # (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Each at concurrency 1, 50 and 1000, and
 # (a) at 10,000. mock-llm writes each chunk as soon as it can (a burst); one more row runs (a) at
 # concurrency 1 with chunks 1 ms apart, where chunk-to-event is the pipeline's latency, not queueing.
+# Each row also shows mock-llm's own CPU per invocation during each runtime's run: on a 2-core machine it is
+# what the runtime under test did not get.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -20,14 +22,20 @@ cp tools/bench/ts/package.json tools/bench/ts/agent_bench.mjs tools/bench/ts/rep
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # 10,000 concurrent connections on each side
 
 pids=()
+declare -A mock_pid  # mock-llm's process, by its URL
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_mock() {  # K: the number of chunks, then mock-llm's options; sets $url
   local script=$work/script_$1.json log=$work/mock_$1${2:+_paced}.log
   printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": %d}]}\n' "$1" >"$script"
   build/release/tools/mock_llm/mock-llm --stamp --script "$script" "${@:2}" >"$log" 2>&1 &
-  pids+=($!)
+  local pid=$!
+  pids+=($pid)
   for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.05; done
   url=$(sed -n '1s/^listening on //p' "$log")
+  mock_pid[$url]=$pid
+}
+cpu_us() {  # a process's time on a CPU so far (user and system), in microseconds
+  awk '{ printf "%d", $1 / 1000 }' "/proc/$1/schedstat"
 }
 start_mock 20
 url20=$url
@@ -43,13 +51,27 @@ results=$work/results.jsonl
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
   echo "date: $(date -u +%Y-%m-%d)"
 } >"$work/machine.txt"
+# Runs a benchmark command and appends its JSON line to the results, with the tag and the CPU that
+# mock-llm spent meanwhile (the two share the machine's cores).
+measure() {  # mock-url tag command...
+  local pid=${mock_pid[$1]} tag=$2 before out status=0
+  shift 2
+  before=$(cpu_us "$pid")
+  out=$("$@") || status=$?
+  [ -n "$out" ] && printf '%s\n' "$out" | sed "s/^{/{\"tag\":\"$tag\",\"mock_cpu_us\":$(($(cpu_us "$pid") - before)),/" >>"$results"
+  return $status
+}
+run_cpp() {  # workload concurrency invocations chunks mock-url
+  build/release/tools/bench/agent_bench --mock "$5" --workload "$1" --concurrency "$2" --invocations "$3" --chunks "$4"
+}
+run_ts() {  # workload concurrency invocations chunks mock-url
+  (cd "$work" && GOOGLE_GEMINI_BASE_URL=$5 GEMINI_API_KEY=bench node --max-old-space-size=8192 agent_bench.mjs \
+    --workload "$1" --concurrency "$2" --invocations "$3" --chunks "$4")
+}
 run_both() {  # workload concurrency adk-cpp-invocations ts-invocations chunks mock-url [tag]
   echo "workload $1${7:+ ($7)}, concurrency $2: adk-cpp x$3, TypeScript ADK x$4" >&2
-  build/release/tools/bench/agent_bench --mock "$6" --workload "$1" --concurrency "$2" --invocations "$3" \
-    --chunks "$5" | sed "s/^{/{\"tag\":\"${7:-}\",/" >>"$results" || echo "adk-cpp: some invocations failed" >&2
-  (cd "$work" && GOOGLE_GEMINI_BASE_URL=$6 GEMINI_API_KEY=bench node --max-old-space-size=8192 agent_bench.mjs \
-    --workload "$1" --concurrency "$2" --invocations "$4" --chunks "$5") | sed "s/^{/{\"tag\":\"${7:-}\",/" >>"$results" ||
-    echo "TypeScript ADK: some invocations failed" >&2
+  measure "$6" "${7:-}" run_cpp "$1" "$2" "$3" "$5" "$6" || echo "adk-cpp: some invocations failed" >&2
+  measure "$6" "${7:-}" run_ts "$1" "$2" "$4" "$5" "$6" || echo "TypeScript ADK: some invocations failed" >&2
 }
 for workload in a b c d; do
   chunks=20; mock=$url20

@@ -10,12 +10,14 @@ const by = {};
 for (const r of rows) (by[key(r)] ??= {})[r.runtime] = r;
 const f = (v, digits = 0) => (v === undefined ? '-' : Number(v).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 const ratio = (a, b) => (a && b ? `${(a / b).toFixed(1)}x` : '-');
+// mock-llm's CPU during a runtime's run, per invocation: what the runtime left of the machine's cores.
+const mockPerInvocation = (r) => (r.mock_cpu_us === undefined || !r.invocations ? undefined : r.mock_cpu_us / 1000 / r.invocations);
 const names = { a: '(a) 1 agent, tool + 20 chunks', b: '(b) 1 agent, tool + 100 chunks', c: '(c) parallel of 4', d: '(d) sequence of 5' };
 
 console.log(fs.readFileSync(machineFile, 'utf8').trim().split('\n').map((l) => `${l}  `).join('\n'));
 console.log('');
-console.log('| workload | conc. | inv/s cpp / ts (ratio) | events/s cpp / ts | CPU ms/inv cpp / ts (ratio) | p50 / p99 ms cpp | p50 / p99 ms ts | chunk-to-event p50 / p99 us cpp | same, ts | peak RSS MB cpp / ts | RSS KB per conc. inv cpp / ts | verified cpp / ts |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| workload | conc. | inv/s cpp / ts (ratio) | events/s cpp / ts | CPU ms/inv cpp / ts (ratio) | p50 / p99 ms cpp | p50 / p99 ms ts | chunk-to-event p50 / p99 us cpp | same, ts | peak RSS MB cpp / ts | RSS KB per conc. inv cpp / ts | mock-llm CPU ms/inv during cpp / ts | verified cpp / ts |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const k of Object.keys(by)) {
   const { 'adk-cpp': c = {}, 'adk-ts': t = {} } = by[k];
   const [w, n, tag] = k.split('/');
@@ -24,5 +26,6 @@ for (const k of Object.keys(by)) {
     `| ${f(c.latency_ms_p50, 1)} / ${f(c.latency_ms_p99, 1)} | ${f(t.latency_ms_p50, 1)} / ${f(t.latency_ms_p99, 1)} ` +
     `| ${f(c.chunk_to_event_us_p50)} / ${f(c.chunk_to_event_us_p99)} | ${f(t.chunk_to_event_us_p50)} / ${f(t.chunk_to_event_us_p99)} ` +
     `| ${f(c.peak_rss_kib / 1024)} / ${f(t.peak_rss_kib / 1024)} | ${f(c.rss_kib_per_concurrent)} / ${f(t.rss_kib_per_concurrent)} ` +
+    `| ${f(mockPerInvocation(c), 2)} / ${f(mockPerInvocation(t), 2)} ` +
     `| ${c.verified ?? 0}/${(c.verified ?? 0) + (c.failed ?? 0)} / ${t.verified ?? 0}/${(t.verified ?? 0) + (t.failed ?? 0)} |`);
 }
