@@ -181,6 +181,9 @@ int main(int argc, char** argv)
                 auto stream = co_await runner.run("u", s.id, adk::Content::user("Weather in Paris?"), config);
                 while (auto ev = co_await stream.next()) {
                     ++seen;
+                    if ((ev->error_code || ev->error_message) && first_error.empty())
+                        first_error = "an error event: " + ev->error_code.value_or("") + " " +
+                                      ev->error_message.value_or("");
                     if (ev->partial) {
                         const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                              Clock::now().time_since_epoch()).count();

@@ -69,6 +69,7 @@ async function worker() {
       const newMessage = { role: 'user', parts: [{ text: 'Weather in Paris?' }] };
       for await (const ev of runner.runAsync({ userId: 'u', sessionId: session.id, newMessage, runConfig: { streamingMode: StreamingMode.SSE } })) {
         seen++;
+        if (ev.errorCode || ev.errorMessage) firstError ??= `an error event: ${ev.errorCode} ${ev.errorMessage}`;
         const text = ev.content?.parts?.map((p) => p.text ?? '').join('') ?? '';
         if (ev.partial) {
           const now = process.hrtime.bigint();

@@ -29,3 +29,12 @@ for (const k of Object.keys(by)) {
     `| ${f(mockPerInvocation(c), 2)} / ${f(mockPerInvocation(t), 2)} ` +
     `| ${c.verified ?? 0}/${(c.verified ?? 0) + (c.failed ?? 0)} / ${t.verified ?? 0}/${(t.verified ?? 0) + (t.failed ?? 0)} |`);
 }
+
+// A run with failed invocations does not count: say which, and the first error each one saw.
+const failures = rows.filter((r) => r.failed > 0);
+if (failures.length > 0) {
+  console.log('');
+  for (const r of failures)
+    console.log(`- ${names[r.workload]}${r.tag === 'paced' ? ', paced' : ''}, concurrency ${r.concurrency}, ${r.runtime}: ` +
+      `${r.failed} of ${r.invocations} invocations failed; first error: ${r.first_error ?? 'none reported (unexpected events)'}`);
+}
