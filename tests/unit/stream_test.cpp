@@ -1,4 +1,4 @@
-// Stream<T> / Sink<T>: order, in-band end and failure, backpressure, and the ways to stop a producer.
+// Stream<T> / Sink<T>: order, in-band end and failure, backpressure, the ways to stop a producer, and pulled streams.
 #include <adk/adk.hpp>
 
 #include "support/run.hpp"
@@ -228,4 +228,128 @@ TEST_CASE("producer and consumer on different strands of 4 threads keep order", 
         co_return expected;
     };
     CHECK(asio::co_spawn(asio::make_strand(pool), consumer, asio::use_future).get() == 100000);
+}
+
+namespace {
+
+// A source of 1, 2, 3 that counts its pulls, fails on `fail_at` (0: never) and then, when `sleep` is
+// set, waits an hour before each item after the first, recording how the wait ended.
+struct CountingSource final : adk::StreamSource<int> {
+    struct Record {
+        int pulls = 0;
+        int outcome = 0;  // 1 aborted, 2 woke
+        bool destroyed = false;
+    };
+    explicit CountingSource(std::shared_ptr<Record> r, int fail_on = 0, bool sleeps = false)
+        : record(std::move(r)), fail_at(fail_on), sleep(sleeps)
+    {
+    }
+    ~CountingSource() override { record->destroyed = true; }
+
+    asio::awaitable<void> pull(std::unique_ptr<int>& item) override
+    {
+        const int n = ++record->pulls;
+        if (n == fail_at)
+            throw std::runtime_error("the disk is on fire");
+        if (sleep && n > 1) {
+            asio::steady_timer t(co_await asio::this_coro::executor, 1h);
+            auto [ec] = co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+            record->outcome = ec == asio::error::operation_aborted ? 1 : 2;
+            if (ec)
+                throw boost::system::system_error(ec, "waiting for the next item");
+        }
+        if (n <= 3)
+            item = std::make_unique<int>(n);
+    }
+
+    std::shared_ptr<Record> record;
+    int fail_at;
+    bool sleep;
+};
+
+}  // namespace
+
+TEST_CASE("a pulled stream reads its source only when asked, in order, then releases it", "[stream]")
+{
+    asio::io_context ioc;
+    auto record = std::make_shared<CountingSource::Record>();
+    auto stream = adk::pull_stream<int>(std::make_unique<CountingSource>(record));
+    run(ioc, [&]() -> asio::awaitable<void> {
+        CHECK(record->pulls == 0);  // nothing is read before the consumer asks
+        int expected = 1;
+        while (auto v = co_await stream.next()) {
+            CHECK(*v == expected);
+            CHECK(record->pulls == expected);  // one pull per item: nothing read ahead
+            ++expected;
+        }
+        CHECK(expected == 4);
+        CHECK(record->destroyed);  // released at its end, not when the Stream goes
+        auto again = co_await stream.next();
+        CHECK(!again);
+        CHECK(record->pulls == 4);
+    }());
+}
+
+TEST_CASE("a pulled source's failure reaches the consumer as adk::Error and ends the stream", "[stream]")
+{
+    asio::io_context ioc;
+    auto record = std::make_shared<CountingSource::Record>();
+    auto stream = adk::pull_stream<int>(std::make_unique<CountingSource>(record, 2));
+    std::string failure;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto first = co_await stream.next();
+        CHECK(first == 1);
+        try {
+            co_await stream.next();
+        } catch (const adk::Error& e) {
+            failure = e.message();
+            CHECK(e.code() == adk::errc::agent_failed);
+        }
+        auto after = co_await stream.next();
+        CHECK(!after);
+    }());
+    CHECK(failure == "the disk is on fire");
+    CHECK(record->destroyed);
+}
+
+TEST_CASE("cancelling the coroutine that awaits a pulled next() aborts what the source awaits", "[stream]")
+{
+    using namespace asio::experimental::awaitable_operators;
+    asio::io_context ioc;
+    auto record = std::make_shared<CountingSource::Record>();
+    auto stream = adk::pull_stream<int>(std::make_unique<CountingSource>(record, 0, true));
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto first = co_await stream.next();
+        CHECK(first == 1);
+        asio::steady_timer deadline(co_await asio::this_coro::executor, 10ms);
+        auto result = co_await (stream.next() || deadline.async_wait(asio::use_awaitable));
+        CHECK(result.index() == 1);  // the deadline won and cancelled next()
+        auto after = co_await stream.next();
+        CHECK(!after);  // the stream is over
+    }());
+    CHECK(record->outcome == 1);
+    CHECK(record->destroyed);
+}
+
+TEST_CASE("Stream::cancel and dropping a pulled stream release its source", "[stream]")
+{
+    asio::io_context ioc;
+    auto cancelled = std::make_shared<CountingSource::Record>();
+    auto dropped = std::make_shared<CountingSource::Record>();
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto stream = adk::pull_stream<int>(std::make_unique<CountingSource>(cancelled));
+        auto first = co_await stream.next();
+        CHECK(first == 1);
+        stream.cancel();
+        CHECK(cancelled->destroyed);
+        auto after = co_await stream.next();
+        CHECK(!after);
+        CHECK(cancelled->pulls == 1);
+        {
+            auto other = adk::pull_stream<int>(std::make_unique<CountingSource>(dropped));
+            auto moved = std::move(other);
+            CHECK(!dropped->destroyed);
+        }
+        CHECK(dropped->destroyed);
+    }());
 }

@@ -14,60 +14,77 @@ HttpModel::HttpModel(std::string name, std::shared_ptr<const WireFormat> format,
 
 namespace {
 
-// An error status, or an answer that is not streamed: one response from the whole body. A coroutine of its
-// own so that the streaming loop's frame (alive while the model streams) holds none of this.
-asio::awaitable<void> emit_whole_body(const WireFormat& format, net::HttpResponse& response, Sink<LlmResponse>& sink)
-{
-    if (!response.ok()) {
-        const std::string body = co_await response.read_all(std::size_t{1} << 20);
-        co_await sink.emit(format.decode_error(response.status(), body));
-        co_return;
+// The answer, read by its consumer: each Stream::next() reads the socket only when no decoded chunk is
+// left, so nothing is read while a chunk waits for the consumer, and cancelling the consumer aborts the
+// read. Destroying the source closes the connection unless its body was read to the end.
+class ResponseSource final : public StreamSource<LlmResponse> {
+public:
+    ResponseSource(std::shared_ptr<const WireFormat> format, bool stream, net::HttpResponse response)
+        : format_(std::move(format)), stream_(stream), response_(std::move(response))
+    {
     }
-    const std::string body = co_await response.read_all();
-    co_await sink.emit(format.decode(body));
-}
+
+    // Reads the socket until a chunk is decoded (a read may hold half an event) or the body ends.
+    asio::awaitable<void> pull(std::unique_ptr<LlmResponse>& item) override
+    {
+        while (next_ == out_.size() && !end_) {
+            out_.clear();
+            next_ = 0;
+            if (!stream_ || !response_.ok()) {
+                co_await read_whole_body();
+                continue;
+            }
+            if (!decoder_)
+                decoder_ = format_->stream_decoder();
+            std::string_view bytes = co_await response_.read_some();
+            end_ = bytes.empty();
+            if (end_)
+                parser_.finish(events_);
+            else
+                parser_.feed(bytes, events_);
+            for (const auto& e : events_)
+                decoder_->on_event(e, out_);
+            events_.clear();
+            if (end_)
+                decoder_->finish(parser_.unparsed(), out_);
+        }
+        if (next_ < out_.size())
+            item = std::make_unique<LlmResponse>(std::move(out_[next_++]));
+    }
+
+private:
+
+    // An error status, or an answer that is not streamed: one response from the whole body.
+    asio::awaitable<void> read_whole_body()
+    {
+        end_ = true;
+        if (!response_.ok()) {
+            const std::string body = co_await response_.read_all(std::size_t{1} << 20);
+            out_.push_back(format_->decode_error(response_.status(), body));
+            co_return;
+        }
+        const std::string body = co_await response_.read_all();
+        out_.push_back(format_->decode(body));
+    }
+
+    std::shared_ptr<const WireFormat> format_;
+    bool stream_;
+    net::HttpResponse response_;
+    net::SseParser parser_;
+    std::unique_ptr<WireFormat::StreamDecoder> decoder_;
+    std::vector<net::SseEvent> events_;
+    std::vector<LlmResponse> out_;  // decoded, handed out from next_
+    std::size_t next_ = 0;
+    bool end_ = false;
+};
 
 }  // namespace
 
 asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, bool stream)
 {
     net::HttpRequest http_request = format_->encode(request, stream);
-    auto ex = co_await asio::this_coro::executor;
     net::HttpResponse response = co_await http_->send(std::move(http_request));
-
-    auto read = [format = format_, stream, response = std::move(response)](
-                    Sink<LlmResponse> sink) mutable -> asio::awaitable<void> {
-        if (!stream || !response.ok()) {
-            co_await emit_whole_body(*format, response, sink);
-            co_return;
-        }
-        net::SseParser parser;
-        auto decoder = format->stream_decoder();
-        std::vector<net::SseEvent> events;
-        std::vector<LlmResponse> out;
-        bool end = false;
-        while (!end) {
-            std::string_view bytes = co_await response.read_some();
-            end = bytes.empty();
-            if (end)
-                parser.finish(events);
-            else
-                parser.feed(bytes, events);
-            for (const auto& e : events)
-                decoder->on_event(e, out);
-            events.clear();
-            if (end)
-                decoder->finish(parser.unparsed(), out);
-            // Nothing is read from the socket while a chunk waits for the consumer.
-            for (auto& r : out) {
-                auto item = std::make_unique<LlmResponse>(std::move(r));
-                if (!sink.try_emit(item))
-                    co_await sink.emit(std::move(item));
-            }
-            out.clear();
-        }
-    };
-    co_return spawn_stream<LlmResponse>(ex, std::move(read));
+    co_return pull_stream<LlmResponse>(std::make_unique<ResponseSource>(format_, stream, std::move(response)));
 }
 
 namespace provider {

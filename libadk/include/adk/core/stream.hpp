@@ -1,5 +1,6 @@
 // Stream<T> and Sink<T>: a bounded, cancellable, single-consumer stream between a producer coroutine and
-// its consumer, built on asio::experimental::concurrent_channel.
+// its consumer, built on asio::experimental::concurrent_channel. A Stream can also be pulled from a
+// StreamSource: no producer coroutine and no channel, the consumer's next() reads the source itself.
 //
 // Contract (docs/DESIGN.md, "Streams"):
 //   * bounded: Sink::emit suspends while the channel is full, so a slow consumer slows the producer;
@@ -136,6 +137,21 @@ inline const boost::system::error_code& failure_marker()
 
 }  // namespace detail
 
+// What a pulled stream reads from (pull_stream). Stream::next() awaits pull() in the consumer's own
+// coroutine, so the source needs no executor of its own, waits only while its consumer does (a slow
+// consumer reads nothing: backpressure without a buffer), and cancelling the consumer's coroutine aborts
+// what pull() awaits. Destroying the source (Stream::cancel, or dropping the stream) releases what it holds.
+//
+// DESIGN: for producers that only read (a model's HTTP body), where a producer coroutine would hand every
+// item through a channel and the scheduler to a consumer that is already waiting for it.
+template <class T>
+class StreamSource {
+public:
+    virtual ~StreamSource() = default;
+    // Sets `item` to the next item, or leaves it empty at the end. What it throws ends the stream.
+    virtual asio::awaitable<void> pull(std::unique_ptr<T>& item) = 0;
+};
+
 // Stops a stream's producer from outside (Runner::cancel). Copyable; safe from any thread; does nothing
 // once the stream is gone. The consumer's next() then throws adk::Error(errc::cancelled, message).
 class Canceller {
@@ -215,8 +231,10 @@ class Stream {
 public:
     Stream() = default;
     explicit Stream(std::shared_ptr<detail::StreamState<T>> state) noexcept : state_(std::move(state)) {}
+    explicit Stream(std::unique_ptr<StreamSource<T>> source) noexcept : source_(std::move(source)) {}
     Stream(Stream&& other) noexcept
-        : state_(std::move(other.state_)), finished_(std::exchange(other.finished_, true))
+        : state_(std::move(other.state_)), source_(std::move(other.source_)),
+          finished_(std::exchange(other.finished_, true))
     {
     }
     Stream& operator=(Stream&& other) noexcept
@@ -224,6 +242,7 @@ public:
         if (this != &other) {
             cancel();
             state_ = std::move(other.state_);
+            source_ = std::move(other.source_);
             finished_ = std::exchange(other.finished_, true);
         }
         return *this;
@@ -236,11 +255,30 @@ public:
     // cancelled from outside. When the awaiting coroutine is cancelled (asio cancellation), the producer
     // is stopped too and adk::Error(errc::cancelled) is thrown.
     //
-    // DESIGN: the frame of next() holds the optional<T> it returns (an Event is over 800 bytes), so the
-    // rest of it is kept small: waiting and the end of the stream are in functions of their own. Asio
+    // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
+    // no channel frame and a channel's frame holds nothing of pulling.
+    asio::awaitable<std::optional<T>> next() { return source_ ? pull_next() : receive_next(); }
+
+    // Stops the producer (a pulled stream's source is destroyed); next() returns std::nullopt from now
+    // on. Safe to call twice.
+    void cancel() noexcept
+    {
+        source_.reset();
+        if (state_ && !finished_)
+            state_->stop(detail::StopReason::consumer_left, "the consumer stopped reading");
+        finished_ = true;
+    }
+
+    // A handle that stops the producer from outside, e.g. from another thread. A pulled stream has no
+    // producer running: its handle does nothing (cancel the coroutine that awaits next() instead).
+    Canceller canceller() const { return Canceller(state_); }
+
+private:
+    // DESIGN: the frame of receive_next() holds the optional<T> it returns (an Event is over 800 bytes), so
+    // the rest of it is kept small: waiting and the end of the stream are in functions of their own. Asio
     // recycles coroutine frames of up to 1020 bytes; a larger one costs a malloc and evicts a recycled
     // frame of another coroutine.
-    asio::awaitable<std::optional<T>> next()
+    asio::awaitable<std::optional<T>> receive_next()
     {
         if (!state_ || finished_)
             co_return std::nullopt;
@@ -258,19 +296,24 @@ public:
         co_return std::nullopt;
     }
 
-    // Stops the producer; next() returns std::nullopt from now on. Safe to call twice.
-    void cancel() noexcept
+    // A failure of the source ends the stream; the consumer sees it as adk::Error, as from a producer.
+    asio::awaitable<std::optional<T>> pull_next()
     {
-        if (state_ && !finished_) {
+        std::unique_ptr<T> item;
+        try {
+            co_await source_->pull(item);
+        } catch (...) {
+            source_.reset();
             finished_ = true;
-            state_->stop(detail::StopReason::consumer_left, "the consumer stopped reading");
+            std::rethrow_exception(detail::as_adk_error(std::current_exception()));
         }
+        if (item)
+            co_return std::move(*item);
+        source_.reset();
+        finished_ = true;
+        co_return std::nullopt;
     }
 
-    // A handle that stops the producer from outside, e.g. from another thread.
-    Canceller canceller() const { return Canceller(state_); }
-
-private:
     static asio::awaitable<boost::system::error_code> receive(detail::StreamState<T>& state, std::unique_ptr<T>& item)
     {
         auto [ec, v] = co_await state.channel.async_receive(asio::as_tuple(asio::use_awaitable));
@@ -306,6 +349,7 @@ private:
     }
 
     std::shared_ptr<detail::StreamState<T>> state_;
+    std::unique_ptr<StreamSource<T>> source_;  // set for a pulled stream, until its end
     bool finished_ = false;
 };
 
@@ -328,6 +372,13 @@ asio::awaitable<void> finish(StreamState<T>& state, std::exception_ptr failure)
 }
 
 }  // namespace detail
+
+// A stream whose consumer pulls its items from `source` (see StreamSource).
+template <class T>
+Stream<T> pull_stream(std::unique_ptr<StreamSource<T>> source)
+{
+    return Stream<T>(std::move(source));
+}
 
 // Runs `fn(Sink<T>)` as a producer coroutine on `ex` and returns the consumer's end. What fn throws
 // becomes the stream's failure; its normal return becomes the end of the stream.

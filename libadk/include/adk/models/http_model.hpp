@@ -1,9 +1,10 @@
 // HttpModel: a Model that talks to a provider over HTTP. A provider supplies its WireFormat (how an
 // LlmRequest becomes an HTTP request, and how bodies and streamed events become LlmResponses); HttpModel
 // does the rest the same way for every provider: sending through net::HttpClient (pool, TLS, retries),
-// reading the stream one network read at a time through the SSE parser, and emitting each chunk as soon
-// as it is decoded. A slow consumer slows the reads of the socket (invariant 2); cancelling the stream
-// closes the socket (invariant 4).
+// then a pulled stream (adk::pull_stream): the consumer's next() reads the socket, one network read at a
+// time through the SSE parser, and returns each chunk as soon as it is decoded. Nothing is read while the
+// consumer does not ask (invariant 2); cancelling the consumer's coroutine aborts the read, and cancelling
+// or dropping the stream closes the socket (invariant 4).
 #pragma once
 
 #include <adk/models/model.hpp>

@@ -2,8 +2,8 @@
 //
 // DESIGN: generate() is an awaitable that returns the stream (DESIGN.md has it return the stream
 // directly). Awaiting gives the model the caller's executor, the invocation's strand, on which to run its
-// producer, and lets it fail before streaming (a bad key, a refused connection) with an exception from
-// the co_await itself.
+// producer (HttpModel has none: its stream is pulled, read by the consumer's next()), and lets it fail
+// before streaming (a bad key, a refused connection) with an exception from the co_await itself.
 #pragma once
 
 #include <adk/core/stream.hpp>
