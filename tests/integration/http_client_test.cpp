@@ -401,6 +401,52 @@ TEST_CASE("HTTP: a stalled body hits the idle timeout, a slow reader does not", 
     CHECK(got == "data: 1\n\ndata: 2\n\ndata: 3\n\n");
 }
 
+TEST_CASE("HTTP: a body that keeps coming for many idle timeouts does not time out, read from two executors",
+          "[http]")
+{
+    asio::io_context ioc;
+    std::string expected;
+    for (int i = 0; i < 12; ++i)
+        expected += "data: " + std::to_string(i) + "\n\n";
+    auto options = replay(expected);
+    options.chunk_delay = 50ms;  // 600 ms in all: the idle timer fires and re-arms while reads are pending
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClientOptions client_options;
+    client_options.idle_timeout = 200ms;
+    HttpClient client(client_options);
+    std::string got;
+    std::string failure;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        // The first events on the caller's executor, the rest from a coroutine on a strand: the idle
+        // timeout follows the reader.
+        while (got.size() < 20) {
+            std::string_view piece = co_await res.read_some();
+            if (piece.empty())
+                break;
+            got.append(piece);
+        }
+        auto rest = [&]() -> asio::awaitable<void> {
+            try {
+                while (true) {
+                    std::string_view piece = co_await res.read_some();
+                    if (piece.empty())
+                        break;
+                    got.append(piece);
+                }
+            } catch (const adk::Error& e) {
+                failure = e.message();
+            }
+        };
+        auto strand = asio::make_strand(ioc);
+        co_await asio::co_spawn(strand, rest, asio::use_awaitable);
+        server.stop();
+    }());
+    CHECK(failure.empty());
+    CHECK(got == expected);
+}
+
 TEST_CASE("HTTP: cancelling the reader closes the socket at once", "[http]")
 {
     asio::io_context ioc;
