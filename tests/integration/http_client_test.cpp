@@ -73,6 +73,23 @@ HttpRequest post(const std::string& url, std::string body = "{}")
     return r;
 }
 
+// Appends the rest of the body to `got`; returns the message of the adk::Error that ended it, or "".
+asio::awaitable<std::string> read_rest(HttpResponse& res, std::string& got)
+{
+    std::string failure;
+    try {
+        while (true) {
+            std::string_view piece = co_await res.read_some();
+            if (piece.empty())
+                break;
+            got.append(piece);
+        }
+    } catch (const adk::Error& e) {
+        failure = e.message();
+    }
+    co_return failure;
+}
+
 HttpClientOptions fast_retries()
 {
     HttpClientOptions o;
@@ -337,16 +354,7 @@ TEST_CASE("HTTP: a connection cut mid-body throws, and nothing is retried after 
     std::string message;
     run(ioc, [&]() -> asio::awaitable<void> {
         HttpResponse res = co_await client.send(post(server.base_url() + "/v1/messages"));
-        try {
-            while (true) {
-                std::string_view piece = co_await res.read_some();
-                if (piece.empty())
-                    break;
-                got.append(piece);
-            }
-        } catch (const adk::Error& e) {
-            message = e.message();
-        }
+        message = co_await read_rest(res, got);
         server.stop();
     }());
     CHECK(got.size() == 300);
@@ -427,18 +435,7 @@ TEST_CASE("HTTP: a body that keeps coming for many idle timeouts does not time o
                 break;
             got.append(piece);
         }
-        auto rest = [&]() -> asio::awaitable<void> {
-            try {
-                while (true) {
-                    std::string_view piece = co_await res.read_some();
-                    if (piece.empty())
-                        break;
-                    got.append(piece);
-                }
-            } catch (const adk::Error& e) {
-                failure = e.message();
-            }
-        };
+        auto rest = [&]() -> asio::awaitable<void> { failure = co_await read_rest(res, got); };
         auto strand = asio::make_strand(ioc);
         co_await asio::co_spawn(strand, rest, asio::use_awaitable);
         server.stop();
