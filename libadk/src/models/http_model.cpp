@@ -53,7 +53,6 @@ public:
     }
 
 private:
-
     // An error status, or an answer that is not streamed: one response from the whole body.
     asio::awaitable<void> read_whole_body()
     {

@@ -253,7 +253,8 @@ public:
 
     // The next item; std::nullopt at the end. Throws adk::Error when the producer failed or the stream was
     // cancelled from outside. When the awaiting coroutine is cancelled (asio cancellation), the producer
-    // is stopped too and adk::Error(errc::cancelled) is thrown.
+    // is stopped too and adk::Error(errc::cancelled) is thrown; a pulled stream's source is aborted
+    // instead, and next() throws what it throws (as adk::Error, e.g. with asio's operation_aborted).
     //
     // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
     // no channel frame and a channel's frame holds nothing of pulling.
