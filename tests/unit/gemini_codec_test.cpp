@@ -30,7 +30,7 @@ std::vector<adk::LlmResponse> decode_stream(const std::string& name)
     parser.finish(events);
     adk::gemini::GeminiOptions options;
     options.api_key = "test";
-    auto decoder = adk::gemini::wire_format(options)->stream_decoder();
+    auto decoder = adk::gemini::wire_format(options)->stream_decoder({});
     std::vector<adk::LlmResponse> out;
     for (const auto& e : events)
         decoder->on_event(e, out);

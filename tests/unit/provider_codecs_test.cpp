@@ -39,7 +39,7 @@ Decoded decode_stream(const adk::WireFormat& format, const std::string& body)
     std::vector<adk::net::SseEvent> events;
     parser.feed(body, events);
     parser.finish(events);
-    auto decoder = format.stream_decoder();
+    auto decoder = format.stream_decoder({});
     std::vector<adk::LlmResponse> out;
     for (const auto& e : events)
         decoder->on_event(e, out);

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace asio = boost::asio;
@@ -233,12 +234,14 @@ TEST_CASE("producer and consumer on different strands of 4 threads keep order", 
 namespace {
 
 // A source of 1, 2, 3 that counts its pulls, fails on `fail_at` (0: never) and then, when `sleep` is
-// set, waits an hour before each item after the first, recording how the wait ended.
+// set, waits an hour before each item after the first, recording how the wait ended. abort() cancels that
+// wait from any thread, by posting to the timer's executor.
 struct CountingSource final : adk::StreamSource<int> {
     struct Record {
-        int pulls = 0;
-        int outcome = 0;  // 1 aborted, 2 woke
-        bool destroyed = false;
+        std::atomic<int> pulls = 0;
+        std::atomic<int> outcome = 0;  // 1 aborted, 2 woke
+        std::atomic<int> aborts = 0;
+        std::atomic<bool> destroyed = false;
     };
     explicit CountingSource(std::shared_ptr<Record> r, int fail_on = 0, bool sleeps = false)
         : record(std::move(r)), fail_at(fail_on), sleep(sleeps)
@@ -252,8 +255,12 @@ struct CountingSource final : adk::StreamSource<int> {
         if (n == fail_at)
             throw std::runtime_error("the disk is on fire");
         if (sleep && n > 1) {
-            asio::steady_timer t(co_await asio::this_coro::executor, 1h);
-            auto [ec] = co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+            auto t = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, 1h);
+            {
+                std::lock_guard lock(mutex);
+                timer = t;
+            }
+            auto [ec] = co_await t->async_wait(asio::as_tuple(asio::use_awaitable));
             record->outcome = ec == asio::error::operation_aborted ? 1 : 2;
             if (ec)
                 throw boost::system::system_error(ec, "waiting for the next item");
@@ -262,9 +269,22 @@ struct CountingSource final : adk::StreamSource<int> {
             item = std::make_unique<int>(n);
     }
 
+    void abort() noexcept override
+    {
+        ++record->aborts;
+        std::lock_guard lock(mutex);
+        if (auto t = timer.lock())
+            asio::post(t->get_executor(), [weak = timer] {
+                if (auto alive = weak.lock())
+                    alive->cancel();
+            });
+    }
+
     std::shared_ptr<Record> record;
     int fail_at;
     bool sleep;
+    std::mutex mutex;
+    std::weak_ptr<asio::steady_timer> timer;
 };
 
 }  // namespace
@@ -352,4 +372,76 @@ TEST_CASE("Stream::cancel and dropping a pulled stream release its source", "[st
         }
         CHECK(dropped->destroyed);
     }());
+}
+
+TEST_CASE("Stream::cancel while another coroutine awaits a pulled next() aborts the pull, then releases the source",
+          "[stream]")
+{
+    // The consumer waits in next() for the second item (the source sleeps an hour); another coroutine of the
+    // same thread cancels the stream. Cancelling used to destroy the source under the pull (use after free).
+    asio::io_context ioc;
+    auto record = std::make_shared<CountingSource::Record>();
+    auto stream = adk::pull_stream<int>(std::make_unique<CountingSource>(record, 0, true));
+    std::optional<int> second = -1;
+    bool second_done = false;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto first = co_await stream.next();
+        CHECK(first == 1);
+        auto reader = [&]() -> asio::awaitable<void> {
+            second = co_await stream.next();
+            second_done = true;
+        };
+        auto ex = co_await asio::this_coro::executor;
+        asio::co_spawn(ex, reader, asio::detached);
+        asio::steady_timer t(ex, 20ms);
+        co_await t.async_wait(asio::use_awaitable);
+        CHECK(!second_done);  // the reader is inside the source's pull
+        stream.cancel();
+        CHECK(record->aborts == 1);
+        CHECK(!record->destroyed);  // not under the pull: its end releases it
+        t.expires_after(20ms);
+        co_await t.async_wait(asio::use_awaitable);
+        CHECK(second_done);
+        CHECK(!second);  // the consumer stopped reading: the end of the stream
+        CHECK(record->outcome == 1);
+        CHECK(record->destroyed);
+        auto after = co_await stream.next();
+        CHECK(!after);
+    }());
+}
+
+TEST_CASE("a Canceller stops a pulled stream from another thread: the pull under way is aborted", "[stream][threads]")
+{
+    asio::io_context ioc;
+    auto record = std::make_shared<CountingSource::Record>();
+    auto stream = adk::pull_stream<int>(std::make_unique<CountingSource>(record, 0, true));
+    adk::Canceller canceller = stream.canceller();
+    std::string failure;
+    std::thread other;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto first = co_await stream.next();
+        CHECK(first == 1);
+        other = std::thread([&] {
+            std::this_thread::sleep_for(20ms);  // the reader waits in the source by then
+            canceller.cancel("stopped from the UI thread");
+        });
+        try {
+            co_await stream.next();
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::cancelled);
+            failure = e.message();
+        }
+        std::string again;  // next() keeps saying so, as a channel stream does
+        try {
+            co_await stream.next();
+        } catch (const adk::Error& e) {
+            again = e.message();
+        }
+        CHECK(again == "stopped from the UI thread");
+    }());
+    other.join();
+    CHECK(failure == "stopped from the UI thread");
+    CHECK(record->aborts == 1);
+    CHECK(record->outcome == 1);
+    CHECK(record->destroyed);
 }

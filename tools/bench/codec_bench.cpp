@@ -108,7 +108,7 @@ int main(int argc, char** argv)
         parser.feed(p.body, events);
         parser.finish(events);
         report(p.label, "chunks/s", rounds, [&] {
-            auto decoder = p.format->stream_decoder();
+            auto decoder = p.format->stream_decoder({});
             std::vector<adk::LlmResponse> out;
             for (const auto& e : events) {
                 decoder->on_event(e, out);

@@ -266,10 +266,12 @@ public:
         if (r.content) {
             for (const Part& p : r.content->parts) {
                 if (p.text && p.thought) {
+                    bytes_ += p.text->size();
                     thought_ += *p.text;
                     if (p.thought_signature)
                         thought_signature_ = p.thought_signature;
                 } else if (p.text && !p.function_call) {
+                    bytes_ += p.text->size();
                     text_ += *p.text;
                     has_text_ = true;
                     if (p.thought_signature)
@@ -296,6 +298,9 @@ public:
             meta_.provider_metadata[kv.key()] = kv.value();
     }
 
+    // The text and thought text joined so far.
+    std::size_t bytes() const noexcept { return bytes_; }
+
     LlmResponse finish()
     {
         LlmResponse out = std::move(meta_);
@@ -319,6 +324,7 @@ public:
 private:
     std::string text_;
     std::string thought_;
+    std::size_t bytes_ = 0;
     bool has_text_ = false;
     std::optional<std::string> text_signature_;
     std::optional<std::string> thought_signature_;
@@ -395,6 +401,10 @@ asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContex
         }
         const bool shown = chunk->partial && carries_text(*chunk);
         aggregate.add(*chunk);
+        if (aggregate.bytes() > ctx.run_config().max_answer_bytes)
+            throw Error(errc::bad_response, "model '" + std::string(cfg.model->name()) + "' streamed an answer over " +
+                                                std::to_string(ctx.run_config().max_answer_bytes) +
+                                                " bytes of text (RunConfig::max_answer_bytes)");
         if (shown) {
             auto partial = std::make_unique<Event>();
             partial->id = skeleton.id;

@@ -9,6 +9,7 @@
 #include <adk/net/url.hpp>
 
 #include "../core/json_fields.hpp"  // base64_encode
+#include "../core/printable.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/execution_context.hpp>
@@ -34,7 +35,11 @@
 #include <random>
 #include <variant>
 
+#include <sys/socket.h>
+
 namespace adk::net {
+
+using adk::detail::printable;
 
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -164,33 +169,69 @@ public:
     ssl::context tls;
 };
 
-// The idle timeout of a response's body: one timer for the whole body, not one per read. It closes the
-// socket when a read has been pending for the idle timeout; a slow reader (no read pending) is no reason to
-// time out.
+// What may stop a response's body from outside the coroutine that reads it: the idle timeout, the body
+// timeout, and HttpResponse::abort(). One timer for the whole body, not one per read: a read only notes
+// when it started; the timer fires once per idle period and re-arms itself for the pending read's deadline.
+// A slow reader (no read pending) is no reason to time out.
 //
-// DESIGN: beast's own timeout (tcp_stream::expires_after) arms, waits on and cancels a timer at every read,
-// about 3% of the instructions of a streamed model call. Here a read only notes when it started; the timer
-// fires once per idle period and re-arms itself for the pending read's deadline. It runs on the executor of
-// the coroutine that reads (a new watch is made if that changes), so it never runs beside the read; its
-// handler holds a weak pointer, so dropping the watch cancels it.
-class IdleWatch : public std::enable_shared_from_this<IdleWatch> {
+// DESIGN: the timer's handler and abort() may run on any thread, beside the reading coroutine (an
+// io_context run by several threads without a strand), and Asio's sockets are not safe for concurrent use.
+// So they never touch the socket object: they shut the connection down through its descriptor
+// (shutdown(2)), which makes the pending read end, under a mutex that the exchange also takes when it lets
+// the connection go (detach), so that no descriptor is shut down once it is back in the pool or closed.
+// Beast's own timeout (tcp_stream::expires_after) would arm, wait on and cancel a timer at every read,
+// about 3% of the instructions of a streamed model call.
+class BodyWatch : public std::enable_shared_from_this<BodyWatch> {
 public:
-    IdleWatch(asio::any_io_executor ex, Connection& conn, steady_clock::duration timeout)
-        : executor_(std::move(ex)), timer_(executor_), conn_(&conn), timeout_(timeout)
-    {
-    }
+    enum class Stop { none, idle, too_long, aborted };
 
-    const asio::any_io_executor& executor() const noexcept { return executor_; }
-    bool expired() const noexcept { return expired_; }
+    BodyWatch(const asio::any_io_executor& ex, tcp::socket::native_handle_type fd) : timer_(ex), fd_(fd) {}
+
+    // The limits of this body, set before its first read. `body_timeout` counts from now.
+    void start(steady_clock::duration idle_timeout, steady_clock::duration body_timeout)
+    {
+        std::lock_guard lock(mutex_);
+        idle_timeout_ = idle_timeout;
+        deadline_ = steady_clock::now() + body_timeout;
+    }
 
     void read_starts()
     {
+        std::lock_guard lock(mutex_);
         reading_ = true;
         read_since_ = steady_clock::now();
-        if (!armed_)
-            arm(read_since_ + timeout_);
+        if (!armed_ && fd_ >= 0)
+            arm(std::min(read_since_ + idle_timeout_, deadline_));
     }
-    void read_ends() noexcept { reading_ = false; }
+    void read_ends()
+    {
+        std::lock_guard lock(mutex_);
+        reading_ = false;
+    }
+
+    // From any thread: the pending read (or the next) fails at once.
+    void abort() noexcept
+    {
+        std::lock_guard lock(mutex_);
+        stop(Stop::aborted);
+    }
+
+    // The exchange lets the connection go: nothing touches its descriptor from now on. Returns why the body
+    // was stopped, if it was (such a connection must not be reused).
+    Stop detach() noexcept
+    {
+        std::lock_guard lock(mutex_);
+        fd_ = -1;
+        if (armed_)
+            timer_.cancel();
+        return stopped_;
+    }
+
+    Stop stopped() const
+    {
+        std::lock_guard lock(mutex_);
+        return stopped_;
+    }
 
 private:
     void arm(steady_clock::time_point due)
@@ -205,26 +246,42 @@ private:
 
     void on_timer()
     {
+        std::lock_guard lock(mutex_);
         armed_ = false;
-        if (!reading_)
+        if (!reading_ || fd_ < 0)
             return;  // the next read arms the timer again
-        const auto due = read_since_ + timeout_;
-        if (steady_clock::now() < due) {
-            arm(due);
+        const auto now = steady_clock::now();
+        if (now >= deadline_) {
+            stop(Stop::too_long);
             return;
         }
-        expired_ = true;
-        conn_->close();  // the pending read ends with an error, which read_some reports as the timeout
+        const auto due = read_since_ + idle_timeout_;
+        if (now < due) {
+            arm(std::min(due, deadline_));
+            return;
+        }
+        stop(Stop::idle);
     }
 
-    asio::any_io_executor executor_;
-    asio::steady_timer timer_;
-    Connection* conn_;  // the exchange's, which drops the watch before it lets the connection go
-    steady_clock::duration timeout_;
+    // Under the mutex. The pending read ends with an error, which read_some reports by stopped().
+    void stop(Stop why) noexcept
+    {
+        if (stopped_ != Stop::none)
+            return;
+        stopped_ = why;
+        if (fd_ >= 0)
+            ::shutdown(fd_, SHUT_RDWR);
+    }
+
+    mutable std::mutex mutex_;
+    asio::steady_timer timer_;  // on the socket's executor, whose io_context runs while the body is read
+    tcp::socket::native_handle_type fd_;
+    steady_clock::duration idle_timeout_ = steady_clock::duration::max();
+    steady_clock::time_point deadline_ = steady_clock::time_point::max();
     steady_clock::time_point read_since_;
     bool reading_ = false;
     bool armed_ = false;
-    bool expired_ = false;
+    Stop stopped_ = Stop::none;
 };
 
 class HttpExchange {
@@ -232,17 +289,16 @@ public:
     HttpExchange(std::shared_ptr<HttpPool> pool_, std::unique_ptr<Connection> conn_, IdleConnections& idle_)
         : pool(std::move(pool_)), conn(std::move(conn_)), idle(&idle_)
     {
-        parser.body_limit(boost::none);
     }
     ~HttpExchange() { release(); }
 
     // Gives the connection back to the pool when the body was read to its end, and closes it otherwise.
     void release()
     {
-        idle_watch.reset();
+        const bool stopped = watch && watch->detach() != BodyWatch::Stop::none;
         if (!conn)
             return;
-        if (parser.is_done() && parser.keep_alive()) {
+        if (parser.is_done() && parser.keep_alive() && !stopped) {
             conn->lowest().expires_never();
             idle->put(pool->id, std::move(conn), pool->options.max_idle_per_origin);
         } else {
@@ -255,7 +311,7 @@ public:
     std::unique_ptr<Connection> conn;
     IdleConnections* idle;
     http::response_parser<http::buffer_body> parser;
-    std::shared_ptr<IdleWatch> idle_watch;  // made at the first read of the body
+    std::shared_ptr<BodyWatch> watch;  // made with the response's head
     std::array<char, 4096> chunk{};  // one read; SSE events are far smaller, longer lines take several
     std::string url;
     bool reused = false;
@@ -462,7 +518,7 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
         a.exchange->pool = pool;
     }
     HttpExchange& x = *a.exchange;
-    x.url = request.url;
+    x.url = redact_url(request.url);  // for messages
 
     const http::verb verb = http::string_to_verb(request.method);
     http::request<http::string_body> req{verb, url.target, 11};
@@ -477,6 +533,7 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
         req.prepare_payload();
 
     Connection& c = *x.conn;
+    x.parser.body_limit(opts.max_body_bytes);
     c.lowest().expires_after(opts.first_byte_timeout);
     error_code ec;
     if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream)) {
@@ -495,7 +552,7 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
         a.exchange.reset();  // closes the socket
         a.ec = ec;
         if (ec == asio::error::operation_aborted) {
-            a.message = request.method + " " + request.url + " was cancelled";
+            a.message = request.method + " " + redact_url(request.url) + " was cancelled";
             co_return a;
         }
         if (reused && ec != beast::error::timeout) {
@@ -505,10 +562,13 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
         a.message = ec == beast::error::timeout
                         ? "no response from " + url.origin() + " within " + millis(opts.first_byte_timeout) +
                               " (HttpClientOptions::first_byte_timeout)"
-                        : request.method + " " + request.url + " failed before a response came: " + ec.message();
+                        : request.method + " " + redact_url(request.url) +
+                              " failed before a response came: " + ec.message();
         a.retryable = true;
         co_return a;
     }
+    x.watch = std::make_shared<BodyWatch>(c.lowest().get_executor(), c.lowest().socket().native_handle());
+    x.watch->start(opts.idle_timeout, opts.body_timeout);
     co_return a;
 }
 
@@ -559,33 +619,54 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
     auto& x = *exchange_;
     while (!x.parser.is_done()) {
         auto& c = *x.conn;
-        auto ex = co_await asio::this_coro::executor;
-        if (!x.idle_watch || x.idle_watch->executor() != ex)
-            x.idle_watch = std::make_shared<detail::IdleWatch>(std::move(ex), c, x.pool->options.idle_timeout);
-        x.idle_watch->read_starts();
+        x.watch->read_starts();
         std::pair<error_code, std::size_t> got;
         if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))
             got = co_await detail::read_body(*plain, x);
         else
             got = co_await detail::read_body(std::get<ssl::stream<beast::tcp_stream>>(c.stream), x);
-        x.idle_watch->read_ends();
+        x.watch->read_ends();
         const auto [ec, n] = got;
-        if (ec) {
-            const bool stalled = x.idle_watch->expired();
-            x.release();  // the body is not done: closes the connection
-            if (stalled)
-                throw Error(beast::error::timeout, "the response of " + x.url + " stalled: no bytes for " +
-                                                       detail::millis(x.pool->options.idle_timeout) +
-                                                       " (HttpClientOptions::idle_timeout)");
-            if (ec == asio::error::operation_aborted)
-                throw Error(ec, "reading the response of " + x.url + " was cancelled");
-            throw Error(ec, "the connection broke while reading the response of " + x.url + ": " + ec.message());
-        }
+        if (ec)
+            fail(ec);
         if (n > 0)
             co_return std::string_view(x.chunk.data(), n);
     }
     x.release();
     co_return std::string_view{};
+}
+
+void HttpResponse::fail(const boost::system::error_code& ec)
+{
+    auto& x = *exchange_;
+    const auto why = x.watch->stopped();
+    x.release();  // the body is not done: closes the connection
+    const auto& opts = x.pool->options;
+    const std::string what = "the response of " + x.url;
+    switch (why) {
+    case detail::BodyWatch::Stop::idle:
+        throw Error(beast::error::timeout, what + " stalled: no bytes for " + detail::millis(opts.idle_timeout) +
+                                               " (HttpClientOptions::idle_timeout)");
+    case detail::BodyWatch::Stop::too_long:
+        throw Error(beast::error::timeout, what + " took longer than " + detail::millis(opts.body_timeout) +
+                                               " (HttpClientOptions::body_timeout)");
+    case detail::BodyWatch::Stop::aborted:
+        throw Error(asio::error::operation_aborted, "reading " + what + " was cancelled");
+    case detail::BodyWatch::Stop::none: break;
+    }
+    if (ec == asio::error::operation_aborted)
+        throw Error(ec, "reading " + what + " was cancelled");
+    if (ec == http::error::body_limit)
+        throw Error(errc::bad_response, what + " is over " + std::to_string(opts.max_body_bytes) +
+                                            " bytes (HttpClientOptions::max_body_bytes): the server sent more than "
+                                            "any answer needs; raise the limit if it is right");
+    throw Error(ec, "the connection broke while reading " + what + ": " + ec.message());
+}
+
+void HttpResponse::abort() noexcept
+{
+    if (exchange_ && exchange_->watch)
+        exchange_->watch->abort();
 }
 
 asio::awaitable<std::string> HttpResponse::read_all(std::size_t limit)
@@ -614,10 +695,13 @@ asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request)
 {
     const Url url = parse_url(request.url);
     if (http::string_to_verb(request.method) == http::verb::unknown)
-        throw Error(errc::invalid_argument, "unknown HTTP method '" + request.method + "'");
+        throw Error(errc::invalid_argument, "unknown HTTP method '" + printable(request.method) + "'");
     const auto& opts = pool_->options;
+    for (const auto& [name, value] : request.headers)
+        validate_header(name, value);
+    validate_header("user-agent", opts.user_agent);
     const std::optional<Url> proxy = proxy_for(url, url.tls() ? opts.https_proxy : opts.http_proxy, opts.no_proxy);
-    const std::string what = request.method + " " + request.url;
+    const std::string what = request.method + " " + redact_url(request.url);
 
     for (int retry = 0;; ++retry) {
         auto a = co_await detail::attempt(pool_, request, url, proxy, true);
@@ -647,7 +731,7 @@ asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request)
                 // the hint in the body is lost; the backoff still applies
             }
             if (!hint && request.retry_hint)
-                hint = request.retry_hint(body);
+                hint = bounded_hint(request.retry_hint(body), opts.retry);
             delay = hint.value_or(backoff_delay(retry + 1, opts.retry, detail::unit_random()));
             reason = "HTTP " + std::to_string(status);
         }

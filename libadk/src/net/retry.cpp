@@ -83,6 +83,14 @@ std::optional<std::chrono::milliseconds> retry_after_hint(std::string_view retry
     return std::nullopt;
 }
 
+std::optional<std::chrono::milliseconds> bounded_hint(std::optional<std::chrono::milliseconds> hint,
+                                                      const RetryPolicy& policy)
+{
+    if (!hint || hint->count() <= 0 || *hint > policy.max_server_hint)
+        return std::nullopt;
+    return hint;
+}
+
 std::chrono::milliseconds backoff_delay(int retry, const RetryPolicy& policy, double unit_random)
 {
     const double base = static_cast<double>(policy.initial_backoff.count()) * std::pow(2.0, std::max(0, retry - 1));

@@ -1,5 +1,7 @@
 #include <adk/net/sse_parser.hpp>
 
+#include <adk/core/error.hpp>
+
 #include <algorithm>
 #include <cstring>
 
@@ -60,6 +62,8 @@ void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
         if (!eol)
             break;
         const std::size_t i = static_cast<std::size_t>(eol - bytes.data());
+        if (partial_.size() + (i - start) > max_event_bytes_)
+            too_large();
         if (partial_.empty()) {
             line(bytes.substr(start, i - start), out);
         } else {
@@ -70,7 +74,17 @@ void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
         after_cr_ = *eol == '\r';
         start = i + 1;
     }
-    partial_.append(bytes.substr(std::min(start, bytes.size())));
+    const std::string_view rest = bytes.substr(std::min(start, bytes.size()));
+    if (partial_.size() + rest.size() > max_event_bytes_)
+        too_large();
+    partial_.append(rest);
+}
+
+void SseParser::too_large() const
+{
+    throw Error(errc::bad_response, "an SSE event over " + std::to_string(max_event_bytes_) +
+                                        " bytes (a line, or the data lines before a blank line): the server's "
+                                        "stream is broken; raise ResponseLimits::max_event_bytes if it is right");
 }
 
 void SseParser::finish(std::vector<SseEvent>& out)
@@ -100,6 +114,8 @@ void SseParser::line(std::string_view text, std::vector<SseEvent>& out)
             value.remove_prefix(1);
     }
     if (field == "data") {
+        if (data_.size() + value.size() + 1 > max_event_bytes_)
+            too_large();
         data_.append(value);
         data_.push_back('\n');
         has_data_ = true;

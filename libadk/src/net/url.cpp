@@ -2,6 +2,8 @@
 
 #include <adk/core/error.hpp>
 
+#include "../core/printable.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -19,8 +21,27 @@ std::string lower(std::string_view s)
 [[noreturn]] void bad_url(std::string_view text, std::string_view why)
 {
     throw Error(errc::invalid_argument,
-                "bad URL '" + std::string(text) + "': " + std::string(why) +
+                "bad URL '" + redact_url(text) + "': " + std::string(why) +
                     "; write it as http://host[:port]/path or https://host[:port]/path");
+}
+
+// Letters, digits and -._~ (RFC 3986's unreserved characters).
+bool unreserved(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+           c == '_' || c == '~';
+}
+
+// A host name (letters, digits, '-', '.', '_'), an IPv4 address, or what stood between an IPv6 literal's
+// brackets (hex digits, ':', '.', and a zone after '%').
+bool valid_host(std::string_view host, bool bracketed)
+{
+    return std::all_of(host.begin(), host.end(), [&](char c) {
+        if (bracketed)
+            return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.' || c == '%' ||
+                   unreserved(c);
+        return unreserved(c) && c != '~';
+    });
 }
 
 std::optional<std::string> environment(const char* upper, const char* lower_name)
@@ -57,6 +78,13 @@ Url parse_url(std::string_view text)
     const auto sep = text.find("://");
     if (sep == std::string_view::npos)
         bad_url(text, "it has no scheme");
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u <= 0x20 || u >= 0x7f)
+            bad_url(text, u == ' ' ? "it holds a space (write it as %20)"
+                                   : u >= 0x80 ? "it holds a byte that is not ASCII (percent-encode it)"
+                                               : "it holds a control character such as a line break");
+    }
     url.scheme = lower(text.substr(0, sep));
     if (url.scheme != "http" && url.scheme != "https")
         bad_url(text, "only http and https are supported");
@@ -76,6 +104,8 @@ Url parse_url(std::string_view text)
         if (close == std::string_view::npos)
             bad_url(text, "an IPv6 address lacks its ']'");
         url.host = lower(authority.substr(1, close - 1));
+        if (!valid_host(url.host, true))
+            bad_url(text, "the IPv6 address holds a character that is not one");
         std::string_view after = authority.substr(close + 1);
         if (!after.empty()) {
             if (after.front() != ':')
@@ -87,6 +117,8 @@ Url parse_url(std::string_view text)
         url.host = lower(authority.substr(0, colon));
         if (colon != std::string_view::npos)
             port = authority.substr(colon + 1);
+        if (!valid_host(url.host, false))
+            bad_url(text, "the host holds a character that no host name has");
     }
     if (url.host.empty())
         bad_url(text, "it has no host");
@@ -100,6 +132,68 @@ Url parse_url(std::string_view text)
     }
     url.target = target.empty() ? "/" : (target.front() == '?' ? "/" + std::string(target) : std::string(target));
     return url;
+}
+
+std::string encode_path_segment(std::string_view text)
+{
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        if (unreserved(c)) {
+            out += c;
+        } else {
+            const auto u = static_cast<unsigned char>(c);
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        }
+    }
+    return out;
+}
+
+std::string redact_url(std::string_view url)
+{
+    std::string out;
+    std::string_view rest = url;
+    if (const auto sep = rest.find("://"); sep != std::string_view::npos) {
+        out.append(rest.substr(0, sep + 3));
+        rest.remove_prefix(sep + 3);
+        const auto authority_end = rest.find_first_of("/?#");
+        const std::string_view authority = rest.substr(0, authority_end);
+        if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+            out += "***@";
+            out.append(authority.substr(at + 1));
+        } else {
+            out.append(authority);
+        }
+        rest = authority_end == std::string_view::npos ? std::string_view{} : rest.substr(authority_end);
+    }
+    rest = rest.substr(0, rest.find('#'));
+    if (const auto query = rest.find('?'); query != std::string_view::npos)
+        out.append(rest.substr(0, query)).append("?***");
+    else
+        out.append(rest);
+    return adk::detail::printable(out, 2000);
+}
+
+void validate_header(std::string_view name, std::string_view value)
+{
+    static constexpr std::string_view token_symbols = "!#$%&'*+-.^_`|~";
+    const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || token_symbols.find(c) != std::string_view::npos;
+    });
+    if (!token)
+        throw Error(errc::invalid_argument, "the HTTP header name '" + adk::detail::printable(name, 100) +
+                                                "' is not a token: use letters, digits and -");
+    for (char c : value) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t') || u == 0x7f)
+            throw Error(errc::invalid_argument,
+                        "the value of the HTTP header '" + std::string(name) +
+                            "' holds a control character (a line break would add a header to the request): "
+                            "check the option or environment variable it comes from for a stray newline");
+    }
 }
 
 std::string join_url(std::string_view base, std::string_view path)
@@ -164,7 +258,7 @@ std::optional<Url> proxy_for(const Url& url, const std::optional<std::string>& c
         text = "http://" + text;
     Url p = parse_url(text);
     if (p.tls())
-        throw Error(errc::invalid_argument, "proxy '" + *proxy +
+        throw Error(errc::invalid_argument, "proxy '" + redact_url(*proxy) +
                                                 "' is https://: only plain-HTTP proxies (CONNECT over http://) are "
                                                 "supported; write it as http://" + p.authority());
     return p;

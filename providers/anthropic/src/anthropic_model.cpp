@@ -141,19 +141,20 @@ std::string finish_reason(std::string_view stop)
     return "STOP";  // end_turn, stop_sequence, tool_use, pause_turn
 }
 
+constexpr std::string_view provider_name = "Anthropic";
+
 void add_usage(const json::object& u, UsageMetadata& m)
 {
-    auto count = [&](std::string_view key) -> std::optional<std::int64_t> {
-        const json::value* v = u.if_contains(key);
-        return v && v->is_number() ? std::optional<std::int64_t>(v->to_number<std::int64_t>()) : std::nullopt;
-    };
-    if (auto v = count("input_tokens"))
+    using provider::count_at;
+    if (auto v = count_at(u, "input_tokens"))
         m.prompt_token_count = *v;
-    if (auto v = count("output_tokens"))
+    if (auto v = count_at(u, "output_tokens"))
         m.candidates_token_count = *v;  // cumulative in message_delta
-    if (auto v = count("cache_read_input_tokens"))
+    if (auto v = count_at(u, "cache_read_input_tokens"))
         m.cached_content_token_count = *v;
-    m.total_token_count = m.prompt_token_count.value_or(0) + m.candidates_token_count.value_or(0);
+    // Both are below 2^63 (count_at): their sum is taken without overflow, saturating at the largest count.
+    const std::int64_t prompt = m.prompt_token_count.value_or(0), candidates = m.candidates_token_count.value_or(0);
+    m.total_token_count = prompt > INT64_MAX - candidates ? INT64_MAX : prompt + candidates;
 }
 
 LlmResponse error_response(const json::object& body)
@@ -180,6 +181,8 @@ Part redacted_part(std::string data)
 
 class EventDecoder final : public WireFormat::StreamDecoder {
 public:
+    explicit EventDecoder(const ResponseLimits& limits) : limits_(limits) {}
+
     void on_event(const net::SseEvent& event, std::vector<LlmResponse>& out) override
     {
         if (done_ || event.data.empty())
@@ -205,25 +208,29 @@ public:
                     add_usage(u->get_object(), usage_);
             }
         } else if (type == "content_block_start") {
-            const json::object& b = o->at("content_block").as_object();
+            const json::object& b = member_object(*o, "content_block");
             block_ = Block{string_at(b, "type"), string_at(b, "id"), string_at(b, "name"), {}, {}};
             if (block_.type == "redacted_thinking")
                 out.push_back(provider::chunk(redacted_part(string_at(b, "data"))));
             else if (block_.type == "text" && !string_at(b, "text").empty())
                 out.push_back(provider::chunk(Part::from_text(string_at(b, "text"))));
         } else if (type == "content_block_delta") {
-            const json::object& d = o->at("delta").as_object();
+            const json::object& d = member_object(*o, "delta");
             const std::string kind = string_at(d, "type");
             if (kind == "text_delta")
                 out.push_back(provider::chunk(Part::from_text(string_at(d, "text"))));
             else if (kind == "thinking_delta")
                 out.push_back(provider::chunk(Part::from_thought(string_at(d, "thinking"))));
             else if (kind == "signature_delta")
-                block_.signature += string_at(d, "signature");
+                append(block_.signature, string_at(d, "signature"), "a thinking signature");
             else if (kind == "input_json_delta")
-                block_.input += string_at(d, "partial_json");
+                append(block_.input, string_at(d, "partial_json"), "tool input");
         } else if (type == "content_block_stop") {
             if (block_.type == "tool_use") {
+                if (++calls_ > limits_.max_function_calls)
+                    throw Error(errc::bad_response, "Anthropic sent more than " +
+                                                        std::to_string(limits_.max_function_calls) +
+                                                        " tool calls in one answer (ResponseLimits::max_function_calls)");
                 out.push_back(provider::chunk(call_part(block_.id, block_.name, block_.input)));
             } else if (block_.type == "thinking" && !block_.signature.empty()) {
                 // The signature closes the thinking block: an empty thought part carries it.
@@ -250,6 +257,23 @@ private:
         std::string type, id, name, input, signature;
     };
 
+    static const json::object& member_object(const json::object& o, std::string_view key)
+    {
+        const json::value* v = o.if_contains(key);
+        if (!v)
+            throw Error(errc::bad_response, "Anthropic sent a " + string_at(o, "type") + " event without its \"" +
+                                                std::string(key) + "\"");
+        return provider::object_of(*v, provider_name, "a " + std::string(key));
+    }
+
+    // What a block gathers from fragments, within ResponseLimits::max_answer_bytes over the whole answer.
+    void append(std::string& into, const std::string& fragment, std::string_view what)
+    {
+        gathered_ += fragment.size();
+        provider::check_answer_size(gathered_, limits_.max_answer_bytes, provider_name, what);
+        into += fragment;
+    }
+
     void flush(std::vector<LlmResponse>& out)
     {
         if (done_)
@@ -264,6 +288,9 @@ private:
         out.push_back(std::move(r));
     }
 
+    ResponseLimits limits_;
+    std::size_t gathered_ = 0;
+    std::size_t calls_ = 0;
     Block block_;
     UsageMetadata usage_;
     std::optional<std::string> finish_;
@@ -300,7 +327,7 @@ public:
         std::vector<Part> parts;
         if (const json::value* content = o->if_contains("content"); content && content->is_array())
             for (const json::value& bv : content->get_array()) {
-                const json::object& b = bv.as_object();
+                const json::object& b = provider::object_of(bv, provider_name, "a content block");
                 const std::string type = string_at(b, "type");
                 if (type == "text") {
                     parts.push_back(Part::from_text(string_at(b, "text")));
@@ -337,9 +364,9 @@ public:
         return error ? error_response(*error) : provider::http_error_response(status, body);
     }
 
-    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
+    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder(const ResponseLimits& limits) const override
     {
-        return std::make_unique<EventDecoder>();
+        return std::make_unique<EventDecoder>(limits);
     }
 
 private:
@@ -373,7 +400,8 @@ std::shared_ptr<Model> make_model(AnthropicOptions options)
 {
     auto http = options.http;
     std::string name = options.model;
-    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http));
+    const ResponseLimits limits = options.limits;
+    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http), limits);
 }
 
 }  // namespace adk::anthropic

@@ -1,8 +1,12 @@
 #include <adk/providers/gemini/codec.hpp>
 
+#include <adk/core/error.hpp>
+#include <adk/models/http_model.hpp>
+
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -81,7 +85,9 @@ json::object encode_request(const LlmRequest& request, json::storage_ptr sp)
     return body;
 }
 
-LlmResponse decode_response(const json::value& body, bool partial)
+namespace {
+
+LlmResponse decode_fields(const json::value& body, bool partial)
 {
     LlmResponse r;
     r.partial = partial;
@@ -110,16 +116,16 @@ LlmResponse decode_response(const json::value& body, bool partial)
     if (error && error->is_object()) {
         const json::object& e = error->get_object();
         const json::value* status = e.if_contains("status");
-        const json::value* code = e.if_contains("code");
         const json::value* message = e.if_contains("message");
+        const auto number = provider::count_at(e, "code");
         r.error_code = status && status->is_string() ? std::string(status->get_string())
-                       : code && code->is_number() ? std::to_string(code->to_number<long long>())
-                                                   : std::string("UNKNOWN");
+                       : number                      ? std::to_string(*number)
+                                                     : std::string("UNKNOWN");
         r.error_message = message && message->is_string() ? std::string(message->get_string()) : std::string();
         return r;
     }
     if (candidates && candidates->is_array() && !candidates->get_array().empty()) {
-        const json::object& cand = candidates->get_array()[0].as_object();
+        const json::object& cand = provider::object_of(candidates->get_array()[0], "Gemini", "a candidate");
         for (const auto& kv : cand) {
             const json::string_view key = kv.key();
             if (key == "content") {
@@ -147,6 +153,20 @@ LlmResponse decode_response(const json::value& body, bool partial)
     return r;
 }
 
+}  // namespace
+
+LlmResponse decode_response(const json::value& body, bool partial)
+{
+    try {
+        return decode_fields(body, partial);
+    } catch (const Error& e) {
+        if (e.code() == errc::bad_response)
+            throw;
+        // A member of the wrong type (Content's reader names it): Gemini's answer does not fit its format.
+        throw Error(errc::bad_response, "Gemini sent a response that does not fit its format: " + e.message());
+    }
+}
+
 std::optional<std::chrono::milliseconds> retry_delay(const json::value& error_body)
 {
     const json::value* error = error_body.is_object() ? error_body.get_object().if_contains("error") : nullptr;
@@ -161,15 +181,17 @@ std::optional<std::chrono::milliseconds> retry_delay(const json::value& error_bo
         if (!type || !type->is_string() || type->get_string() != "type.googleapis.com/google.rpc.RetryInfo" || !delay ||
             !delay->is_string())
             continue;
-        std::string text(delay->get_string());  // "34.4s"
-        if (text.empty() || text.back() != 's')
+        // "34.4s": a duration in seconds. Anything that is not a finite, non-negative number of seconds below a
+        // day is no hint (the client caps what it honours at RetryPolicy::max_server_hint anyway).
+        const std::string_view text(delay->get_string());
+        if (text.size() < 2 || text.back() != 's')
             return std::nullopt;
-        try {
-            double seconds = std::stod(text.substr(0, text.size() - 1));
-            return std::chrono::milliseconds(static_cast<long long>(std::llround(seconds * 1000)));
-        } catch (const std::exception&) {
+        double seconds = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size() - 1, seconds);
+        if (ec != std::errc{} || end != text.data() + text.size() - 1 || !std::isfinite(seconds) || seconds < 0 ||
+            seconds > 86400)
             return std::nullopt;
-        }
+        return std::chrono::milliseconds(std::llround(seconds * 1000));
     }
     return std::nullopt;
 }

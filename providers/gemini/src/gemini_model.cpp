@@ -70,17 +70,20 @@ public:
 
     net::HttpRequest encode(const LlmRequest& request, bool stream) const override
     {
-        const std::string model = request.model.empty() ? options_.model : request.model;
+        // Each piece of the path is percent-encoded: a model id is data, and one holding "\r\n" or "/../" must not
+        // change the request.
+        const std::string model = net::encode_path_segment(request.model.empty() ? options_.model : request.model);
         const std::string method = stream ? ":streamGenerateContent?alt=sse" : ":generateContent";
         std::string url;
         net::HttpRequest r("POST", "");
         if (options_.vertex) {
-            url = net::join_url(options_.base_url, "/v1beta1/projects/" + options_.project + "/locations/" +
-                                                       options_.location + "/publishers/google/models/" + model +
-                                                       method);
+            url = net::join_url(options_.base_url, "/v1beta1/projects/" + net::encode_path_segment(options_.project) +
+                                                       "/locations/" + net::encode_path_segment(options_.location) +
+                                                       "/publishers/google/models/" + model + method);
             r.set("authorization", "Bearer " + options_.access_token);
         } else {
-            url = net::join_url(options_.base_url, "/" + options_.api_version + "/models/" + model + method);
+            url = net::join_url(options_.base_url,
+                                "/" + net::encode_path_segment(options_.api_version) + "/models/" + model + method);
             if (!options_.api_key.empty())
                 r.set("x-goog-api-key", options_.api_key);
         }
@@ -108,7 +111,8 @@ public:
         return error ? decode_response(json::value(std::move(*error)), false) : provider::http_error_response(status, body);
     }
 
-    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
+    // Gemini's chunks are whole (no fragments to assemble): the SSE parser's event limit bounds them.
+    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder(const ResponseLimits&) const override
     {
         return std::make_unique<ChunkDecoder>();
     }
@@ -169,7 +173,8 @@ std::shared_ptr<Model> make_model(GeminiOptions options)
 {
     auto http = options.http;
     std::string name = options.model;
-    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http));
+    const ResponseLimits limits = options.limits;
+    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http), limits);
 }
 
 }  // namespace adk::gemini

@@ -163,20 +163,19 @@ std::string finish_reason(std::string_view openai)
     return "STOP";  // stop, tool_calls, function_call
 }
 
+constexpr std::string_view provider_name = "the OpenAI-compatible server";
+
 UsageMetadata usage_of(const json::object& u)
 {
+    using provider::count_at;
     UsageMetadata m;
-    auto count = [&](const json::object& o, std::string_view key) -> std::optional<std::int64_t> {
-        const json::value* v = o.if_contains(key);
-        return v && v->is_number() ? std::optional<std::int64_t>(v->to_number<std::int64_t>()) : std::nullopt;
-    };
-    m.prompt_token_count = count(u, "prompt_tokens");
-    m.candidates_token_count = count(u, "completion_tokens");
-    m.total_token_count = count(u, "total_tokens");
+    m.prompt_token_count = count_at(u, "prompt_tokens");
+    m.candidates_token_count = count_at(u, "completion_tokens");
+    m.total_token_count = count_at(u, "total_tokens");
     if (const json::value* d = u.if_contains("completion_tokens_details"); d && d->is_object())
-        m.thoughts_token_count = count(d->get_object(), "reasoning_tokens");
+        m.thoughts_token_count = count_at(d->get_object(), "reasoning_tokens");
     if (const json::value* d = u.if_contains("prompt_tokens_details"); d && d->is_object())
-        m.cached_content_token_count = count(d->get_object(), "cached_tokens");
+        m.cached_content_token_count = count_at(d->get_object(), "cached_tokens");
     return m;
 }
 
@@ -198,8 +197,8 @@ LlmResponse error_response(const json::value& error)
     std::string code;
     if (const json::value* c = e->if_contains("code"); c && c->is_string())
         code = std::string(c->get_string());
-    else if (c && c->is_number())
-        code = std::to_string(c->to_number<long long>());
+    else if (auto n = provider::count_at(*e, "code"))
+        code = std::to_string(*n);
     if (code.empty())
         code = string_at(*e, "type");
     if (code.empty())
@@ -209,6 +208,8 @@ LlmResponse error_response(const json::value& error)
 
 class ChunkDecoder final : public WireFormat::StreamDecoder {
 public:
+    explicit ChunkDecoder(const ResponseLimits& limits) : limits_(limits) {}
+
     void on_event(const net::SseEvent& event, std::vector<LlmResponse>& out) override
     {
         if (done_ || event.data.empty())
@@ -243,7 +244,7 @@ public:
         const json::value* choices = o->if_contains("choices");
         if (!choices || !choices->is_array() || choices->get_array().empty())
             return;
-        const json::object& choice = choices->get_array()[0].as_object();
+        const json::object& choice = provider::object_of(choices->get_array()[0], provider_name, "a choice");
         if (const json::value* f = choice.if_contains("finish_reason"); f && f->is_string())
             finish_ = finish_reason(f->get_string());
         const json::value* delta = choice.if_contains("delta");
@@ -256,15 +257,24 @@ public:
             out.push_back(provider::chunk(Part::from_text(text)));
         if (const json::value* calls = d.if_contains("tool_calls"); calls && calls->is_array()) {
             for (const json::value& c : calls->get_array()) {
-                const json::object& call = c.as_object();
-                const json::value* index = call.if_contains("index");
-                Pending& p = pending_[index && index->is_number() ? index->to_number<long long>() : 0];
+                const json::object& call = provider::object_of(c, provider_name, "a tool call delta");
+                const std::int64_t index = provider::count_at(call, "index").value_or(0);
+                if (!pending_.count(index) && pending_.size() >= limits_.max_function_calls)
+                    throw Error(errc::bad_response,
+                                std::string(provider_name) + " sent more than " +
+                                    std::to_string(limits_.max_function_calls) +
+                                    " tool calls in one answer (ResponseLimits::max_function_calls)");
+                Pending& p = pending_[index];
                 if (std::string id = string_at(call, "id"); !id.empty())
                     p.id = std::move(id);
                 if (const json::value* fn = call.if_contains("function"); fn && fn->is_object()) {
                     if (std::string name = string_at(fn->get_object(), "name"); !name.empty())
                         p.name = std::move(name);
-                    p.arguments += string_at(fn->get_object(), "arguments");
+                    const std::string fragment = string_at(fn->get_object(), "arguments");
+                    argument_bytes_ += fragment.size();
+                    provider::check_answer_size(argument_bytes_, limits_.max_answer_bytes, provider_name,
+                                                "tool call arguments");
+                    p.arguments += fragment;
                 }
             }
         }
@@ -301,7 +311,9 @@ private:
             out.push_back(std::move(r));
     }
 
-    std::map<long long, Pending> pending_;
+    ResponseLimits limits_;
+    std::map<std::int64_t, Pending> pending_;
+    std::size_t argument_bytes_ = 0;  // over every pending call
     std::optional<std::string> finish_;
     std::optional<UsageMetadata> usage_;
     std::optional<std::string> model_;
@@ -339,7 +351,7 @@ public:
         LlmResponse r;
         const json::value* choices = o->if_contains("choices");
         if (choices && choices->is_array() && !choices->get_array().empty()) {
-            const json::object& choice = choices->get_array()[0].as_object();
+            const json::object& choice = provider::object_of(choices->get_array()[0], provider_name, "a choice");
             std::vector<Part> parts;
             if (const json::value* m = choice.if_contains("message"); m && m->is_object()) {
                 const json::object& message = m->get_object();
@@ -349,9 +361,14 @@ public:
                     parts.push_back(Part::from_text(std::move(text)));
                 if (const json::value* calls = message.if_contains("tool_calls"); calls && calls->is_array())
                     for (const json::value& c : calls->get_array()) {
-                        const json::object& fn = c.at("function").as_object();
+                        const json::object& call = provider::object_of(c, provider_name, "a tool call");
+                        const json::value* function = call.if_contains("function");
+                        if (!function)
+                            throw Error(errc::bad_response, std::string(provider_name) +
+                                                                " sent a tool call without its \"function\"");
+                        const json::object& fn = provider::object_of(*function, provider_name, "a tool call's function");
                         Part part;
-                        part.function_call = provider::function_call(string_at(c.as_object(), "id"), string_at(fn, "name"),
+                        part.function_call = provider::function_call(string_at(call, "id"), string_at(fn, "name"),
                                                        fn.contains("arguments") && fn.at("arguments").is_string()
                                                            ? std::string_view(fn.at("arguments").get_string())
                                                            : std::string_view("{}"));
@@ -376,9 +393,9 @@ public:
         return error ? error_response(error->at("error")) : provider::http_error_response(status, body);
     }
 
-    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder() const override
+    std::unique_ptr<WireFormat::StreamDecoder> stream_decoder(const ResponseLimits& limits) const override
     {
-        return std::make_unique<ChunkDecoder>();
+        return std::make_unique<ChunkDecoder>(limits);
     }
 
 private:
@@ -416,7 +433,8 @@ std::shared_ptr<Model> make_model(OpenAIOptions options)
 {
     auto http = options.http;
     std::string name = options.model;
-    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http));
+    const ResponseLimits limits = options.limits;
+    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http), limits);
 }
 
 }  // namespace adk::openai

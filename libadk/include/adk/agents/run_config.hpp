@@ -3,6 +3,8 @@
 
 #include <boost/json/object.hpp>
 
+#include <cstddef>
+
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -22,6 +24,10 @@ public:
     StreamingMode streaming_mode = StreamingMode::none;
     // The most model calls one invocation may make; 0 or less means no limit. Guards against loops.
     int max_llm_calls = 500;
+    // The most text and thought text one streamed model answer may join in an LlmAgent (the deltas a UI
+    // sees are joined into the answer that is stored); a longer answer fails the model call with adk::Error
+    // (bad_response). Guards memory against a model that never stops.
+    std::size_t max_answer_bytes = std::size_t{64} << 20;
     bool save_input_blobs_as_artifacts = false;
     std::vector<std::string> response_modalities;  // e.g. {"TEXT"}
     boost::json::object custom_metadata;           // passed through to plugins and callbacks

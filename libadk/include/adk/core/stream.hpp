@@ -52,8 +52,17 @@ namespace detail {
 
 enum class StopReason : int { none = 0, consumer_left = 1, cancelled = 2 };
 
+// What a Canceller stops: a channel stream's producer, or a pulled stream's source.
+class Cancellable {
+public:
+    virtual ~Cancellable() = default;
+    // Ends the stream from outside, from any thread: the consumer's next() throws adk::Error(errc::cancelled,
+    // message).
+    virtual void cancel_from_outside(std::string message) = 0;
+};
+
 // The part of a stream's shared state that does not depend on T: what Canceller needs.
-class StreamControl {
+class StreamControl : public Cancellable {
 public:
     explicit StreamControl(asio::any_io_executor producer_executor)
         : producer_executor_(std::move(producer_executor))
@@ -62,6 +71,8 @@ public:
     virtual ~StreamControl() = default;
     StreamControl(const StreamControl&) = delete;
     StreamControl& operator=(const StreamControl&) = delete;
+
+    void cancel_from_outside(std::string message) override { stop(StopReason::cancelled, std::move(message)); }
 
     StopReason stop_reason() const noexcept { return static_cast<StopReason>(stop_.load()); }
     std::string stop_message() const
@@ -150,22 +161,103 @@ public:
     virtual ~StreamSource() = default;
     // Sets `item` to the next item, or leaves it empty at the end. What it throws ends the stream.
     virtual asio::awaitable<void> pull(std::unique_ptr<T>& item) = 0;
+    // Makes a pull() under way end soon (it may throw). Called from any thread, while pull() is suspended in
+    // another coroutine, when the stream is cancelled (Stream::cancel, a Canceller); never after the source's
+    // pull() returned for the last time, and never at the same time as the destructor. Must not block or
+    // touch what only the pulling coroutine may touch (an Asio socket): post to its executor, or shut a
+    // descriptor down, instead.
+    virtual void abort() noexcept = 0;
 };
 
-// Stops a stream's producer from outside (Runner::cancel). Copyable; safe from any thread; does nothing
-// once the stream is gone. The consumer's next() then throws adk::Error(errc::cancelled, message).
-class Canceller {
+namespace detail {
+
+// A pulled stream's source and who may touch it. The consumer's next() pulls without a lock (two atomic
+// exchanges per item); stopping takes a mutex so that abort() and the source's destruction never overlap.
+template <class T>
+class PullState final : public Cancellable {
 public:
-    Canceller() = default;
-    explicit Canceller(std::weak_ptr<detail::StreamControl> control) : control_(std::move(control)) {}
-    void cancel(std::string message) const
+    enum Phase : int { idle, pulling, stopped };
+
+    explicit PullState(std::unique_ptr<StreamSource<T>> source) : source_(std::move(source)) {}
+
+    void cancel_from_outside(std::string message) override { stop(true, std::move(message)); }
+
+    // The consumer stopped reading (Stream::cancel), or someone cancelled the stream from outside. A pull
+    // under way is aborted; its end releases the source. Otherwise the source is released here.
+    void stop(bool from_outside, std::string message)
     {
-        if (auto c = control_.lock())
-            c->stop(detail::StopReason::cancelled, std::move(message));
+        std::lock_guard lock(mutex_);
+        for (int expected = phase_.load();;) {
+            if (expected == stopped)
+                return;  // ended already: the first stop wins
+            if (phase_.compare_exchange_weak(expected, stopped)) {
+                cancelled_ = from_outside;
+                message_ = std::move(message);
+                if (expected == pulling)
+                    source_->abort();  // the pull's end releases it
+                else
+                    source_.reset();
+                return;
+            }
+        }
+    }
+
+    // The source to pull from, or null when the stream was stopped or has ended.
+    StreamSource<T>* begin_pull() noexcept
+    {
+        int expected = idle;
+        return phase_.compare_exchange_strong(expected, pulling) ? source_.get() : nullptr;
+    }
+
+    // After a pull: true when it counts; false when the stream was stopped meanwhile (the source is released
+    // then). `last` (the end of the stream or a failure) releases the source.
+    bool end_pull(bool last)
+    {
+        int expected = pulling;
+        if (phase_.compare_exchange_strong(expected, last ? stopped : idle)) {
+            if (last)
+                source_.reset();
+            return true;
+        }
+        std::lock_guard lock(mutex_);  // waits for a stop() that is calling abort()
+        source_.reset();
+        return false;
+    }
+
+    // Why the stream is over, once begin_pull() or end_pull() said so: throws adk::Error(errc::cancelled)
+    // when it was cancelled from outside, returns when it ended or its consumer stopped it.
+    void throw_if_cancelled()
+    {
+        std::lock_guard lock(mutex_);
+        if (cancelled_)
+            throw Error(errc::cancelled, message_);
     }
 
 private:
-    std::weak_ptr<detail::StreamControl> control_;
+    std::atomic<int> phase_{idle};
+    std::mutex mutex_;
+    std::unique_ptr<StreamSource<T>> source_;
+    bool cancelled_ = false;  // under mutex_
+    std::string message_;
+};
+
+}  // namespace detail
+
+// Stops a stream from outside (Runner::cancel): a channel stream's producer, or a pulled stream's source
+// (aborting a pull under way). Copyable; safe from any thread; does nothing once the stream is gone. The
+// consumer's next() then throws adk::Error(errc::cancelled, message).
+class Canceller {
+public:
+    Canceller() = default;
+    explicit Canceller(std::weak_ptr<detail::Cancellable> target) : target_(std::move(target)) {}
+    void cancel(std::string message) const
+    {
+        if (auto t = target_.lock())
+            t->cancel_from_outside(std::move(message));
+    }
+
+private:
+    std::weak_ptr<detail::Cancellable> target_;
 };
 
 // The sending end, given to a producer coroutine. Cheap to copy.
@@ -231,10 +323,12 @@ class Stream {
 public:
     Stream() = default;
     explicit Stream(std::shared_ptr<detail::StreamState<T>> state) noexcept : state_(std::move(state)) {}
-    explicit Stream(std::unique_ptr<StreamSource<T>> source) noexcept : source_(std::move(source)) {}
+    explicit Stream(std::unique_ptr<StreamSource<T>> source)
+        : pull_(std::make_shared<detail::PullState<T>>(std::move(source)))
+    {
+    }
     Stream(Stream&& other) noexcept
-        : state_(std::move(other.state_)), source_(std::move(other.source_)),
-          finished_(std::exchange(other.finished_, true))
+        : state_(std::move(other.state_)), pull_(std::move(other.pull_)), finished_(std::exchange(other.finished_, true))
     {
     }
     Stream& operator=(Stream&& other) noexcept
@@ -242,7 +336,7 @@ public:
         if (this != &other) {
             cancel();
             state_ = std::move(other.state_);
-            source_ = std::move(other.source_);
+            pull_ = std::move(other.pull_);
             finished_ = std::exchange(other.finished_, true);
         }
         return *this;
@@ -258,21 +352,28 @@ public:
     //
     // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
     // no channel frame and a channel's frame holds nothing of pulling.
-    asio::awaitable<std::optional<T>> next() { return source_ ? pull_next() : receive_next(); }
+    asio::awaitable<std::optional<T>> next() { return pull_ ? pull_next(pull_) : receive_next(); }
 
-    // Stops the producer (a pulled stream's source is destroyed); next() returns std::nullopt from now
-    // on. Safe to call twice.
+    // Stops the producer (a pulled stream's source is released; a pull under way is aborted first, and its
+    // next() returns std::nullopt); next() returns std::nullopt from now on. Safe to call twice, and while
+    // another coroutine of the same thread or strand awaits next() (from other threads, use canceller()).
     void cancel() noexcept
     {
-        source_.reset();
+        if (pull_)
+            pull_->stop(false, "the consumer stopped reading");
         if (state_ && !finished_)
             state_->stop(detail::StopReason::consumer_left, "the consumer stopped reading");
         finished_ = true;
     }
 
-    // A handle that stops the producer from outside, e.g. from another thread. A pulled stream has no
-    // producer running: its handle does nothing (cancel the coroutine that awaits next() instead).
-    Canceller canceller() const { return Canceller(state_); }
+    // A handle that stops the stream from outside, from any thread: a channel stream's producer, or a pulled
+    // stream's source (a pull under way is aborted).
+    Canceller canceller() const
+    {
+        if (pull_)
+            return Canceller(std::weak_ptr<detail::Cancellable>(pull_));
+        return Canceller(std::weak_ptr<detail::Cancellable>(state_));
+    }
 
 private:
     // DESIGN: the frame of receive_next() holds the optional<T> it returns (an Event is over 800 bytes), so
@@ -297,22 +398,31 @@ private:
         co_return std::nullopt;
     }
 
-    // A failure of the source ends the stream; the consumer sees it as adk::Error, as from a producer.
-    asio::awaitable<std::optional<T>> pull_next()
+    // A failure of the source ends the stream; the consumer sees it as adk::Error, as from a producer. The
+    // frame holds the state, so that a pull under way outlives a Stream cancelled or dropped meanwhile.
+    static asio::awaitable<std::optional<T>> pull_next(std::shared_ptr<detail::PullState<T>> pull)
     {
-        std::unique_ptr<T> item;
-        try {
-            co_await source_->pull(item);
-        } catch (...) {
-            source_.reset();
-            finished_ = true;
-            std::rethrow_exception(detail::as_adk_error(std::current_exception()));
+        StreamSource<T>* source = pull->begin_pull();
+        if (!source) {
+            pull->throw_if_cancelled();
+            co_return std::nullopt;
         }
-        if (item)
-            co_return std::move(*item);
-        source_.reset();
-        finished_ = true;
-        co_return std::nullopt;
+        std::unique_ptr<T> item;
+        std::exception_ptr failure;
+        try {
+            co_await source->pull(item);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (!pull->end_pull(failure || !item)) {
+            pull->throw_if_cancelled();
+            co_return std::nullopt;  // stopped while it pulled: what it got is dropped
+        }
+        if (failure)
+            std::rethrow_exception(detail::as_adk_error(failure));
+        if (!item)
+            co_return std::nullopt;
+        co_return std::move(*item);
     }
 
     static asio::awaitable<boost::system::error_code> receive(detail::StreamState<T>& state, std::unique_ptr<T>& item)
@@ -350,7 +460,7 @@ private:
     }
 
     std::shared_ptr<detail::StreamState<T>> state_;
-    std::unique_ptr<StreamSource<T>> source_;  // set for a pulled stream, until its end
+    std::shared_ptr<detail::PullState<T>> pull_;  // set for a pulled stream
     bool finished_ = false;
 };
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <adk/models/model.hpp>
+#include <adk/models/response_limits.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/net/sse_parser.hpp>
 
@@ -41,12 +42,15 @@ public:
     virtual LlmResponse decode(std::string_view body) const = 0;
     // A response with a status that is not 2xx, as error_code / error_message.
     virtual LlmResponse decode_error(unsigned status, std::string_view body) const = 0;
-    virtual std::unique_ptr<StreamDecoder> stream_decoder() const = 0;
+    // A decoder for one streamed answer, which keeps what it assembles within `limits` (adk::Error,
+    // errc::bad_response, beyond).
+    virtual std::unique_ptr<StreamDecoder> stream_decoder(const ResponseLimits& limits) const = 0;
 };
 
 class HttpModel final : public Model {
 public:
-    HttpModel(std::string name, std::shared_ptr<const WireFormat> format, std::shared_ptr<net::HttpClient> http);
+    HttpModel(std::string name, std::shared_ptr<const WireFormat> format, std::shared_ptr<net::HttpClient> http,
+              ResponseLimits limits = {});
 
     std::string_view name() const override { return name_; }
     // Sends the request (connection failures throw from the co_await), then streams the answer.
@@ -56,6 +60,7 @@ private:
     std::string name_;
     std::shared_ptr<const WireFormat> format_;
     std::shared_ptr<net::HttpClient> http_;
+    ResponseLimits limits_;
 };
 
 // What providers share when they read and write their wire formats.
@@ -76,8 +81,19 @@ std::optional<boost::json::object> error_object(std::string_view body);
 // The string at `key`, or "" when absent or not a string.
 std::string string_at(const boost::json::object& o, std::string_view key);
 
+// `v` as an object; adk::Error (bad_response) naming `provider` and `what` when it is not one.
+const boost::json::object& object_of(const boost::json::value& v, std::string_view provider, std::string_view what);
+
+// A count at `key` (tokens, an index): a non-negative integer that fits in 63 bits; nothing when the member
+// is absent or is no such number.
+std::optional<std::int64_t> count_at(const boost::json::object& o, std::string_view key);
+
 // The environment variable's value, or "".
 std::string environment(const char* name);
+
+// Throws adk::Error (bad_response) when an answer from `provider` gathers more than `limit` bytes in
+// `what` (ResponseLimits::max_answer_bytes).
+void check_answer_size(std::size_t size, std::size_t limit, std::string_view provider, std::string_view what);
 
 // A function call whose arguments arrived as JSON text (assembled from stream fragments): "" or blanks mean
 // no arguments; anything but a JSON object throws adk::Error (bad_response) naming the function.

@@ -17,7 +17,11 @@
 // * Connections are kept alive and reused per origin; a response's connection returns to the pool when its
 //   body was read to the end, and is closed otherwise.
 // * Timeouts: connect (resolve, TCP and TLS), first byte (request written -> response head), idle (between
-//   two reads of the body). Expiry throws adk::Error with beast's timeout code and says which one expired.
+//   two reads of the body), body (the head's arrival -> the body's end, however steadily bytes arrive).
+//   Expiry throws adk::Error with beast's timeout code and says which one expired.
+// * Limits: a body over max_body_bytes ends with adk::Error (bad_response); header values are checked
+//   (validate_header) and URLs parsed strictly (parse_url), so nothing a caller passes can split a request;
+//   URLs in errors and logs have their userinfo and query string redacted (redact_url).
 // * Proxies: https_proxy / http_proxy / no_proxy options, by default HTTPS_PROXY, HTTP_PROXY and NO_PROXY
 //   from the environment; the client tunnels through the proxy with CONNECT (credentials from the proxy
 //   URL go in Proxy-Authorization).
@@ -55,6 +59,8 @@ public:
     std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
     std::chrono::milliseconds first_byte_timeout{std::chrono::minutes(10)};
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(5)};
+    std::chrono::milliseconds body_timeout{std::chrono::minutes(30)};  // a whole body, from its head on
+    std::size_t max_body_bytes = std::size_t{256} << 20;               // a whole body
     std::chrono::milliseconds pool_idle_time{std::chrono::seconds(30)};  // idle connections older are closed
     std::size_t max_idle_per_origin = 256;  // idle connections kept per origin; more are closed
     std::optional<std::string> https_proxy;  // nullopt: HTTPS_PROXY / https_proxy; "": no proxy
@@ -113,7 +119,14 @@ public:
     // The rest of the body; throws adk::Error (invalid_argument) beyond `limit` bytes.
     asio::awaitable<std::string> read_all(std::size_t limit = std::size_t{64} << 20);
 
+    // From any thread, while another coroutine reads: a read_some() under way (or the next) throws
+    // adk::Error (operation_aborted) at once, and the connection is closed. Does not touch the socket object
+    // (it shuts the connection down through its descriptor), so it needs no strand.
+    void abort() noexcept;
+
 private:
+    [[noreturn]] void fail(const boost::system::error_code& ec);
+
     std::unique_ptr<detail::HttpExchange> exchange_;
 };
 

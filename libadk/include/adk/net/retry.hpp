@@ -4,8 +4,14 @@
 //   * `x-should-retry: true|false` decides when present; otherwise 408, 409, 429 and 5xx are retried;
 //   * the server's hint wins: `retry-after-ms`, then `retry-after` in seconds (a fraction allowed), then
 //     `retry-after` as an HTTP date; a hint is honoured when it lies in (0, 60] seconds;
+//   * a hint from the error's body (Gemini's RetryInfo, HttpRequest::retry_hint) likewise;
 //   * otherwise exponential backoff from `initial_backoff`, doubling up to `max_backoff`, less up to 25%
 //     random jitter.
+//
+// POST requests are retried too, as the official SDKs retry them: a retry happens only when no byte of a
+// response reached the caller (a connection that failed, or a status that says "try again"), and a model
+// call has no effect but its cost, so running it twice at worst bills it twice. A request that must never
+// run twice is sent with max_retries = 0.
 #pragma once
 
 #include <chrono>
@@ -32,6 +38,11 @@ std::optional<std::chrono::milliseconds> retry_after_hint(std::string_view retry
                                                           std::string_view retry_after,
                                                           std::chrono::system_clock::time_point now,
                                                           const RetryPolicy& policy);
+
+// `hint`, a delay that a server asked for in some other way (an error body), when it lies in
+// (0, max_server_hint]; nothing otherwise.
+std::optional<std::chrono::milliseconds> bounded_hint(std::optional<std::chrono::milliseconds> hint,
+                                                      const RetryPolicy& policy);
 
 // The backoff before retry number `retry` (1 for the first retry); `unit_random` in [0, 1) draws the jitter.
 std::chrono::milliseconds backoff_delay(int retry, const RetryPolicy& policy, double unit_random);

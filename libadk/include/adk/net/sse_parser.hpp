@@ -4,12 +4,14 @@
 //   * "field: value" (one space after the colon removed), or a bare "field" with an empty value;
 //   * event / data / id / retry fields; several data lines are joined with "\n"; an id holding NUL and
 //     a retry that is not all digits are ignored; other fields are ignored;
-//   * a blank line dispatches the event (nothing when no data came); there is no cap on line length;
+//   * a blank line dispatches the event (nothing when no data came);
 //   * each event's text is decoded as UTF-8 when it is dispatched, invalid sequences becoming U+FFFD, so a
 //     character split across reads arrives whole.
 // Unlike the browser's parser, finish() dispatches a pending event at the end of the body: providers end
 // streams without the final blank line. Lines that are neither fields nor comments (Gemini sends a bare
-// JSON error object mid-stream) are kept, up to 1 MiB, in unparsed() for the provider to look at.
+// JSON error object mid-stream) are kept, up to 1 MiB, in unparsed() for the provider to look at. And the
+// memory it holds is bounded: a line, or an event's lines together, over `max_event_bytes` throws adk::Error
+// (errc::bad_response) instead of growing without end on a stream that never sends a newline.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +37,12 @@ static_assert(!std::is_aggregate_v<SseEvent>);
 
 class SseParser {
 public:
-    // Parses `bytes` and appends every event they complete to `out`.
+    static constexpr std::size_t default_max_event_bytes = std::size_t{32} << 20;
+
+    explicit SseParser(std::size_t max_event_bytes = default_max_event_bytes) : max_event_bytes_(max_event_bytes) {}
+
+    // Parses `bytes` and appends every event they complete to `out`. Throws adk::Error (bad_response) when
+    // a line or an event grows over the limit; the parser is unusable after that.
     void feed(std::string_view bytes, std::vector<SseEvent>& out);
     // The end of the body: the last line and a pending event are dispatched.
     void finish(std::vector<SseEvent>& out);
@@ -48,7 +55,9 @@ public:
 private:
     void line(std::string_view text, std::vector<SseEvent>& out);
     void dispatch(std::vector<SseEvent>& out);
+    [[noreturn]] void too_large() const;
 
+    std::size_t max_event_bytes_;
     std::string partial_;       // the line read so far
     bool after_cr_ = false;     // the last byte was CR: a following LF belongs to it
     bool started_ = false;      // the BOM check is done

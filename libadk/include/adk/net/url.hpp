@@ -26,8 +26,23 @@ public:
 };
 static_assert(!std::is_aggregate_v<Url>);
 
-// Parses an absolute http or https URL. Throws adk::Error (invalid_argument) naming what is wrong.
+// Parses an absolute http or https URL. Throws adk::Error (invalid_argument) naming what is wrong: among
+// others a space, a control character (a line break would add a header to the request) or a byte that is
+// not ASCII anywhere, and a host that is not a name or an IP address.
 Url parse_url(std::string_view text);
+
+// `text` percent-encoded to stand as one segment of a URL's path (a model id, a project): everything but
+// letters, digits and -._~ is encoded, '/' included.
+std::string encode_path_segment(std::string_view text);
+
+// A URL fit to print in an error or a log: its userinfo (user:password@) and its query string (which may
+// hold a key) replaced with "***", its fragment dropped, control characters escaped. Works on any text.
+std::string redact_url(std::string_view url);
+
+// Throws adk::Error (invalid_argument) for a header that Beast would write as it is but HTTP forbids: a
+// name that is not a token, a value holding CR, LF, NUL or another control character but tab. Such a
+// value in an option (an API key pasted with its line break, a model id) would split the request.
+void validate_header(std::string_view name, std::string_view value);
 
 // Joins a base URL such as "http://localhost:11434/v1/" and a path such as "/chat/completions".
 std::string join_url(std::string_view base, std::string_view path);

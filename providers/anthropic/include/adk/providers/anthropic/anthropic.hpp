@@ -23,6 +23,7 @@ public:
     int default_max_tokens = 4096;       // max_tokens is required; used when the request sets none
     std::vector<std::pair<std::string, std::string>> headers;  // e.g. anthropic-beta
     std::shared_ptr<net::HttpClient> http;                     // empty: net::default_http_client()
+    ResponseLimits limits;                                     // how much of an answer is held in memory
 };
 static_assert(!std::is_aggregate_v<AnthropicOptions>);
 

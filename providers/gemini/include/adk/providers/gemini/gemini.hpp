@@ -31,6 +31,7 @@ public:
     std::string access_token;
     std::vector<std::pair<std::string, std::string>> headers;  // sent with every request
     std::shared_ptr<net::HttpClient> http;                     // empty: net::default_http_client()
+    ResponseLimits limits;                                     // how much of an answer is held in memory
 };
 static_assert(!std::is_aggregate_v<GeminiOptions>);
 

@@ -26,6 +26,7 @@ public:
     bool require_key = true;   // false for local servers that take none
     std::vector<std::pair<std::string, std::string>> headers;
     std::shared_ptr<net::HttpClient> http;  // empty: net::default_http_client()
+    ResponseLimits limits;                  // how much of an answer is held in memory
 };
 static_assert(!std::is_aggregate_v<OpenAIOptions>);
 
