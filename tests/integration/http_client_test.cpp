@@ -560,3 +560,256 @@ TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte tim
     CHECK(accepted == 2);  // the first try and the retry, each on a new connection
     CHECK(logs.all().size() == 1);  // one retry, then the error
 }
+
+TEST_CASE("HTTP: a body over max_body_bytes ends with bad_response naming the limit", "[http]")
+{
+    asio::io_context ioc;
+    std::string body;
+    for (int i = 0; i < 400; ++i)
+        body += "data: " + std::string(100, 'x') + "\n\n";  // 41 KB
+    Server server(ioc.get_executor(), replay(body));
+    server.start();
+    HttpClientOptions options;
+    options.max_body_bytes = 10'000;
+    HttpClient client(options);
+    std::string got;
+    std::string failure;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        failure = co_await read_rest(res, got);
+        server.stop();
+    }());
+    CHECK(got.size() <= 10'000);
+    CHECK_THAT(failure, Catch::Contains("over 10000 bytes (HttpClientOptions::max_body_bytes)"));
+}
+
+TEST_CASE("HTTP: a body that keeps trickling in hits the body timeout, though no read is idle", "[http]")
+{
+    asio::io_context ioc;
+    std::string body;
+    for (int i = 0; i < 40; ++i)
+        body += "data: " + std::to_string(i) + "\n\n";
+    auto options = replay(body);
+    options.chunk_delay = 30ms;  // 1.2 s in all, never idle for long
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClientOptions client_options;
+    client_options.idle_timeout = 1s;
+    client_options.body_timeout = 300ms;
+    HttpClient client(client_options);
+    std::string got;
+    std::string failure;
+    const auto start = std::chrono::steady_clock::now();
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        failure = co_await read_rest(res, got);
+        server.stop();
+    }());
+    CHECK_THAT(failure, Catch::Contains("took longer than 300 ms (HttpClientOptions::body_timeout)"));
+    CHECK(got.size() < body.size());
+    CHECK(std::chrono::steady_clock::now() - start < 1s);
+}
+
+TEST_CASE("HTTP: a header value with a line break is refused before anything is sent", "[http]")
+{
+    asio::io_context ioc;
+    Server server(ioc.get_executor(), replay("data: 1\n\n"));
+    server.start();
+    HttpClient client;
+    std::vector<std::string> failures;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpRequest smuggled = post(server.base_url() + "/");
+        smuggled.set("authorization", "Bearer k\r\nX-Smuggled: 1");
+        HttpRequest bad_url = post(server.base_url() + "/v1\r\nX-Smuggled: 1");
+        for (HttpRequest* req : {&smuggled, &bad_url}) {
+            try {
+                co_await client.send(std::move(*req));
+            } catch (const adk::Error& e) {
+                CHECK(e.code() == adk::errc::invalid_argument);
+                failures.push_back(e.message());
+            }
+        }
+        server.stop();
+    }());
+    REQUIRE(failures.size() == 2);
+    CHECK_THAT(failures[0], Catch::Contains("'authorization' holds a control character"));
+    CHECK_THAT(failures[1], Catch::Contains("control character"));
+    CHECK(server.requests().empty());
+    CHECK(server.connections_accepted() == 0);
+}
+
+TEST_CASE("HTTP: a body hint of a day is not honoured; the backoff applies", "[http]")
+{
+    asio::io_context ioc;
+    ServerOptions options = failing_script(429);
+    options.status_times = 1;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    LogCapture logs;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpRequest req = post(server.base_url() + "/v1/messages", R"({"messages":[]})");
+        req.retry_hint = [](std::string_view) -> std::optional<std::chrono::milliseconds> { return 24h; };
+        HttpResponse res = co_await client.send(std::move(req));
+        CHECK(res.status() == 200);
+        server.stop();
+    }(), 5s);
+    REQUIRE(logs.all().size() == 1);
+    CHECK_THAT(logs.all()[0], Catch::Matches(".*retrying in [0-9]{1,2} ms.*"));
+}
+
+TEST_CASE("HTTP: URLs in logs and errors carry no credentials and no query", "[http]")
+{
+    asio::io_context ioc;
+    Server server(ioc.get_executor(), failing_script(503));
+    server.start();
+    HttpClientOptions options = fast_retries();
+    options.retry.max_retries = 1;
+    HttpClient client(options);
+    LogCapture logs;
+    std::string failure;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        const std::string base = server.base_url();
+        const std::string url = "http://user:hunter2@" + base.substr(7) + "/v1/chat/completions?key=AIzaSECRET";
+        HttpResponse res = co_await client.send(post(url));
+        CHECK(res.status() == 503);
+        server.stop();
+        try {  // the server is gone: a connection error names the URL too
+            co_await client.send(post(url));
+        } catch (const adk::Error& e) {
+            failure = e.message();
+        }
+    }());
+    const auto lines = logs.all();
+    REQUIRE(lines.size() >= 2);
+    for (const auto& line : lines) {
+        CHECK_THAT(line, !Catch::Contains("hunter2") && !Catch::Contains("AIzaSECRET"));
+        CHECK_THAT(line, Catch::Contains("http://***@127.0.0.1:"));
+    }
+    CHECK(!failure.empty());
+    CHECK_THAT(failure, !Catch::Contains("hunter2") && !Catch::Contains("AIzaSECRET"));
+}
+
+TEST_CASE("HTTP: abort() from another thread ends a pending read at once and closes the connection", "[http][threads]")
+{
+    asio::io_context ioc;
+    auto options = replay("data: 1\n\ndata: 2\n\n");
+    options.chunk_delay = 10s;  // the second event never comes in time
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client;
+    std::string failure;
+    boost::system::error_code code;
+    std::thread other;
+    std::chrono::steady_clock::duration abort_to_error{};
+    std::atomic<std::int64_t> aborted_at{0};
+    bool reused = true;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        std::string_view first = co_await res.read_some();
+        CHECK(first == "data: 1\n\n");
+        other = std::thread([&] {
+            std::this_thread::sleep_for(50ms);  // the reader waits for the second event by then
+            aborted_at = std::chrono::steady_clock::now().time_since_epoch().count();
+            res.abort();
+        });
+        try {
+            co_await res.read_some();
+        } catch (const adk::Error& e) {
+            failure = e.message();
+            code = e.code();
+        }
+        abort_to_error = std::chrono::steady_clock::now().time_since_epoch() -
+                         std::chrono::steady_clock::duration(aborted_at.load());
+        HttpResponse next = co_await client.send(post(server.base_url() + "/"));
+        reused = next.reused_connection();
+        server.stop();
+    }());
+    other.join();
+    CHECK(code == asio::error::operation_aborted);
+    CHECK_THAT(failure, Catch::Contains("was cancelled"));
+    CHECK(abort_to_error < 1s);
+    CHECK_FALSE(reused);  // the aborted connection was closed, not given back to the pool
+}
+
+TEST_CASE("HTTP: one client on an io_context of four threads without strands: bodies, idle timeouts, aborts",
+          "[http][threads]")
+{
+    // Every coroutine runs on the io_context's own executor, so its steps, the body watch's timer and the
+    // aborts from other threads may all run at once on different threads (what TSan checks here).
+    asio::io_context server_ioc;
+    std::string body;
+    for (int i = 0; i < 8; ++i)
+        body += "data: " + std::to_string(i) + "\n\n";
+    auto steady_options = replay(body);
+    steady_options.chunk_delay = 15ms;  // reads pending while the 40 ms idle timer fires and re-arms
+    Server steady(server_ioc.get_executor(), steady_options);
+    steady.start();
+    auto stalled_options = replay(body);
+    stalled_options.chunk_delay = 400ms;  // the idle timeout expires
+    Server stalled(server_ioc.get_executor(), stalled_options);
+    stalled.start();
+    std::thread server_thread([&] { server_ioc.run(); });
+
+    asio::io_context ioc;
+    HttpClientOptions options;
+    options.idle_timeout = 40ms;
+    HttpClient client(options);
+    std::atomic<int> whole{0}, timed_out{0}, aborted{0}, other{0};
+    std::mutex responses_mutex;
+    std::vector<HttpResponse*> reading;  // aborted from the main thread while they read
+    constexpr int coroutines = 24;
+    for (int c = 0; c < coroutines; ++c) {
+        auto one = [&, c]() -> asio::awaitable<void> {
+            const int kind = c % 3;  // 0 steady, 1 stalled, 2 aborted
+            HttpResponse res = co_await client.send(post((kind == 1 ? stalled : steady).base_url() + "/"));
+            if (kind == 2) {
+                std::lock_guard lock(responses_mutex);
+                reading.push_back(&res);
+            }
+            std::string got;
+            std::string failure;
+            try {
+                while (true) {
+                    std::string_view piece = co_await res.read_some();
+                    if (piece.empty())
+                        break;
+                    got.append(piece);
+                }
+            } catch (const adk::Error& e) {
+                failure = e.message();
+            }
+            if (kind == 2) {
+                std::lock_guard lock(responses_mutex);
+                std::erase(reading, &res);
+            }
+            if (failure.empty() && got == body)
+                ++whole;
+            else if (failure.find("no bytes for 40 ms") != std::string::npos)
+                ++timed_out;
+            else if (failure.find("was cancelled") != std::string::npos)
+                ++aborted;
+            else
+                ++other;
+        };
+        asio::co_spawn(ioc.get_executor(), one, asio::detached);
+    }
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] { ioc.run(); });
+    std::this_thread::sleep_for(60ms);  // the aborted ones are reading by now (8 events take 105 ms)
+    {
+        std::lock_guard lock(responses_mutex);
+        for (HttpResponse* r : reading)
+            r->abort();
+    }
+    for (auto& t : threads)
+        t.join();
+    steady.stop();
+    stalled.stop();
+    server_thread.join();
+    CHECK(other == 0);
+    CHECK(timed_out == coroutines / 3);
+    CHECK(whole + aborted == 2 * coroutines / 3);
+    CHECK(aborted > 0);
+}

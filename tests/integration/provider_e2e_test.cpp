@@ -329,3 +329,81 @@ TEST_CASE("gemini: a bare JSON error in the middle of a 200 stream ends the answ
     CHECK(events.back().error_code == "CANCELLED");
     CHECK(events.back().error_message == "The operation was cancelled.");
 }
+
+TEST_CASE("providers: Stream::cancel while another coroutine awaits the model's next() aborts the read", "[provider]")
+{
+    // The audit's crash: cancel() destroyed the HTTP response while the reader was suspended in it.
+    for (const auto& provider : providers()) {
+        DYNAMIC_SECTION(provider.name)
+        {
+            auto options = tls_script(R"({"turns": [{"chunks": ["one ", "two "]}]})");
+            options.chunk_delay = 500ms;  // between frames: the next one does not come before the cancel
+            MockLlm mock(options);
+            auto model = provider.make(localhost_url(mock), trusting_client());
+            asio::io_context ioc;
+            bool second_done = false;
+            std::optional<adk::LlmResponse> second;
+            std::chrono::steady_clock::duration cancel_to_end{};
+            run(ioc, [&]() -> asio::awaitable<void> {
+                adk::LlmRequest request;
+                request.contents.push_back(adk::Content::user("talk"));
+                auto stream = co_await model->generate(std::move(request), true);
+                std::optional<adk::LlmResponse> first;
+                while (!first || !first->content)  // the first text chunk (Anthropic starts with metadata)
+                    first = co_await stream.next();
+                CHECK(first->content->text() == "one ");
+                auto reader = [&]() -> asio::awaitable<void> {
+                    second = co_await stream.next();
+                    second_done = true;
+                };
+                auto ex = co_await asio::this_coro::executor;
+                asio::co_spawn(ex, reader, asio::detached);
+                asio::steady_timer t(ex, 50ms);
+                co_await t.async_wait(asio::use_awaitable);
+                CHECK(!second_done);
+                const auto start = std::chrono::steady_clock::now();
+                stream.cancel();
+                while (!second_done) {
+                    t.expires_after(1ms);
+                    co_await t.async_wait(asio::use_awaitable);
+                }
+                cancel_to_end = std::chrono::steady_clock::now() - start;
+            }());
+            CHECK(second_done);
+            CHECK(!second);
+            CHECK(cancel_to_end < 250ms);
+        }
+    }
+}
+
+TEST_CASE("providers: a stream that never sends a newline fails with bad_response, memory bounded", "[provider]")
+{
+    adk::mock_llm::ServerOptions options;
+    options.replay_body = "data: " + std::string(4 << 20, 'x');  // 4 MiB, no line end
+    MockLlm mock(options);
+    adk::gemini::GeminiOptions o;
+    o.api_key = "k";
+    o.base_url = mock.base_url();
+    o.limits.max_event_bytes = 64 << 10;
+    auto model = adk::gemini::make_model(o);
+    asio::io_context ioc;
+    std::string failure;
+    std::size_t delivered = 0;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        adk::LlmRequest request;
+        request.contents.push_back(adk::Content::user("talk"));
+        auto stream = co_await model->generate(std::move(request), true);
+        try {
+            while (co_await stream.next())
+                ++delivered;
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::bad_response);
+            failure = e.message();
+        }
+    }());
+    CHECK(delivered == 0);
+    CHECK_THAT(failure, Catch::Contains("an SSE event over 65536 bytes") &&
+                            Catch::Contains("ResponseLimits::max_event_bytes"));
+    // It stopped reading once over the limit: most of the 4 MiB were never read.
+    CHECK(mock.server().body_bytes_written() < std::size_t{4} << 20);
+}

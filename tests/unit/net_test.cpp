@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 using namespace adk::net;
 using namespace std::chrono_literals;
@@ -42,7 +44,9 @@ TEST_CASE("URL: scheme, host, default and explicit ports, target, IPv6, userinfo
 TEST_CASE("URL: bad URLs are refused with a message that shows the right form", "[net]")
 {
     for (const char* bad : {"localhost:8080/v1", "ftp://example.com/", "http:///path", "http://host:99999/",
-                            "http://host:12ab/", "http://[::1/"}) {
+                            "http://host:12ab/", "http://[::1/", "http://host/a b", "http://host/v1\r\nX-Smuggled: 1",
+                            "http://ho\nst/", "http://host/\x7f", "http://host/caf\xC3\xA9", "http://ho;st/",
+                            "http://[::1;x]/"}) {
         INFO(bad);
         try {
             parse_url(bad);
@@ -131,4 +135,58 @@ TEST_CASE("retry: exponential backoff with jitter, capped", "[net]")
     CHECK(backoff_delay(10, policy, 0.0) == 8000ms);
     CHECK(backoff_delay(1, policy, 0.999) >= 375ms);
     CHECK(backoff_delay(1, policy, 0.999) < 380ms);
+}
+
+TEST_CASE("URL: redacted for messages, path segments encoded, header values checked", "[net]")
+{
+    CHECK(redact_url("https://user:secret@proxy.corp:3128/v1/x?key=AIza123&alt=sse#frag") ==
+          "https://***@proxy.corp:3128/v1/x?***");
+    CHECK(redact_url("http://127.0.0.1:8080/v1/chat/completions") == "http://127.0.0.1:8080/v1/chat/completions");
+    CHECK(redact_url("user:pw@host?q=1") == "user:pw@host?***");  // not a URL: the query still goes
+    CHECK(redact_url("http://h/\r\nX: 1") == "http://h/\\x0d\\x0aX: 1");
+
+    // A bad URL's message does not quote its credentials or its query.
+    try {
+        parse_url("http://user:hunter2@host:99999/?key=AIzaSECRET");
+        FAIL("accepted");
+    } catch (const adk::Error& e) {
+        CHECK_THAT(e.message(), !Catch::Contains("hunter2") && !Catch::Contains("AIzaSECRET"));
+    }
+    try {
+        proxy_for(parse_url("https://api.example.com/"), std::string("https://user:hunter2@proxy:3128"), std::string());
+        FAIL("accepted");
+    } catch (const adk::Error& e) {
+        CHECK_THAT(e.message(), !Catch::Contains("hunter2") && Catch::Contains("https://***@proxy:3128"));
+    }
+
+    CHECK(encode_path_segment("gemini-2.5-flash") == "gemini-2.5-flash");
+    CHECK(encode_path_segment("x\r\nX-Smuggled: 1") == "x%0D%0AX-Smuggled%3A%201");
+    CHECK(encode_path_segment("../../admin?a=b") == "..%2F..%2Fadmin%3Fa%3Db");
+
+    CHECK_NOTHROW(validate_header("x-goog-api-key", "AIza\tvalue"));
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"authorization", "Bearer k\r\nX-Smuggled: 1"},
+             {"x-api-key", std::string("k\0", 2)},
+             {"x-bad name", "v"},
+             {"", "v"},
+             {"x:y", "v"}}) {
+        INFO(name);
+        CHECK_THROWS_AS(validate_header(name, value), adk::Error);
+    }
+    try {
+        validate_header("authorization", "Bearer sk-SECRET\n");
+    } catch (const adk::Error& e) {
+        CHECK_THAT(e.message(), Catch::Contains("authorization") && !Catch::Contains("sk-SECRET"));
+    }
+}
+
+TEST_CASE("retry: a hint from an error body is honoured only within (0, max_server_hint]", "[net]")
+{
+    RetryPolicy policy;
+    CHECK(bounded_hint(1500ms, policy) == 1500ms);
+    CHECK(bounded_hint(policy.max_server_hint, policy) == policy.max_server_hint);
+    CHECK_FALSE(bounded_hint(std::chrono::milliseconds(86400000), policy));  // a day
+    CHECK_FALSE(bounded_hint(-5ms, policy));
+    CHECK_FALSE(bounded_hint(0ms, policy));
+    CHECK_FALSE(bounded_hint(std::nullopt, policy));
 }

@@ -2,6 +2,7 @@
 // error bodies, and the request bodies built for a tool-result turn against the recorded requests.
 #include <adk/core/error.hpp>
 #include <adk/net/sse_parser.hpp>
+#include <adk/net/url.hpp>
 #include <adk/providers/anthropic/anthropic.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 #include <adk/providers/make_model.hpp>
@@ -356,6 +357,16 @@ TEST_CASE("gemini: Google AI and Vertex AI endpoints, keys, and RetryInfo as the
     REQUIRE(hint);
     CHECK(hint->count() > 0);
     CHECK_FALSE(streamed.retry_hint("not json"));
+    // Delays no server means (a day and more, negative, beyond any clock) are no hint, and never overflow.
+    auto body_with = [](const std::string& delay) {
+        return R"({"error":{"code":429,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":")" +
+               delay + R"("}]}})";
+    };
+    CHECK(streamed.retry_hint(body_with("34.4s")) == std::chrono::milliseconds(34400));
+    for (const char* bad : {"86401s", "-5s", "1e30s", "1e400s", "nans", "infs", "s", "12", "0x10s", "3.5 s"}) {
+        INFO(bad);
+        CHECK_FALSE(streamed.retry_hint(body_with(bad)));
+    }
 
     adk::gemini::GeminiOptions vertex;
     vertex.vertex = true;
@@ -366,6 +377,12 @@ TEST_CASE("gemini: Google AI and Vertex AI endpoints, keys, and RetryInfo as the
     auto v = adk::gemini::wire_format(vertex)->encode(request, true);
     CHECK(v.url == "https://europe-west4-aiplatform.googleapis.com/v1beta1/projects/my-project/locations/europe-west4/"
                    "publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
+    // A model id is data: percent-encoded into its path segment, it cannot split the request or climb the path.
+    request.model = "x\r\nX-Smuggled: 1/../../admin";
+    auto smuggled = adk::gemini::wire_format(google)->encode(request, true);
+    CHECK(smuggled.url == "https://generativelanguage.googleapis.com/v1beta/models/"
+                          "x%0D%0AX-Smuggled%3A%201%2F..%2F..%2Fadmin:streamGenerateContent?alt=sse");
+    CHECK_NOTHROW(adk::net::parse_url(smuggled.url));
     CHECK(has_header(v, "authorization", "Bearer ya29.token"));
 
     adk::gemini::GeminiOptions no_token;
@@ -434,4 +451,113 @@ TEST_CASE("openai: Ollama's whole answers, with reasoning as thoughts", "[openai
             CHECK(thoughts == std::string(message.at("reasoning").get_string()));
         CHECK(calls == (message.contains("tool_calls") ? message.at("tool_calls").as_array().size() : 0));
     }
+}
+
+namespace {
+
+// The message of the adk::Error that decoding `body` with `format` throws, or "".
+std::string decoding_failure(const adk::WireFormat& format, const std::string& body, const adk::ResponseLimits& limits)
+{
+    adk::net::SseParser parser;
+    std::vector<adk::net::SseEvent> events;
+    parser.feed(body, events);
+    parser.finish(events);
+    auto decoder = format.stream_decoder(limits);
+    std::vector<adk::LlmResponse> out;
+    try {
+        for (const auto& e : events)
+            decoder->on_event(e, out);
+        decoder->finish(parser.unparsed(), out);
+    } catch (const adk::Error& e) {
+        CHECK(e.code() == adk::errc::bad_response);
+        return e.message();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("openai and anthropic: what a streamed answer assembles is bounded (ResponseLimits)", "[openai][anthropic]")
+{
+    adk::ResponseLimits limits;
+    limits.max_answer_bytes = 10'000;
+    limits.max_function_calls = 8;
+
+    // OpenAI: argument fragments that never end, and calls at ever new indexes.
+    auto fragments_of = [](int n) {
+        std::string out;
+        for (int i = 0; i < n; ++i)
+            out += R"(data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":")" +
+                   std::string(100, 'a') + "\"}}]}}]}\n\n";
+        return out;
+    };
+    CHECK_THAT(decoding_failure(*openai_format(), fragments_of(200), limits),
+               Catch::Contains("tool call arguments over 10000 bytes") && Catch::Contains("max_answer_bytes"));
+    std::string indexes;
+    for (int i = 0; i < 20; ++i)
+        indexes += R"(data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":)" + std::to_string(i * 1000) +
+                   R"(,"id":"c","function":{"name":"f","arguments":"{}"}}]}}]})" "\n\n";
+    CHECK_THAT(decoding_failure(*openai_format(), indexes, limits), Catch::Contains("more than 8 tool calls"));
+    // Under the limits the same shapes decode.
+    CHECK_THAT(decoding_failure(*openai_format(), fragments_of(50), limits),
+               Catch::Contains("arguments of the call") && Catch::Contains("are not a JSON object"));
+
+    // Anthropic: input_json_delta fragments of one tool_use block that never stops.
+    std::string input = "event: content_block_start\ndata: "
+                        R"({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}})"
+                        "\n\n";
+    for (int i = 0; i < 200; ++i)
+        input += "event: content_block_delta\ndata: "
+                 R"({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":")" +
+                 std::string(100, 'b') + "\"}}\n\n";
+    CHECK_THAT(decoding_failure(*anthropic_format(), input, limits),
+               Catch::Contains("tool input over 10000 bytes"));
+}
+
+TEST_CASE("openai, anthropic and gemini: malformed chunks are bad_response naming the provider", "[providers]")
+{
+    adk::ResponseLimits limits;
+    CHECK_THAT(decoding_failure(*openai_format(), "data: {\"choices\":[42]}\n\n", limits),
+               Catch::Contains("OpenAI-compatible server sent a choice that is not a JSON object"));
+    CHECK_THAT(decoding_failure(*openai_format(),
+                                R"(data: {"choices":[{"delta":{"tool_calls":["x"]}}]})"
+                                "\n\n",
+                                limits),
+               Catch::Contains("a tool call delta that is not a JSON object"));
+    CHECK_THAT(decoding_failure(*anthropic_format(), "data: {\"type\":\"content_block_delta\"}\n\n", limits),
+               Catch::Contains("Anthropic sent a content_block_delta event without its \"delta\""));
+    CHECK_THAT(decoding_failure(*anthropic_format(),
+                                R"(data: {"type":"content_block_start","content_block":[]})"
+                                "\n\n",
+                                limits),
+               Catch::Contains("Anthropic sent a content_block that is not a JSON object"));
+    adk::gemini::GeminiOptions google;
+    google.api_key = "k";
+    auto gemini = adk::gemini::wire_format(google);
+    CHECK_THAT(decoding_failure(*gemini, "data: {\"candidates\":[7]}\n\n", limits),
+               Catch::Contains("Gemini sent a candidate that is not a JSON object"));
+    CHECK_THAT(decoding_failure(*gemini, R"(data: {"candidates":[{"content":{"parts":"x"}}]})"
+                                         "\n\n",
+                                limits),
+               Catch::Contains("Gemini sent a response that does not fit its format") && Catch::Contains("parts"));
+    // Counts that are no counts (a fraction, a negative, beyond 2^63) are dropped, not thrown as Boost errors.
+    CHECK(decoding_failure(*openai_format(),
+                           R"(data: {"choices":[],"usage":{"prompt_tokens":1.5,"completion_tokens":-3,"total_tokens":18446744073709551615}})"
+                           "\n\n",
+                           limits)
+              .empty());
+}
+
+TEST_CASE("anthropic: usage near the largest count does not overflow the total", "[anthropic]")
+{
+    const std::string body =
+        "event: message_start\ndata: "
+        R"({"type":"message_start","message":{"model":"m","usage":{"input_tokens":9223372036854775807,"output_tokens":1}}})"
+        "\n\nevent: message_delta\ndata: "
+        R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9223372036854775807}})"
+        "\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    Decoded d = decode_stream(*anthropic_format(), body);
+    REQUIRE(d.usage);
+    CHECK(d.usage->total_token_count == INT64_MAX);
+    CHECK(d.usage->prompt_token_count == INT64_MAX);
 }

@@ -1,4 +1,5 @@
 // The SSE parser: the specification's rules, and every recorded provider stream re-split at every byte.
+#include <adk/core/error.hpp>
 #include <adk/net/sse_parser.hpp>
 
 #include "support/run.hpp"
@@ -96,7 +97,7 @@ TEST_CASE("SSE: the end of the body dispatches a pending event, and a BOM is ski
     CHECK(!ids[1].retry);      // so is a retry that is not all digits
 }
 
-TEST_CASE("SSE: no line-length cap, and UTF-8 decoded per event", "[sse]")
+TEST_CASE("SSE: long lines up to the event limit, and UTF-8 decoded per event", "[sse]")
 {
     std::string big(5'000'000, 'x');
     auto events = parse("data: " + big + "\n\n");
@@ -168,4 +169,47 @@ TEST_CASE("SSE: the events of known recordings", "[sse]")
         CHECK(e.data.find("OPENROUTER PROCESSING") == std::string::npos);
     auto groq = parse(adk::test::fixture("providers/openai_chat/compat_groq_event_error_midstream.sse"));
     CHECK(groq.back().event == "error");
+}
+
+namespace {
+
+// The message of the adk::Error that feeding `pieces` (then finishing) throws with a limit of `limit` bytes.
+std::string overflow(std::size_t limit, const std::vector<std::string>& pieces)
+{
+    SseParser parser(limit);
+    std::vector<SseEvent> out;
+    try {
+        for (const auto& p : pieces)
+            parser.feed(p, out);
+        parser.finish(out);
+    } catch (const adk::Error& e) {
+        CHECK(e.code() == adk::errc::bad_response);
+        return e.message();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("SSE: a line or an event over the limit is refused, however it arrives", "[sse]")
+{
+    // A line that never ends, fed in small pieces (a server that sends no newline): refused once it passes
+    // the limit, not held whole.
+    std::vector<std::string> endless(100, std::string(100, 'x'));
+    CHECK_THAT(overflow(1000, endless), Catch::Contains("an SSE event over 1000 bytes"));
+    // The same in one read.
+    CHECK_THAT(overflow(1000, {std::string(5000, 'x') + "\n"}), Catch::Contains("over 1000 bytes"));
+    // Data lines that never meet a blank line: each short, together too long.
+    std::string lines;
+    for (int i = 0; i < 100; ++i)
+        lines += "data: " + std::string(50, 'y') + "\n";
+    CHECK_THAT(overflow(1000, {lines}), Catch::Contains("over 1000 bytes"));
+    // Just under the limit passes, as do many events that are each under it.
+    CHECK(overflow(1000, {"data: " + std::string(990, 'z') + "\n\n"}).empty());
+    std::string many;
+    for (int i = 0; i < 100; ++i)
+        many += "data: " + std::string(500, 'w') + "\n\n";
+    CHECK(overflow(1000, {many}).empty());
+    // The default limit fits the largest real events by far.
+    CHECK(SseParser::default_max_event_bytes >= std::size_t{16} << 20);
 }

@@ -143,8 +143,6 @@ public:
     asio::awaitable<HttpResponse> send(HttpRequest request);
 
     const HttpClientOptions& options() const noexcept;
-    // Idle connections in the pool, over all origins.
-    std::size_t idle_connections() const;
 
 private:
     std::shared_ptr<detail::HttpPool> pool_;
