@@ -502,3 +502,136 @@ TEST_CASE("EventSink::try_emit hands partial events over at once and leaves the 
     CHECK(kept_when_full);
     CHECK(final_kept);
 }
+
+namespace {
+
+// The in-memory service behind a store that takes its time after each write, as a database's round trip
+// does: an event by `slow_author` is acknowledged 5 ms after it is stored, the others at once.
+class SlowStore final : public adk::SessionService {
+public:
+    explicit SlowStore(std::string slow_author) : slow_author_(std::move(slow_author)) {}
+    std::shared_ptr<adk::InMemorySessionService> inner = std::make_shared<adk::InMemorySessionService>();
+
+protected:
+    asio::awaitable<adk::Session> do_create_session(std::string app, std::string user, std::string id,
+                                                    json::object state) override
+    {
+        co_return co_await inner->create_session(std::move(app), std::move(user), std::move(id), std::move(state));
+    }
+    asio::awaitable<std::optional<adk::Session>> do_get_session(std::string app, std::string user, std::string id,
+                                                                adk::GetSessionConfig config) override
+    {
+        co_return co_await inner->get_session(std::move(app), std::move(user), std::move(id), std::move(config));
+    }
+    asio::awaitable<std::vector<adk::Session>> do_list_sessions(std::string app, std::string user) override
+    {
+        co_return co_await inner->list_sessions(std::move(app), std::move(user));
+    }
+    asio::awaitable<void> do_delete_session(std::string app, std::string user, std::string id) override
+    {
+        co_await inner->delete_session(std::move(app), std::move(user), std::move(id));
+    }
+    asio::awaitable<void> do_append_event(const adk::Session& session, adk::Event& event) override
+    {
+        co_await inner->persist_event(session, event);
+        if (event.author == slow_author_) {
+            asio::steady_timer ack(co_await asio::this_coro::executor, 5ms);
+            co_await ack.async_wait(asio::use_awaitable);
+        }
+    }
+
+private:
+    std::string slow_author_;
+};
+
+}  // namespace
+
+TEST_CASE("parallel branches: the service stores events in the order the invocation sees them", "[runner][threads]")
+{
+    // Branch a's writes are acknowledged late; b's at once. The invocation's copy of the session used to get
+    // each event when its write was acknowledged, so b's overtook a's there but not in the store.
+    for (int threads : {1, 4}) {
+        INFO("threads: " << threads);
+        auto store = std::make_shared<SlowStore>("a");
+        auto writer = [](std::string name) {
+            return std::make_shared<FnAgent>(name, [name](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+                for (int i = 0; i < 4; ++i) {
+                    adk::Event ev = ctx.make_event(adk::Content::model(name + std::to_string(i)));
+                    ev.actions.state_delta["last"] = name + std::to_string(i);
+                    co_await out.emit(std::move(ev));
+                }
+            });
+        };
+        auto seen = std::make_shared<std::vector<std::string>>();
+        auto state_seen = std::make_shared<json::value>();
+        auto recorder = std::make_shared<FnAgent>("recorder", [seen, state_seen](adk::InvocationContext& ctx, adk::EventSink&) -> asio::awaitable<void> {
+            for (const auto& e : ctx.session().events)
+                seen->push_back(e.id);
+            *state_seen = ctx.state("last").value_or(nullptr);
+            co_return;
+        });
+        auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "At once.",
+                                                           std::vector<std::shared_ptr<adk::Agent>>{writer("a"), writer("b")});
+        auto root = std::make_shared<adk::SequentialAgent>("root", "In order.",
+                                                           std::vector<std::shared_ptr<adk::Agent>>{fanout, recorder});
+        asio::io_context ioc;
+        adk::Runner runner({.app_name = "app", .agent = root, .session_service = store});
+        std::vector<std::string> stored;
+        json::value stored_state;
+        auto body = [&]() -> asio::awaitable<void> {
+            co_await store->create_session("app", "user1", "s");
+            auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+            co_await adk::test::drain(stream);
+            auto session = co_await store->get_session("app", "user1", "s");
+            for (const auto& e : session->events)
+                stored.push_back(e.id);
+            stored_state = session->state.at("last");
+        };
+        std::exception_ptr failure;
+        asio::co_spawn(ioc, body, [&](std::exception_ptr e) { failure = e; });
+        std::vector<std::thread> pool;
+        for (int t = 1; t < threads; ++t)
+            pool.emplace_back([&] { ioc.run(); });
+        ioc.run();
+        for (auto& t : pool)
+            t.join();
+        if (failure)
+            std::rethrow_exception(failure);
+        REQUIRE(stored.size() == 9);  // the user's message and four events of each branch
+        CHECK(*seen == stored);
+        CHECK(*state_seen == stored_state);  // the last write wins in both
+    }
+}
+
+TEST_CASE("a temp: key is checked like any key, and a refused event changes nothing", "[runner]")
+{
+    for (const char* bad : {"temp:../../etc/x\n\x01", "temp:", "app:", "user:"}) {
+        INFO(bad);
+        auto agent = std::make_shared<FnAgent>("a", [bad](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+            adk::Event ev = ctx.make_event(adk::Content::model("x"));
+            ev.actions.state_delta["fine"] = 1;
+            ev.actions.state_delta[bad] = 2;
+            co_await out.emit(std::move(ev));
+        });
+        asio::io_context ioc;
+        auto sessions = std::make_shared<adk::InMemorySessionService>();
+        adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
+        std::string failure;
+        std::optional<adk::Session> after;
+        run(ioc, [&]() -> asio::awaitable<void> {
+            co_await sessions->create_session("app", "user1", "s");
+            auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+            try {
+                co_await adk::test::drain(stream);
+            } catch (const adk::Error& e) {
+                CHECK(e.code() == adk::errc::invalid_argument);
+                failure = e.message();
+            }
+            after = co_await sessions->get_session("app", "user1", "s");
+        }());
+        CHECK_THAT(failure, Catch::Contains("is refused"));
+        REQUIRE(after);
+        CHECK(after->events.size() == 1);  // the user's message only
+        CHECK(!after->state.contains("fine"));
+    }
+}

@@ -37,6 +37,8 @@ TEST_CASE("validate_state_key refuses what cannot be a key, with a reason", "[st
     CHECK_THAT(refusal(std::string("a\0b", 3)), Catch::Contains("NUL"));
     CHECK_THAT(refusal("a\nb"), Catch::Contains("control character"));
     CHECK_THAT(refusal("a\x7f"), Catch::Contains("control character"));
+    for (const char* scope_only : {"app:", "user:", "temp:"})
+        CHECK_THAT(refusal(scope_only), Catch::Contains("names the scope") && Catch::Contains("but no key"));
     for (const char* ok : {"count", "app:theme", "user:city", "temp:scratch", "__session_metadata__", "a.b", "k-1"})
         CHECK(refusal(ok) == "accepted");
 }

@@ -2,13 +2,62 @@
 #include <adk/agents/invocation_context.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/core/stream.hpp>
 #include <adk/sessions/session_service.hpp>
+#include <adk/sessions/state.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <utility>
 
 namespace adk {
 
 namespace detail {
+
+// One commit at a time, from any thread: a lock that a coroutine awaits without blocking its thread. A
+// channel with room for one message: sending takes the lock (waiting while it is held, first come first
+// served), receiving gives it back.
+class CommitOrder {
+public:
+    explicit CommitOrder(const asio::any_io_executor& ex) : channel_(ex, 1) {}
+
+    class Turn {
+    public:
+        explicit Turn(CommitOrder& order) : order_(&order) {}
+        Turn(Turn&& other) noexcept : order_(std::exchange(other.order_, nullptr)) {}
+        Turn(const Turn&) = delete;
+        Turn& operator=(const Turn&) = delete;
+        Turn& operator=(Turn&&) = delete;
+        ~Turn()
+        {
+            if (order_)
+                order_->channel_.try_receive([](boost::system::error_code) {});
+        }
+
+    private:
+        CommitOrder* order_;
+    };
+
+    // Not a coroutine when the lock is free (the usual case: one branch).
+    asio::awaitable<void> wait_turn()
+    {
+        if (channel_.try_send(boost::system::error_code{}))
+            return ready();
+        return wait();
+    }
+
+private:
+    asio::awaitable<void> wait()
+    {
+        auto [ec] = co_await channel_.async_send(boost::system::error_code{}, asio::as_tuple(asio::use_awaitable));
+        if (ec)
+            throw Error(ec, "waiting to store an event was cancelled");
+    }
+
+    asio::experimental::concurrent_channel<void(boost::system::error_code)> channel_;
+};
 
 Invocation::Invocation(InvocationOptions options_) : options(std::move(options_))
 {
@@ -20,10 +69,17 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
                                             "a strand of your io_context");
     if (options.invocation_id.empty())
         options.invocation_id = new_invocation_id();
+    commit_order_ = std::make_unique<CommitOrder>(options.executor);
 }
+
+Invocation::~Invocation() = default;
 
 asio::awaitable<void> Invocation::commit(Event& event)
 {
+    for (const auto& kv : event.actions.state_delta)
+        validate_state_key(kv.key());  // temp: keys too, before anything moves
+    co_await commit_order_->wait_turn();
+    CommitOrder::Turn turn(*commit_order_);
     json::object temp = SessionService::take_temp_state(event);
     co_await options.session_service->persist_event(options.session, event);  // reads only the ids
     std::lock_guard lock(session_mutex);

@@ -9,6 +9,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <mutex>
 #include <utility>
@@ -23,6 +24,7 @@ public:
     struct Entry {
         Canceller canceller;
         std::weak_ptr<Invocation> invocation;
+        std::optional<std::string> cancelled;  // cancel() came before the canceller: its message
     };
 
     void add(const std::string& id, Entry entry)
@@ -35,20 +37,39 @@ public:
         std::lock_guard lock(mutex_);
         running_.erase(id);
     }
-    // Set after the stream exists; skipped when the invocation already ended and was removed.
+    // Set after the stream exists; skipped when the invocation already ended and was removed. A cancel()
+    // that came in between is carried out now.
     void set_canceller(const std::string& id, Canceller canceller)
     {
-        std::lock_guard lock(mutex_);
-        if (auto it = running_.find(id); it != running_.end())
-            it->second.canceller = std::move(canceller);
+        std::optional<std::string> cancelled;
+        {
+            std::lock_guard lock(mutex_);
+            auto it = running_.find(id);
+            if (it == running_.end())
+                return;
+            it->second.canceller = canceller;
+            cancelled = it->second.cancelled;
+        }
+        if (cancelled)
+            canceller.cancel(std::move(*cancelled));
     }
-    std::optional<Entry> find(std::string_view id) const
+    // Marks the invocation cancelled and returns its canceller (which does nothing before set_canceller: the
+    // message is kept for it then). False when no invocation with that id runs.
+    bool cancel(std::string_view id, std::string message)
     {
-        std::lock_guard lock(mutex_);
-        auto it = running_.find(id);
-        if (it == running_.end())
-            return std::nullopt;
-        return it->second;
+        Canceller canceller;
+        {
+            std::lock_guard lock(mutex_);
+            auto it = running_.find(id);
+            if (it == running_.end())
+                return false;
+            if (auto inv = it->second.invocation.lock())
+                inv->cancelled.store(true);
+            it->second.cancelled = message;
+            canceller = it->second.canceller;
+        }
+        canceller.cancel(std::move(message));
+        return true;
     }
 
 private:
@@ -195,7 +216,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
             co_await plugin->after_run(*ctx);
     };
     // Registered before the producer starts, so that its removal at the end always comes after.
-    registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation});
+    registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation, std::nullopt});
     EventStream stream = spawn_stream<Event>(ctx->executor(), std::move(producer));
     registry_->set_canceller(ctx->invocation_id(), stream.canceller());
     co_return stream;
@@ -203,13 +224,8 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
 
 bool Runner::cancel(std::string_view invocation_id)
 {
-    auto entry = registry_->find(invocation_id);
-    if (!entry)
-        return false;
-    if (auto inv = entry->invocation.lock())
-        inv->cancelled.store(true);
-    entry->canceller.cancel("invocation " + std::string(invocation_id) + " was cancelled by Runner::cancel");
-    return true;
+    return registry_->cancel(invocation_id,
+                             "invocation " + std::string(invocation_id) + " was cancelled by Runner::cancel");
 }
 
 }  // namespace adk
