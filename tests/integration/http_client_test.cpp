@@ -638,7 +638,7 @@ TEST_CASE("HTTP: a header value with a line break is refused before anything is 
     CHECK(server.connections_accepted() == 0);
 }
 
-TEST_CASE("HTTP: a body hint of a day is not honoured; the backoff applies", "[http]")
+TEST_CASE("HTTP: a body hint of a day is not honoured, the backoff applies", "[http]")
 {
     asio::io_context ioc;
     ServerOptions options = failing_script(429);

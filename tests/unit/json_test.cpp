@@ -325,3 +325,79 @@ TEST_CASE("a Part's boxed members copy deeply and compare by value", "[json]")
     text.function_response = std::nullopt;
     CHECK(!text.function_response);
 }
+
+TEST_CASE("inline data: the 10 MB limit holds exactly at its edge, whichever base64, and on every path", "[json]")
+{
+    const std::size_t limit = adk::max_inline_data_bytes;
+    auto read = [](const std::string& b64) {
+        json::object part{{"inlineData", json::object{{"mimeType", "image/png"}, {"data", b64}}}};
+        return json::value_to<adk::Part>(json::value(part));
+    };
+    // Exactly 10,000,000 bytes is accepted read back, padded or not; it used to be refused, the padding counted.
+    adk::Part at_limit = adk::Part::from_bytes(std::string(limit, 'x'), "a/b");
+    json::value written = json::value_from(at_limit);
+    std::string padded(written.at("inlineData").at("data").as_string());
+    CHECK(read(padded).inline_data->data.size() == limit);
+    std::string unpadded = padded;
+    while (unpadded.back() == '=')
+        unpadded.pop_back();
+    CHECK(read(unpadded).inline_data->data.size() == limit);
+    // One byte more is refused, padded or not; unpadded it used to pass.
+    // 10,000,001 bytes of 'x': 3,333,333 groups of three ("eHh4"), then the last two bytes ("eHg=").
+    static_assert((adk::max_inline_data_bytes + 1) % 3 == 2);
+    std::string one_more;
+    one_more.reserve(limit / 3 * 4 + 8);
+    for (std::size_t i = 0; i < (limit + 1) / 3; ++i)
+        one_more += "eHh4";
+    one_more += "eHg=";
+    CHECK_THROWS_AS(read(one_more), adk::Error);
+    while (one_more.back() == '=')
+        one_more.pop_back();
+    CHECK_THROWS_AS(read(one_more), adk::Error);
+    // A Blob filled in place, past from_bytes, is refused when it would be written: into a model request or
+    // a stored event.
+    adk::Part big;
+    big.inline_data.emplace("image/png", std::string(3 * limit, 'x'));
+    CHECK_THROWS_AS(json::value_from(big), adk::Error);
+    adk::Content content("user", {big});
+    CHECK_THROWS_AS(adk::check_inline_data(content), adk::Error);
+}
+
+TEST_CASE("numbers JSON cannot hold, versions and timestamps out of range are refused as adk::Error", "[json]")
+{
+    auto error_of = [](const std::string& text) -> std::string {
+        try {
+            (void)json::value_to<adk::Event>(json::parse(text));
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::invalid_argument);
+            return e.message();
+        } catch (const std::exception& e) {
+            return std::string("not an adk::Error: ") + e.what();
+        }
+        return "no error";
+    };
+    // A version of 2^64-1 threw Boost's system_error.
+    CHECK_THAT(error_of(R"({"author":"a","actions":{"artifactDelta":{"f":18446744073709551615}}})"),
+               Catch::Contains("artifactDelta.f must be a version"));
+    CHECK_THAT(error_of(R"({"author":"a","actions":{"artifactDelta":{"f":-1}}})"), Catch::Contains("artifactDelta.f"));
+    // 1e400 reads as infinity and was written back as Infinity, which is not JSON.
+    for (const char* where : {R"({"author":"a","timestamp":1e400})", R"({"author":"a","newField":[1,{"x":-1e400}]})",
+                              R"({"author":"a","actions":{"stateDelta":{"k":1e400}}})",
+                              R"({"author":"a","content":{"parts":[{"functionCall":{"name":"f","args":{"n":1e999}}}]}})",
+                              R"({"author":"a","customMetadata":{"m":1e400}})"}) {
+        INFO(where);
+        CHECK_THAT(error_of(where), Catch::Contains("finite") || Catch::Contains("too large for JSON"));
+    }
+    // Timestamps: seconds, milliseconds (1e11 to 1e14), and beyond both refused, so a read and a write never
+    // divide a value again.
+    CHECK_THAT(error_of(R"({"author":"a","timestamp":5e14})"), Catch::Contains("Event.timestamp"));
+    for (double t : {1.7e9, 1.7e12, 9.9e13}) {
+        adk::Event e = json::value_to<adk::Event>(json::parse(R"({"author":"a","timestamp":)" + std::to_string(t) + "}"));
+        adk::Event again = json::value_to<adk::Event>(json::value_from(e));
+        CHECK(again.timestamp == e.timestamp);
+        CHECK(e.timestamp <= 1e11);
+    }
+    // A session likewise.
+    CHECK_THROWS_AS(json::value_to<adk::Session>(json::parse(R"({"id":"s","lastUpdateTime":1e400})")), adk::Error);
+    CHECK_THROWS_AS(json::value_to<adk::Session>(json::parse(R"({"id":"s","state":{"x":[1e400]}})")), adk::Error);
+}

@@ -174,3 +174,32 @@ TEST_CASE("FunctionTool with an explicit schema, and without an artifact service
                                                 }),
                       Catch::Contains("JSON schema object"));
 }
+
+TEST_CASE("numbers out of any range are refused, never cast (UBSan checks the casts)", "[tools]")
+{
+    json::value schema = json::parse(R"({"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"}}})");
+    CHECK(adk::schema_mismatch(schema, json::parse(R"({"n":3.0})")) == std::nullopt);
+    CHECK(adk::schema_mismatch(schema, json::parse(R"({"n":1e300})")) == std::nullopt);  // a whole number, just large
+    CHECK(adk::schema_mismatch(schema, json::parse(R"({"n":1e400})")).has_value());     // infinity is none
+    CHECK(adk::schema_mismatch(schema, json::parse(R"({"x":-1e400})")).has_value());
+    CHECK(adk::schema_mismatch(schema, json::parse(R"({"n":2.5})")).has_value());
+
+    // A described struct's int and double members: values that do not fit are refused with the path.
+    auto convert = [](const char* text) -> std::string {
+        try {
+            (void)adk::from_json<weather::Args>(json::parse(text));
+        } catch (const adk::Error& e) {
+            return e.message();
+        }
+        return "accepted";
+    };
+    auto args = [](const std::string& days, const std::string& threshold) {
+        return R"({"place":{"city":"P"},"fields":[],"detailed":false,"days":)" + days + R"(,"threshold":)" +
+               threshold + "}";
+    };
+    CHECK(convert(args("3.0", "0.5").c_str()) == "accepted");
+    CHECK_THAT(convert(args("1e300", "0").c_str()), Catch::Contains("days"));
+    CHECK_THAT(convert(args("1099511627776", "0").c_str()), Catch::Contains("days"));  // 2^40
+    CHECK_THAT(convert(args("-1e400", "0").c_str()), Catch::Contains("days"));
+    CHECK_THAT(convert(args("1", "1e400").c_str()), Catch::Contains("threshold"));
+}

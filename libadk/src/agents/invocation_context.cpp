@@ -78,6 +78,8 @@ asio::awaitable<void> Invocation::commit(Event& event)
 {
     for (const auto& kv : event.actions.state_delta)
         validate_state_key(kv.key());  // temp: keys too, before anything moves
+    if (event.content)
+        check_inline_data(*event.content);
     co_await commit_order_->wait_turn();
     CommitOrder::Turn turn(*commit_order_);
     json::object temp = SessionService::take_temp_state(event);

@@ -39,7 +39,13 @@ CodeExecutionResult::CodeExecutionResult(std::string outcome_, std::string outpu
 }
 Content::Content(std::string role_, std::vector<Part> parts_) : role(std::move(role_)), parts(std::move(parts_)) {}
 
-namespace {
+void check_inline_data(const Content& content)
+{
+    for (const Part& p : content.parts)
+        if (p.inline_data)
+            check_inline_size(p.inline_data->data.size());
+}
+
 void check_inline_size(std::size_t n)
 {
     if (n > max_inline_data_bytes)
@@ -48,7 +54,6 @@ void check_inline_size(std::size_t n)
                         std::to_string(max_inline_data_bytes) +
                         ": save large files as artifacts and refer to them with fileData");
 }
-}  // namespace
 
 Part Part::from_text(std::string text)
 {
@@ -123,6 +128,7 @@ std::string Content::text() const
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const Blob& v)
 {
+    check_inline_size(v.data.size());  // a Blob filled in place (inline_data.emplace) is checked here
     json::object o(out.storage());
     put_nonempty(o, "mimeType", v.mime_type);
     o.emplace("data", detail::base64_encode(v.data));
@@ -223,9 +229,14 @@ Blob tag_invoke(const json::value_to_tag<Blob>&, const json::value& v)
     Blob b;
     b.mime_type = r.string("mimeType").value_or("");
     if (auto data = r.string("data")) {
-        // 4 base64 characters carry 3 bytes: refuse oversized payloads before decoding them.
-        check_inline_size(data->size() / 4 * 3);
+        // Refuse oversized payloads before decoding them: 4 base64 characters carry 3 bytes, a last group of
+        // n characters n - 1 bytes, and padding none.
+        std::string_view text = *data;
+        while (!text.empty() && text.back() == '=')
+            text.remove_suffix(1);
+        check_inline_size(text.size() / 4 * 3 + (text.size() % 4 > 1 ? text.size() % 4 - 1 : 0));
         b.data = detail::base64_decode(*data, "inlineData.data");
+        check_inline_size(b.data.size());
     }
     b.display_name = r.string("displayName");
     b.extra = r.rest();

@@ -157,9 +157,12 @@ EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::val
     a.state_delta = r.object("stateDelta").value_or(json::object{});
     if (auto artifacts = r.object("artifactDelta")) {
         for (const auto& kv : *artifacts) {
-            if (!kv.value().is_int64() && !kv.value().is_uint64())
-                r.fail("artifactDelta." + std::string(kv.key()), "an integer version");
-            a.artifact_delta[std::string(kv.key())] = kv.value().to_number<std::int64_t>();
+            const json::value& version = kv.value();
+            const bool fits = (version.is_int64() && version.get_int64() >= 0) ||
+                              (version.is_uint64() && version.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX));
+            if (!fits)
+                r.fail("artifactDelta." + std::string(kv.key()), "a version: a whole number from 0 to 2^63-1");
+            a.artifact_delta[std::string(kv.key())] = version.to_number<std::int64_t>();
         }
     }
     a.skip_summarization = r.boolean("skipSummarization").value_or(false);
@@ -181,8 +184,8 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v)
     e.invocation_id = r.string("invocationId").value_or("");
     e.author = r.string("author").value_or("");
     e.branch = r.string("branch").value_or("");
-    if (auto ts = r.number("timestamp"))
-        e.timestamp = detail::epoch_seconds(*ts);
+    if (auto ts = r.timestamp("timestamp"))
+        e.timestamp = *ts;
     if (auto* c = r.find("content"))
         e.content = json::value_to<Content>(*c);
     if (auto* a = r.find("actions"))

@@ -130,7 +130,20 @@ std::optional<double> FieldReader::number(std::string_view camel)
         return std::nullopt;
     if (!v->is_number())
         fail(camel, "a number");
-    return v->to_number<double>();
+    const double d = v->to_number<double>();
+    if (!std::isfinite(d))
+        fail(camel, "a finite number");
+    return d;
+}
+
+std::optional<double> FieldReader::timestamp(std::string_view camel)
+{
+    auto t = number(camel);
+    if (!t || *t <= 1e11)
+        return t;
+    if (*t > 1e14)
+        fail(camel, "seconds (or milliseconds) since the epoch");
+    return *t / 1000.0;
 }
 
 std::optional<std::int64_t> FieldReader::integer(std::string_view camel)
@@ -157,6 +170,7 @@ std::optional<json::object> FieldReader::object(std::string_view camel)
         return std::nullopt;
     if (!v->is_object())
         fail(camel, "an object");
+    check_finite(*v, camel);
     return json::object(v->get_object(), json::storage_ptr());  // a copy on the heap, whatever held the parse
 }
 
@@ -177,11 +191,34 @@ json::object FieldReader::rest() const
         return out;
     std::size_t index = 0;
     for (const auto& kv : *obj_) {
-        if (!kv.value().is_null() && !used(index))
+        if (!kv.value().is_null() && !used(index)) {
+            check_finite(kv.value(), kv.key());
             out.emplace(kv.key(), kv.value());
+        }
         ++index;
     }
     return out;
+}
+
+void check_finite(const json::value& v, std::string_view where)
+{
+    switch (v.kind()) {
+    case json::kind::double_:
+        if (!std::isfinite(v.get_double()))
+            throw Error(errc::invalid_argument, "'" + std::string(where) +
+                                                    "' holds a number too large for JSON (such as 1e400): write it "
+                                                    "as a string, or a smaller number");
+        return;
+    case json::kind::object:
+        for (const auto& kv : v.get_object())
+            check_finite(kv.value(), where);
+        return;
+    case json::kind::array:
+        for (const auto& x : v.get_array())
+            check_finite(x, where);
+        return;
+    default: return;
+    }
 }
 
 void FieldReader::fail(std::string_view camel, std::string_view expected) const
@@ -212,11 +249,6 @@ void put_extra(json::object& o, const json::object& extra)
 {
     for (const auto& kv : extra)
         o.emplace(kv.key(), kv.value());
-}
-
-double epoch_seconds(double t)
-{
-    return t > 1e11 ? t / 1000.0 : t;
 }
 
 namespace {

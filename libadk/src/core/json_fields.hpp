@@ -28,12 +28,18 @@ public:
 
     std::optional<std::string> string(std::string_view camel);
     std::optional<bool> boolean(std::string_view camel);
+    // A finite number (Boost.JSON reads 1e400 as infinity, which no JSON can hold).
     std::optional<double> number(std::string_view camel);
+    // A time in seconds since the epoch: float seconds (ADK Python), or epoch milliseconds (the TypeScript
+    // ADK writes those; a value above 1e11 cannot be seconds, that is the year 5138). Above 1e14 it is
+    // neither, and refused: otherwise each read and write would divide it by 1000 again.
+    std::optional<double> timestamp(std::string_view camel);
     std::optional<std::int64_t> integer(std::string_view camel);
+    // A copy of the object, every number in it finite.
     std::optional<json::object> object(std::string_view camel);
     const json::array* array(std::string_view camel);
 
-    // Every non-null member that no call above asked for.
+    // Every non-null member that no call above asked for, every number in it finite.
     json::object rest() const;
     // How many members no call above has found yet: 0 means every later lookup would miss.
     std::size_t unread() const noexcept { return obj_->size() - found_; }
@@ -57,9 +63,8 @@ void put_nonempty(json::object& o, std::string_view key, const std::string& v);
 void put_true(json::object& o, std::string_view key, bool v);
 void put_extra(json::object& o, const json::object& extra);
 
-// A timestamp in seconds. The TypeScript ADK writes epoch milliseconds; a value above 1e11 cannot be
-// seconds (that is the year 5138), so it is taken as milliseconds.
-double epoch_seconds(double t);
+// Throws adk::Error (invalid_argument) naming `where` when `v` holds a number that is not finite anywhere.
+void check_finite(const json::value& v, std::string_view where);
 
 std::string base64_encode(std::string_view bytes);
 // Accepts the standard and the URL-safe alphabets, with or without padding. Throws adk::Error naming

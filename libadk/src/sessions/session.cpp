@@ -43,8 +43,8 @@ Session tag_invoke(const json::value_to_tag<Session>&, const json::value& v)
         for (const json::value& e : *events)
             s.events.push_back(json::value_to<Event>(e));
     }
-    if (auto t = r.number("lastUpdateTime"))
-        s.last_update_time = detail::epoch_seconds(*t);
+    if (auto t = r.timestamp("lastUpdateTime"))
+        s.last_update_time = *t;
     return s;
 }
 

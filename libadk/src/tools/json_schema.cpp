@@ -2,6 +2,8 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <cmath>
+
 namespace adk {
 
 namespace detail {
@@ -17,11 +19,12 @@ bool has_type(const json::value& value, std::string_view type)
 {
     if (type == "string")
         return value.is_string();
-    if (type == "integer")
+    if (type == "integer")  // 3.0 is an integer; no cast, which 1e300 would overflow
         return value.is_int64() || value.is_uint64() ||
-               (value.is_double() && static_cast<double>(static_cast<long long>(value.get_double())) == value.get_double());
+               (value.is_double() && std::isfinite(value.get_double()) &&
+                std::trunc(value.get_double()) == value.get_double());
     if (type == "number")
-        return value.is_number();
+        return value.is_number() && (!value.is_double() || std::isfinite(value.get_double()));
     if (type == "boolean")
         return value.is_bool();
     if (type == "object")

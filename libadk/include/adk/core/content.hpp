@@ -27,7 +27,9 @@ namespace adk {
 
 namespace json = boost::json;
 
-// The largest inlineData payload accepted, decoded: 10 MB. Bigger files belong in an artifact service.
+// The largest inlineData payload accepted, decoded: 10 MB. Bigger files belong in an artifact service. It is
+// checked wherever a Part crosses a boundary: read from JSON and written to JSON (a model request, a stored
+// event), and when an event is committed to a session.
 inline constexpr std::size_t max_inline_data_bytes = 10 * 1000 * 1000;
 
 // Raw bytes with a MIME type (genai Blob). `data` holds the decoded bytes; JSON carries them in base64.
@@ -150,6 +152,11 @@ static_assert(!std::is_aggregate_v<Blob> && !std::is_aggregate_v<FileData>);
 static_assert(!std::is_aggregate_v<FunctionCall> && !std::is_aggregate_v<FunctionResponse>);
 static_assert(!std::is_aggregate_v<ExecutableCode> && !std::is_aggregate_v<CodeExecutionResult>);
 static_assert(!std::is_aggregate_v<Part> && !std::is_aggregate_v<Content>);
+
+// Throws adk::Error (invalid_argument) when a payload of `n` bytes is over max_inline_data_bytes.
+void check_inline_size(std::size_t n);
+// The same for every inline payload of `content`.
+void check_inline_data(const Content& content);
 
 // JSON in ADK's form (camelCase, nulls omitted, base64 bytes). Reading accepts snake_case keys too and
 // throws adk::Error (errc::invalid_argument) naming the field when a value has the wrong type.

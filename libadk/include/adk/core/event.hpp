@@ -93,7 +93,9 @@ static_assert(!std::is_aggregate_v<EventActions>);
 static_assert(!std::is_aggregate_v<Event>);
 
 // Reading a timestamp accepts float seconds (ADK Python) and epoch milliseconds (the TypeScript ADK
-// writes those): a value above 1e11 cannot be seconds before the year 5000, so it is taken as ms.
+// writes those): a value above 1e11 cannot be seconds before the year 5000, so it is taken as ms; one above
+// 1e14 is neither and is refused. Reading refuses numbers that are not finite anywhere (1e400 is read as
+// infinity, which no JSON can hold), so what is read can always be written back and read again.
 void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetadata& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v);

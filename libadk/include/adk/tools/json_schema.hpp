@@ -17,6 +17,8 @@
 #include <boost/json/value.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -103,17 +105,19 @@ T from_json(const json::value& v, std::string_view path = "arguments")
             detail::conversion_error(path, "true or false");
         return v.get_bool();
     } else if constexpr (std::is_integral_v<T>) {
-        if (v.is_int64())
-            return static_cast<T>(v.get_int64());
-        if (v.is_uint64())
-            return static_cast<T>(v.get_uint64());
-        if (v.is_double() && static_cast<double>(static_cast<T>(v.get_double())) == v.get_double())
-            return static_cast<T>(v.get_double());
-        detail::conversion_error(path, "an integer");
+        // Boost.JSON checks the range before it converts (3.0 is 3; 1e300 or 2^40 for an int are refused).
+        boost::system::error_code ec;
+        const T out = v.is_number() ? v.to_number<T>(ec) : T{};
+        if (!v.is_number() || ec)
+            detail::conversion_error(path, "an integer within the range of its type");
+        return out;
     } else if constexpr (std::is_floating_point_v<T>) {
         if (!v.is_number())
             detail::conversion_error(path, "a number");
-        return v.to_number<T>();
+        const double d = v.to_number<double>();
+        if (!std::isfinite(d) || std::abs(d) > static_cast<double>(std::numeric_limits<T>::max()))
+            detail::conversion_error(path, "a finite number within the range of its type");
+        return static_cast<T>(d);
     } else if constexpr (detail::is_optional<T>::value) {
         if (v.is_null())
             return std::nullopt;
