@@ -758,3 +758,90 @@ TEST_CASE("more builder options: toolsets per invocation, tool lists, static con
     CHECK(closed_request.tools.empty());  // no parent, no peers, no children: nothing to transfer to
     CHECK(closed_request.system_text().find("Agent name:") == std::string::npos);
 }
+
+TEST_CASE("tool calls of one turn run at most max_concurrent_tools at a time, the rest queued in order", "[llm]")
+{
+    // The audit's 1,001 calls in one turn ran 1,000 tools at once.
+    for (auto [calls_in_turn, cap] : std::vector<std::pair<int, int>>{{20, 3}, {1001, 0}}) {
+        INFO(calls_in_turn << " calls, cap " << cap);
+        adk::test::Harness h;
+        auto running = std::make_shared<int>(0);
+        auto most = std::make_shared<int>(0);
+        auto order = std::make_shared<std::vector<int>>();
+        auto tool = adk::FunctionTool::create(
+            "work", "Takes a moment.", json::value(),
+            [running, most, order](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
+                order->push_back(static_cast<int>(args.at("i").as_int64()));
+                *most = std::max(*most, ++*running);
+                asio::steady_timer t(co_await asio::this_coro::executor, 1ms);
+                co_await t.async_wait(asio::use_awaitable);
+                --*running;
+                co_return json::object{{"done", args.at("i")}};
+            });
+        std::vector<adk::FunctionCall> calls;
+        for (int i = 0; i < calls_in_turn; ++i)
+            calls.emplace_back("c" + std::to_string(i), "work", json::object{{"i", i}});
+        auto model = scripted({LlmResponse::function_calls(calls), LlmResponse::text("done")});
+        auto builder = LlmAgent::builder("busy").model(model).tool(tool);
+        if (cap > 0)
+            builder.max_concurrent_tools(cap);
+        auto events = h.send(builder.build(), "go");
+        const int expected_cap = cap > 0 ? cap : adk::LlmAgentConfig().max_concurrent_tools;
+        CHECK(*most == expected_cap);
+        REQUIRE(static_cast<int>(order->size()) == calls_in_turn);
+        CHECK(std::is_sorted(order->begin(), order->end()));  // started in call order
+        REQUIRE(events.size() == 3);
+        const auto& parts = events[1].content->parts;
+        REQUIRE(static_cast<int>(parts.size()) == calls_in_turn);
+        for (int i = 0; i < calls_in_turn; ++i)
+            CHECK(parts[i].function_response->response.at("done") == i);
+    }
+    CHECK_THAT(error_of([] { LlmAgent::builder("a").model(scripted({})).max_concurrent_tools(0).build(); }),
+               Catch::Contains("max_concurrent_tools must be at least 1"));
+    CHECK_THAT(error_of([] { LlmAgent::builder("a").model(scripted({})).tool_timeout(0ms).build(); }),
+               Catch::Contains("tool_timeout must be positive"));
+}
+
+TEST_CASE("a tool past its timeout is cancelled, and the model sees an error and goes on", "[llm]")
+{
+    for (bool own_timeout : {true, false}) {
+        INFO("the tool's own timeout: " << own_timeout);
+        adk::test::Harness h;
+        auto aborted = std::make_shared<int>(0);
+        auto stuck = slow_tool(aborted);
+        auto model = scripted({LlmResponse::function_call("slow", {}), LlmResponse::text("it timed out")});
+        auto builder = LlmAgent::builder("patient").model(model).tool(stuck);
+        if (own_timeout) {
+            stuck->set_timeout(50ms);
+            builder.tool_timeout(1h);  // the tool's own wins
+        } else {
+            builder.tool_timeout(50ms);
+        }
+        const auto start = std::chrono::steady_clock::now();
+        auto events = h.send(builder.build(), "go");
+        CHECK(std::chrono::steady_clock::now() - start < 2s);
+        CHECK(*aborted == 1);  // the tool saw the cancellation
+        REQUIRE(events.size() == 3);
+        const auto& response = events[1].content->parts.at(0).function_response->response;
+        CHECK_THAT(std::string(response.at("error").as_string()),
+                   Catch::Contains("Tool 'slow' failed") && Catch::Contains("did not finish within 50 ms"));
+        CHECK(events[2].text() == "it timed out");
+        // The model's second request carried the error.
+        CHECK(model->requests().size() == 2);
+    }
+}
+
+TEST_CASE("streaming: an answer over RunConfig::max_answer_bytes fails the model call", "[llm]")
+{
+    adk::test::Harness h;
+    std::vector<LlmResponse> chunks;
+    for (int i = 0; i < 100; ++i)
+        chunks.push_back(LlmResponse::text(std::string(100, 'w')));
+    auto model = scripted({ScriptedModel::Turn::streamed(chunks)});
+    auto agent = LlmAgent::builder("talker").model(model).build();
+    adk::RunConfig sse;
+    sse.streaming_mode = adk::StreamingMode::sse;
+    sse.max_answer_bytes = 5000;
+    CHECK_THAT(error_of([&] { h.send(agent, "talk", sse); }),
+               Catch::Contains("streamed an answer over 5000 bytes of text (RunConfig::max_answer_bytes)"));
+}

@@ -22,6 +22,10 @@ LlmAgentConfig validated(LlmAgentConfig config)
              "default model id is " + std::string(default_model_id) + ")");
     if (config.max_iterations < 1)
         fail("max_iterations must be at least 1, got " + std::to_string(config.max_iterations));
+    if (config.max_concurrent_tools < 1)
+        fail("max_concurrent_tools must be at least 1, got " + std::to_string(config.max_concurrent_tools));
+    if (config.tool_timeout && config.tool_timeout->count() <= 0)
+        fail("tool_timeout must be positive, got " + std::to_string(config.tool_timeout->count()) + " ms");
     if (!config.output_key.empty())
         validate_state_key(config.output_key);
     if (config.output_schema && !config.output_schema->is_object())
@@ -94,6 +98,8 @@ LlmAgent::Builder& LlmAgent::Builder::disable_transfer(bool value) { config_.dis
 LlmAgent::Builder& LlmAgent::Builder::disallow_transfer_to_parent(bool value) { config_.disallow_transfer_to_parent = value; return *this; }
 LlmAgent::Builder& LlmAgent::Builder::disallow_transfer_to_peers(bool value) { config_.disallow_transfer_to_peers = value; return *this; }
 LlmAgent::Builder& LlmAgent::Builder::max_iterations(int n) { config_.max_iterations = n; return *this; }
+LlmAgent::Builder& LlmAgent::Builder::max_concurrent_tools(int n) { config_.max_concurrent_tools = n; return *this; }
+LlmAgent::Builder& LlmAgent::Builder::tool_timeout(std::chrono::milliseconds t) { config_.tool_timeout = t; return *this; }
 LlmAgent::Builder& LlmAgent::Builder::output_key(std::string key) { config_.output_key = std::move(key); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::output_schema(json::value schema) { config_.output_schema = std::move(schema); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::input_schema(json::value schema) { config_.input_schema = std::move(schema); return *this; }

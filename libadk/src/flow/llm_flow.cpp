@@ -11,12 +11,16 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <map>
+#include <variant>
 
 namespace adk::detail {
 
@@ -70,6 +74,26 @@ struct ToolOutcome {
     EventActions actions;
 };
 
+// Runs the tool, cancelled after its timeout (the tool's own, else the agent's): then it throws
+// adk::Error(timed_out), which goes where any failure of the tool goes.
+asio::awaitable<json::value> run_within_timeout(const LlmAgentConfig& cfg, Tool& tool, ToolContext& tc,
+                                                json::object args)
+{
+    const auto timeout = tool.timeout() ? tool.timeout() : cfg.tool_timeout;
+    if (!timeout)
+        co_return co_await tool.run(tc, std::move(args));
+    using namespace asio::experimental::awaitable_operators;
+    asio::steady_timer timer(co_await asio::this_coro::executor, *timeout);
+    // Named operands: g++ 12 and temporaries in co_await expressions (docs/STYLE.md 5.1).
+    asio::awaitable<json::value> run = tool.run(tc, std::move(args));
+    asio::awaitable<void> expire = timer.async_wait(asio::use_awaitable);
+    std::variant<json::value, std::monostate> first = co_await (std::move(run) || std::move(expire));
+    if (first.index() == 1)
+        throw Error(asio::error::timed_out, "it did not finish within " + std::to_string(timeout->count()) +
+                                                " ms and was stopped (Tool::set_timeout, LlmAgentConfig::tool_timeout)");
+    co_return std::move(std::get<0>(first));
+}
+
 // One call through the fixed pipeline: before-tool callbacks, then the gates in this order,
 // confirmation, then auth (the human-in-the-loop issue fills both), then the tool; then after-tool
 // callbacks. What the tool throws goes to on-tool-error callbacks, else to the model as {"error": ...}.
@@ -99,7 +123,7 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
     if (!result) {
         std::exception_ptr failure;
         try {
-            result = co_await tool->run(tc, args);
+            result = co_await run_within_timeout(cfg, *tool, tc, args);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -153,8 +177,9 @@ void merge_actions(EventActions& into, EventActions from)
         into.requested_auth_configs[kv.key()] = std::move(kv.value());
 }
 
-// Runs every call (concurrently when there are several: a slow tool does not hold up the others) and
-// merges the responses into one event, in call order. nullopt when no call has a response yet.
+// Runs every call, several at once (a slow tool does not hold up the others) but no more than
+// max_concurrent_tools at a time: that many workers take the calls in order. The responses are merged into
+// one event, in call order. nullopt when no call has a response yet.
 asio::awaitable<std::optional<Event>> dispatch_tools(const LlmAgentConfig& cfg, const InvocationContext& ctx,
                                                      const std::vector<FunctionCall>& calls, const Tools& tools)
 {
@@ -162,25 +187,32 @@ asio::awaitable<std::optional<Event>> dispatch_tools(const LlmAgentConfig& cfg, 
         auto it = tools.by_name.find(call.name);
         return it == tools.by_name.end() ? nullptr : it->second;
     };
-    std::vector<ToolOutcome> outcomes;
-    if (calls.size() == 1) {
-        outcomes.push_back(co_await run_tool(cfg, ctx, calls[0], tool_for(calls[0]), tools));
+    std::vector<ToolOutcome> outcomes(calls.size());
+    const std::size_t workers = std::min(calls.size(), static_cast<std::size_t>(cfg.max_concurrent_tools));
+    if (workers == 1) {
+        for (std::size_t i = 0; i < calls.size(); ++i)
+            outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tool_for(calls[i]), tools);
     } else {
+        // The workers run on this coroutine's executor (the invocation's strand, or its branch's), one step
+        // at a time: `next` needs no lock.
+        std::size_t next = 0;
+        auto worker = [&]() -> asio::awaitable<void> {
+            while (next < calls.size()) {
+                const std::size_t i = next++;
+                outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tool_for(calls[i]), tools);
+            }
+        };
         auto ex = co_await asio::this_coro::executor;
-        using op_type = decltype(asio::co_spawn(ex, std::declval<asio::awaitable<ToolOutcome>>(), asio::deferred));
+        using op_type = decltype(asio::co_spawn(ex, worker, asio::deferred));
         std::vector<op_type> ops;
-        for (const FunctionCall& call : calls) {
-            asio::awaitable<ToolOutcome> one = run_tool(cfg, ctx, call, tool_for(call), tools);
-            ops.push_back(asio::co_spawn(ex, std::move(one), asio::deferred));
-        }
+        for (std::size_t w = 0; w < workers; ++w)
+            ops.push_back(asio::co_spawn(ex, worker, asio::deferred));
         auto group = asio::experimental::make_parallel_group(std::move(ops));
-        auto [order, failures, results] =
-            co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+        auto [order, failures] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
         (void)order;
         for (const auto& failure : failures)
             if (failure)
                 std::rethrow_exception(failure);
-        outcomes = std::move(results);
     }
 
     Event event = ctx.make_event(Content("user", {}));

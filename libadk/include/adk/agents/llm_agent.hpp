@@ -17,6 +17,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -61,6 +62,11 @@ struct LlmAgentConfig {
     bool disallow_transfer_to_parent = false;
     bool disallow_transfer_to_peers = false;
     int max_iterations = 16;                      // model calls per run of this agent
+    // Tool calls of one model turn that run at once; the rest wait their turn, in call order.
+    int max_concurrent_tools = 8;
+    // How long a tool's run may take, for tools without a Tool::timeout() of their own; nullopt: no limit. A
+    // tool that runs longer is cancelled (it sees operation_aborted), and the model gets {"error": ...}.
+    std::optional<std::chrono::milliseconds> tool_timeout;
     std::string output_key;
     std::optional<json::value> output_schema;
     std::optional<json::value> input_schema;
@@ -112,6 +118,8 @@ public:
     Builder& disallow_transfer_to_parent(bool value = true);
     Builder& disallow_transfer_to_peers(bool value = true);
     Builder& max_iterations(int n);
+    Builder& max_concurrent_tools(int n);
+    Builder& tool_timeout(std::chrono::milliseconds timeout);
     Builder& output_key(std::string key);
     Builder& output_schema(json::value schema);
     Builder& input_schema(json::value schema);
@@ -125,7 +133,8 @@ public:
     Builder& after_tool_callback(AfterToolCallback callback);
     Builder& on_tool_error_callback(ToolErrorCallback callback);
 
-    // Throws adk::Error: empty or invalid name, no model, max_iterations < 1, an invalid output_key,
+    // Throws adk::Error: empty or invalid name, no model, max_iterations or max_concurrent_tools < 1, a tool
+    // timeout that is not positive, an invalid output_key,
     // two tools with one name, a tool named transfer_to_agent beside sub-agents.
     std::shared_ptr<LlmAgent> build();
 

@@ -8,6 +8,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -51,6 +52,11 @@ public:
     // are listed in the model event's longRunningToolIds.
     bool is_long_running() const noexcept { return long_running_; }
 
+    // How long run() may take before it is cancelled and the model gets {"error": ...}; nullopt (the default):
+    // the agent's LlmAgentConfig::tool_timeout applies. Set it before the tool is in use.
+    std::optional<std::chrono::milliseconds> timeout() const noexcept { return timeout_; }
+    void set_timeout(std::optional<std::chrono::milliseconds> timeout) noexcept { timeout_ = timeout; }
+
     // How the model sees the tool; nullopt for a tool that is not declared to the model.
     virtual std::optional<FunctionDeclaration> declaration() const = 0;
 
@@ -61,6 +67,7 @@ private:
     std::string name_;
     std::string description_;
     bool long_running_;
+    std::optional<std::chrono::milliseconds> timeout_;
 };
 
 // A set of tools chosen per invocation (e.g. by the user, or from a remote server).
