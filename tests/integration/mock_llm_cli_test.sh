@@ -19,6 +19,16 @@ set -e
 grep -q "give --script or --replay" "$work/err" || fail "no usage message: $(cat "$work/err")"
 grep -q "usage: mock-llm" "$work/err" || fail "no usage line"
 
+# A bad script is refused at start, naming the turn and the field (it used to hang the connection that asked
+# for that turn).
+echo '{"turns": [{"text": "ok"}, {"error": {"status": "x"}}]}' >"$work/bad.json"
+set +e
+"$mock" --port 0 --script "$work/bad.json" >"$work/out" 2>"$work/err"; status=$?
+set -e
+[ "$status" = 2 ] || fail "mock-llm with a bad script exited $status, not 2"
+grep -q 'script turn 1: "error.status" must be an HTTP error status' "$work/err" ||
+  fail "no message naming the bad turn: $(cat "$work/err")"
+
 # Starts mock-llm with the given arguments; sets $url from its first line of output.
 start() {
   local log="$work/mock$#.log"

@@ -1,6 +1,9 @@
 // mock-llm's answers as a client reads them: each streamed Gemini frame is one SSE event whose data is the
 // GenerateContentResponse the script asks for.
 #include "render.hpp"
+#include "server.hpp"
+
+#include <boost/asio/io_context.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -76,4 +79,29 @@ TEST_CASE("mock-llm: a Gemini answer with text, then a function call, ends with 
     CHECK(candidate.at("content").at("parts").at(0).at("functionCall") ==
           json::parse(R"({"name": "lookup", "args": {"q": "x"}, "id": "c1"})"));
     CHECK(call.at("usageMetadata").at("candidatesTokenCount") == 3);
+}
+
+TEST_CASE("mock-llm: a bad script is refused when the server is made, naming the turn and the field", "[mock_llm]")
+{
+    boost::asio::io_context ioc;
+    auto refusal = [&](const char* script) -> std::string {
+        adk::mock_llm::ServerOptions options;
+        options.script = json::parse(script);
+        try {
+            adk::mock_llm::Server server(ioc.get_executor(), options);
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "accepted";
+    };
+    CHECK_THAT(refusal(R"({"turns": [{"text": "hi"}, {"error": {"status": "x"}}]})"),
+               Catch::Contains("script turn 1: \"error.status\" must be an HTTP error status"));
+    CHECK_THAT(refusal(R"({"turns": [{"chunks": "not a list"}]})"), Catch::Contains("script turn 0: \"chunks\""));
+    CHECK_THAT(refusal(R"({"turns": [{"function_calls": [{"args": {}}]}]})"),
+               Catch::Contains("function_calls[0].name"));
+    CHECK_THAT(refusal(R"({"turns": [{"repeat": -3}]})"), Catch::Contains("\"repeat\""));
+    CHECK_THAT(refusal(R"({"turns": [7]})"), Catch::Contains("script turn 0 is not an object"));
+    CHECK_THAT(refusal(R"({"turns": []})"), Catch::Contains("non-empty \"turns\""));
+    CHECK(refusal(R"({"turns": [{"chunks": ["a"], "repeat": 2}, {"error": {"status": 429, "retry_after": 1}}]})") ==
+          "accepted");
 }

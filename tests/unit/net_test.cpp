@@ -180,7 +180,7 @@ TEST_CASE("URL: redacted for messages, path segments encoded, header values chec
     }
 }
 
-TEST_CASE("retry: a hint from an error body is honoured only within (0, max_server_hint]", "[net]")
+TEST_CASE("retry: a hint from an error body is honoured only from 1 ms up to max_server_hint", "[net]")
 {
     RetryPolicy policy;
     CHECK(bounded_hint(1500ms, policy) == 1500ms);

@@ -1,5 +1,7 @@
 #include "server.hpp"
 
+#include "render.hpp"
+
 #include <boost/json/parse.hpp>
 
 #include <fstream>
@@ -72,6 +74,11 @@ ServerOptions parse_command_line(const std::vector<std::string>& args)
             auto script = boost::json::parse(read_file(path), ec);
             if (ec)
                 throw std::invalid_argument("the script '" + path + "' is not valid JSON: " + ec.message());
+            try {
+                validate_script(script);
+            } catch (const std::invalid_argument& e) {
+                throw std::invalid_argument("the script '" + path + "': " + e.what());
+            }
             o.script = std::move(script);
             have_source = true;
         } else if (a == "--replay") {

@@ -33,40 +33,80 @@ std::string str(const json::value* v, std::string fallback = {})
     return v && v->is_string() ? std::string(v->get_string()) : fallback;
 }
 
+// A turn of the script; throws std::invalid_argument naming the turn and the field that is wrong.
 Turn parse_turn(const json::value& v, std::size_t index)
 {
+    const std::string where = "script turn " + std::to_string(index);
+    auto bad = [&](const std::string& field, const std::string& expected) {
+        throw std::invalid_argument(where + ": \"" + field + "\" must be " + expected + " (tools/mock_llm/README.md)");
+    };
+    auto text_of = [&](const json::value* x, const std::string& field) {
+        if (!x->is_string())
+            bad(field, "a string");
+        return std::string(x->get_string());
+    };
     Turn t;
     if (!v.is_object())
-        throw std::invalid_argument("script turn " + std::to_string(index) + " is not an object");
+        throw std::invalid_argument(where + " is not an object");
     const auto& o = v.get_object();
-    if (auto* c = o.if_contains("chunks"); c && c->is_array())
+    if (auto* c = o.if_contains("chunks")) {
+        if (!c->is_array())
+            bad("chunks", "an array of strings");
         for (const auto& piece : c->get_array())
-            t.chunks.push_back(str(&piece));
+            t.chunks.push_back(text_of(&piece, "chunks"));
+    }
     if (auto* text = o.if_contains("text"))
-        t.chunks.push_back(str(text));
-    if (auto* r = o.if_contains("repeat"); r && r->is_int64() && r->get_int64() > 0)
+        t.chunks.push_back(text_of(text, "text"));
+    if (auto* r = o.if_contains("repeat")) {
+        if (!r->is_int64() || r->get_int64() < 1 || r->get_int64() > 100'000'000)
+            bad("repeat", "a whole number from 1 to 100000000");
         t.repeat = static_cast<std::size_t>(r->get_int64());
-    if (auto* calls = o.if_contains("function_calls"); calls && calls->is_array()) {
+    }
+    if (auto* calls = o.if_contains("function_calls")) {
+        if (!calls->is_array())
+            bad("function_calls", "an array of {\"name\", \"args\", \"id\"} objects");
         std::size_t n = 0;
         for (const auto& c : calls->get_array()) {
+            if (!c.is_object())
+                bad("function_calls", "an array of {\"name\", \"args\", \"id\"} objects");
+            const auto& co = c.get_object();
             Call call;
-            call.name = str(c.as_object().if_contains("name"));
-            if (auto* a = c.as_object().if_contains("args"); a && a->is_object())
+            const json::value* name = co.if_contains("name");
+            if (!name)
+                bad("function_calls[" + std::to_string(n) + "].name", "given");
+            call.name = text_of(name, "function_calls[" + std::to_string(n) + "].name");
+            if (auto* a = co.if_contains("args")) {
+                if (!a->is_object())
+                    bad("function_calls[" + std::to_string(n) + "].args", "an object");
                 call.args = a->get_object();
-            call.id = str(c.as_object().if_contains("id"), "call_" + std::to_string(index) + "_" + std::to_string(n));
+            }
+            call.id = co.contains("id") ? text_of(co.if_contains("id"), "function_calls[" + std::to_string(n) + "].id")
+                                        : "call_" + std::to_string(index) + "_" + std::to_string(n);
             t.calls.push_back(std::move(call));
             ++n;
         }
     }
-    if (auto* e = o.if_contains("error"); e && e->is_object()) {
+    if (auto* e = o.if_contains("error")) {
+        if (!e->is_object())
+            bad("error", "an object such as {\"status\": 429, \"message\": \"...\"}");
         t.is_error = true;
         const auto& eo = e->get_object();
-        t.error_status = eo.contains("status") ? static_cast<unsigned>(eo.at("status").to_number<int>()) : 500;
-        t.error_message = str(eo.if_contains("message"), "scripted error");
-        if (auto* ra = eo.if_contains("retry_after"))
+        t.error_status = 500;
+        if (auto* status = eo.if_contains("status")) {
+            if (!status->is_int64() || status->get_int64() < 400 || status->get_int64() > 599)
+                bad("error.status", "an HTTP error status from 400 to 599");
+            t.error_status = static_cast<unsigned>(status->get_int64());
+        }
+        t.error_message = eo.contains("message") ? text_of(eo.if_contains("message"), "error.message")
+                                                 : std::string("scripted error");
+        if (auto* ra = eo.if_contains("retry_after")) {
+            if (!ra->is_string() && !ra->is_number())
+                bad("error.retry_after", "seconds, as a number or a string");
             t.retry_after = ra->is_string() ? std::string(ra->get_string()) : json::serialize(*ra);
+        }
     }
-    t.stream_error = str(o.if_contains("stream_error"));
+    if (auto* se = o.if_contains("stream_error"))
+        t.stream_error = text_of(se, "stream_error");
     return t;
 }
 
@@ -265,6 +305,16 @@ std::size_t model_turns_in(const json::value& request, Format format)
                 if (auto* r = item.get_object().if_contains("role"); r && r->is_string() && r->get_string() == role)
                     ++n;
     return n;
+}
+
+void validate_script(const json::value& script)
+{
+    const auto* turns = script.is_object() ? script.get_object().if_contains("turns") : nullptr;
+    if (!turns || !turns->is_array() || turns->get_array().empty())
+        throw std::invalid_argument("the script must be an object with a non-empty \"turns\" array "
+                                    "(tools/mock_llm/README.md)");
+    for (std::size_t i = 0; i < turns->get_array().size(); ++i)
+        (void)parse_turn(turns->get_array()[i], i);
 }
 
 Answer render(const json::value& script, Format format, bool stream, const std::string& model_in,

@@ -49,7 +49,10 @@ struct Answer {
     StreamPlan plan;   // when streamed
 };
 
-// Renders the turn of `script` that `request_body` asks for.
+// Throws std::invalid_argument, naming the turn and the field, when `script` is not a script as above.
+void validate_script(const json::value& script);
+
+// Renders the turn of `script` that `request_body` asks for (a script that validate_script accepted).
 Answer render(const json::value& script, Format format, bool stream, const std::string& model,
               std::string_view request_body);
 

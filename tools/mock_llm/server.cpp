@@ -105,6 +105,8 @@ public:
         }
         if (!options.replay_body.empty())
             frames = replay_frames(options.replay_body);
+        if (options.script)
+            validate_script(*options.script);  // a bad script is refused here, not while answering
     }
 
     asio::awaitable<void> accept_loop()
@@ -127,15 +129,22 @@ public:
         }
     }
 
+    // Whatever ends a connection (its peer, a failure while answering), it is closed and forgotten.
     static asio::awaitable<void> session(std::shared_ptr<Impl> self, std::shared_ptr<Conn> conn, std::size_t id)
     {
-        if (auto* s = std::get_if<beast::tcp_stream>(&conn->stream)) {
-            co_await self->serve(*s, *conn);
-        } else {
-            auto& tls = std::get<ssl::stream<beast::tcp_stream>>(conn->stream);
-            auto [ec] = co_await tls.async_handshake(ssl::stream_base::server, use_tuple);
-            if (!ec)
-                co_await self->serve(tls, *conn);
+        try {
+            if (auto* s = std::get_if<beast::tcp_stream>(&conn->stream)) {
+                co_await self->serve(*s, *conn);
+            } else {
+                auto& tls = std::get<ssl::stream<beast::tcp_stream>>(conn->stream);
+                auto [ec] = co_await tls.async_handshake(ssl::stream_base::server, use_tuple);
+                if (!ec)
+                    co_await self->serve(tls, *conn);
+            }
+        } catch (const std::exception& e) {
+            ++self->failed;
+            std::lock_guard lock(self->mutex);
+            self->last_failure = e.what();
         }
         conn->close();
         self->live.erase(id);
@@ -288,7 +297,9 @@ public:
     std::atomic<std::size_t> accepted{0};
     std::atomic<std::size_t> open{0};
     std::atomic<std::size_t> written{0};
+    std::atomic<std::size_t> failed{0};
     mutable std::mutex mutex;
+    std::string last_failure;
     std::vector<ReceivedRequest> received_requests;
 };
 
@@ -337,5 +348,6 @@ std::vector<ReceivedRequest> Server::requests() const
 std::size_t Server::connections_accepted() const { return impl_->accepted; }
 std::size_t Server::open_connections() const { return impl_->open; }
 std::size_t Server::body_bytes_written() const { return impl_->written; }
+std::size_t Server::failed_connections() const { return impl_->failed; }
 
 }  // namespace adk::mock_llm

@@ -54,6 +54,8 @@ public:
     // The server's handlers run on `ex`, whose io_context one thread runs (as the mock-llm program and the
     // tests' MockLlm do): a benchmark's mock-llm shares the machine with the runtime it measures, and a strand
     // would cost it a dispatch at every step.
+    // Throws std::invalid_argument for a script that is not one (tools/mock_llm/README.md), naming the turn and
+    // the field.
     Server(boost::asio::any_io_executor ex, ServerOptions options);
     ~Server();
     Server(const Server&) = delete;
@@ -70,6 +72,8 @@ public:
     std::size_t connections_accepted() const;
     std::size_t open_connections() const;
     std::size_t body_bytes_written() const;
+    // Connections that ended with a failure while being answered (each was closed).
+    std::size_t failed_connections() const;
 
     class Impl;
 
