@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ ccache
   libboost1.81-all-dev libboost-json1.81-dev   # Boost 1.81: Asio's experimental channel; JSON is separate
   libssl-dev openssl curl catch2
+  clang-14 libclang-rt-14-dev                  # the libFuzzer targets (tools/fuzz.sh): clang and libFuzzer
 )
 
 missing=()

@@ -213,3 +213,14 @@ TEST_CASE("SSE: a line or an event over the limit is refused, however it arrives
     // The default limit fits the largest real events by far.
     CHECK(SseParser::default_max_event_bytes >= std::size_t{16} << 20);
 }
+
+TEST_CASE("SSE: the limit counts bytes received, and invalid bytes still become U+FFFD (found by fuzzing)", "[sse]")
+{
+    // 1,000 bytes that are not UTF-8 fit a 1,000-byte limit; each is handed on as U+FFFD, three bytes.
+    SseParser parser(1000);
+    std::vector<SseEvent> out;
+    parser.feed("data:" + std::string(994, '\xFF') + "\n\n", out);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].data.size() == 3 * 994);
+    CHECK(out[0].data.substr(0, 3) == "\xEF\xBF\xBD");
+}

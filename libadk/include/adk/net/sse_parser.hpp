@@ -11,7 +11,8 @@
 // streams without the final blank line. Lines that are neither fields nor comments (Gemini sends a bare
 // JSON error object mid-stream) are kept, up to 1 MiB, in unparsed() for the provider to look at. And the
 // memory it holds is bounded: a line, or an event's lines together, over `max_event_bytes` throws adk::Error
-// (errc::bad_response) instead of growing without end on a stream that never sends a newline.
+// (errc::bad_response) instead of growing without end on a stream that never sends a newline. (The limit
+// counts bytes received: an event's data, with each invalid byte made U+FFFD, is at most three times it.)
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (the `fuzz` preset: clang, ASan and UBSan) and runs each for SECONDS (60 by
+# default), starting from the corpus checked in under tests/fuzz/corpus/<target>/. CI runs it with 60; a
+# longer hunt is the same command with more:
+#
+#   tools/fuzz.sh            # each target 60 s
+#   tools/fuzz.sh 3600       # each target an hour
+#   tools/fuzz.sh 600 sse_parser json_decode
+#
+# What a run finds beyond the seeds goes to build/fuzz/found/<target>/ (kept between runs, never checked in). A
+# crash stops the run with libFuzzer's report; the input is saved as build/fuzz/crash/<target>-*, and
+# `build/fuzz/tests/fuzz/fuzz_<target> FILE` replays it. Each crashing input becomes a unit test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(sse_parser json_decode provider_stream json_schema)
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for target in "${targets[@]}"; do
+  found=build/fuzz/found/$target
+  mkdir -p "$found" build/fuzz/crash
+  echo "fuzz: $target for ${seconds} s"
+  # -rss_limit_mb: a target that grows without bound is a finding too (invariant 2).
+  log=build/fuzz/$target.log
+  set +e
+  build/fuzz/tests/fuzz/fuzz_$target "$found" "tests/fuzz/corpus/$target" -max_total_time="$seconds" \
+    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="build/fuzz/crash/$target-" >"$log" 2>&1
+  status=$?
+  set -e
+  if [ "$status" != 0 ]; then
+    tail -n 80 "$log" >&2
+    echo "FAIL: fuzz_$target found a crash (exit $status): build/fuzz/crash/, the whole log in $log" >&2
+    exit 1
+  fi
+  grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
+done
+echo "fuzz: ${#targets[@]} targets, ${seconds} s each: no crash"
