@@ -65,6 +65,15 @@ ServerOptions failing_script(unsigned code)
     return o;
 }
 
+// n SSE events "data: 0" to "data: n-1", each with its blank line.
+std::string numbered_events(int n)
+{
+    std::string body;
+    for (int i = 0; i < n; ++i)
+        body += "data: " + std::to_string(i) + "\n\n";
+    return body;
+}
+
 HttpRequest post(const std::string& url, std::string body = "{}")
 {
     HttpRequest r("POST", url);
@@ -413,9 +422,7 @@ TEST_CASE("HTTP: a body that keeps coming for many idle timeouts does not time o
           "[http]")
 {
     asio::io_context ioc;
-    std::string expected;
-    for (int i = 0; i < 12; ++i)
-        expected += "data: " + std::to_string(i) + "\n\n";
+    const std::string expected = numbered_events(12);
     auto options = replay(expected);
     options.chunk_delay = 50ms;  // 600 ms in all: the idle timer fires and re-arms while reads are pending
     Server server(ioc.get_executor(), options);
@@ -586,9 +593,7 @@ TEST_CASE("HTTP: a body over max_body_bytes ends with bad_response naming the li
 TEST_CASE("HTTP: a body that keeps trickling in hits the body timeout, though no read is idle", "[http]")
 {
     asio::io_context ioc;
-    std::string body;
-    for (int i = 0; i < 40; ++i)
-        body += "data: " + std::to_string(i) + "\n\n";
+    const std::string body = numbered_events(40);
     auto options = replay(body);
     options.chunk_delay = 30ms;  // 1.2 s in all, never idle for long
     Server server(ioc.get_executor(), options);
@@ -738,9 +743,7 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
     // Every coroutine runs on the io_context's own executor, so its steps, the body watch's timer and the
     // aborts from other threads may all run at once on different threads (what TSan checks here).
     asio::io_context server_ioc;
-    std::string body;
-    for (int i = 0; i < 8; ++i)
-        body += "data: " + std::to_string(i) + "\n\n";
+    const std::string body = numbered_events(8);
     auto steady_options = replay(body);
     steady_options.chunk_delay = 15ms;  // reads pending while the 40 ms idle timer fires and re-arms
     Server steady(server_ioc.get_executor(), steady_options);

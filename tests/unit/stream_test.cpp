@@ -258,6 +258,8 @@ struct CountingSource final : adk::StreamSource<int> {
             auto t = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor, 1h);
             {
                 std::lock_guard lock(mutex);
+                if (aborted)  // abort() came before the wait began
+                    t->expires_at(asio::steady_timer::time_point::min());
                 timer = t;
             }
             auto [ec] = co_await t->async_wait(asio::as_tuple(asio::use_awaitable));
@@ -273,6 +275,7 @@ struct CountingSource final : adk::StreamSource<int> {
     {
         ++record->aborts;
         std::lock_guard lock(mutex);
+        aborted = true;
         if (auto t = timer.lock())
             asio::post(t->get_executor(), [weak = timer] {
                 if (auto alive = weak.lock())
@@ -284,6 +287,7 @@ struct CountingSource final : adk::StreamSource<int> {
     int fail_at;
     bool sleep;
     std::mutex mutex;
+    bool aborted = false;
     std::weak_ptr<asio::steady_timer> timer;
 };
 

@@ -187,12 +187,14 @@ public:
 
     BodyWatch(const asio::any_io_executor& ex, tcp::socket::native_handle_type fd) : timer_(ex), fd_(fd) {}
 
-    // The limits of this body, set before its first read. `body_timeout` counts from now.
-    void start(steady_clock::duration idle_timeout, steady_clock::duration body_timeout)
+    // The limits of this body, set before its first read. `body_timeout` counts from now. Either may be
+    // milliseconds::max() for "none": both are held to a century, so that no sum overflows.
+    void start(std::chrono::milliseconds idle_timeout, std::chrono::milliseconds body_timeout)
     {
+        constexpr std::chrono::milliseconds century = std::chrono::hours(24 * 365 * 100);
         std::lock_guard lock(mutex_);
-        idle_timeout_ = idle_timeout;
-        deadline_ = steady_clock::now() + body_timeout;
+        idle_timeout_ = std::min(idle_timeout, century);
+        deadline_ = steady_clock::now() + std::min(body_timeout, century);
     }
 
     void read_starts()
@@ -276,8 +278,8 @@ private:
     mutable std::mutex mutex_;
     asio::steady_timer timer_;  // on the socket's executor, whose io_context runs while the body is read
     tcp::socket::native_handle_type fd_;
-    steady_clock::duration idle_timeout_ = steady_clock::duration::max();
-    steady_clock::time_point deadline_ = steady_clock::time_point::max();
+    steady_clock::duration idle_timeout_ = std::chrono::hours(24);  // until start()
+    steady_clock::time_point deadline_ = steady_clock::now() + std::chrono::hours(24);
     steady_clock::time_point read_since_;
     bool reading_ = false;
     bool armed_ = false;

@@ -161,11 +161,11 @@ public:
     virtual ~StreamSource() = default;
     // Sets `item` to the next item, or leaves it empty at the end. What it throws ends the stream.
     virtual asio::awaitable<void> pull(std::unique_ptr<T>& item) = 0;
-    // Makes a pull() under way end soon (it may throw). Called from any thread, while pull() is suspended in
-    // another coroutine, when the stream is cancelled (Stream::cancel, a Canceller); never after the source's
-    // pull() returned for the last time, and never at the same time as the destructor. Must not block or
-    // touch what only the pulling coroutine may touch (an Asio socket): post to its executor, or shut a
-    // descriptor down, instead.
+    // Makes a pull() under way end soon (it may throw). Called from any thread when the stream is cancelled
+    // (Stream::cancel, a Canceller) while another coroutine is in pull(), possibly before pull() first waits,
+    // so a source remembers it; never after pull() returned for the last time, and never at the same time as
+    // the destructor. Must not block or touch what only the pulling coroutine may touch (an Asio socket):
+    // post to its executor, or shut a descriptor down, instead.
     virtual void abort() noexcept = 0;
 };
 
