@@ -2,7 +2,11 @@
 // same workloads run on Google's TypeScript ADK through ts/agent_bench.mjs; tools/bench/compare.sh runs both
 // and prints the ratios.
 //
-//   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K
+//   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K [--warmup N]
+//
+// Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up
+// to 50, as ts/agent_bench.mjs does for the TypeScript ADK (a JIT runtime must be warm to be measured
+// fairly); the peak RSS mark is then reset, so memory per invocation is the measured run's.
 //
 // Workloads: (a) one LlmAgent: a tool call, then a streamed answer of K chunks; (b) the same with K = 100;
 // (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Invocations run `concurrency` at a time
@@ -44,6 +48,7 @@ struct Options {
     int concurrency = 1;
     int invocations = 100;
     int chunks = 20;
+    int warmup = 300;
 };
 
 long rss_kib(const char* field)
@@ -134,6 +139,7 @@ int main(int argc, char** argv)
         else if (a == "--concurrency") o.concurrency = std::stoi(v);
         else if (a == "--invocations") o.invocations = std::stoi(v);
         else if (a == "--chunks") o.chunks = std::stoi(v);
+        else if (a == "--warmup") o.warmup = std::stoi(v);
         else {
             std::cerr << "agent_bench: unknown argument " << a << "\n";
             return 2;
@@ -167,10 +173,11 @@ int main(int argc, char** argv)
     int verified = 0;
     int failed = 0;
     int next = 0;
+    int target = 0;  // invocations to start in this phase
     std::string first_error;
 
     auto worker = [&]() -> asio::awaitable<void> {
-        while (next < o.invocations) {
+        while (next < target) {
             ++next;
             const auto t0 = Clock::now();
             long seen = 0;
@@ -209,6 +216,20 @@ int main(int argc, char** argv)
         }
     };
 
+    // The warm-up, then everything it counted forgotten and the peak RSS mark reset (Linux: clear_refs 5).
+    target = o.warmup;
+    for (int i = 0; i < std::min(o.concurrency, 50); ++i)
+        asio::co_spawn(ioc, worker(), asio::detached);
+    ioc.run();
+    ioc.restart();
+    const int warmup_failed = failed;
+    latencies_ms.clear();
+    chunk_us.clear();
+    events = 0;
+    verified = failed = next = 0;
+    std::ofstream("/proc/self/clear_refs") << "5";
+
+    target = o.invocations;
     const long rss_before = rss_kib("VmRSS:");
     const double cpu0 = cpu_seconds();
     const auto t0 = Clock::now();
@@ -225,6 +246,8 @@ int main(int argc, char** argv)
         {"concurrency", o.concurrency},
         {"invocations", o.invocations},
         {"chunks", o.chunks},
+        {"warmup", o.warmup},
+        {"warmup_failed", warmup_failed},
         {"verified", verified},
         {"failed", failed},
         {"invocations_per_s", o.invocations / seconds},
@@ -240,5 +263,5 @@ int main(int argc, char** argv)
     if (!first_error.empty())
         result["first_error"] = first_error;
     std::cout << json::serialize(result) << std::endl;
-    return failed == 0 ? 0 : 1;
+    return failed == 0 && warmup_failed == 0 ? 0 : 1;
 }

@@ -1,7 +1,12 @@
 // The agent workloads of tools/bench on Google's TypeScript ADK (@google/adk), as agent_bench.cpp runs them
 // on adk-cpp: same mock-llm, same script, same measurements, one JSON object printed.
 //   GOOGLE_GEMINI_BASE_URL=URL GEMINI_API_KEY=bench node agent_bench.mjs --workload a --concurrency N \
-//       --invocations N --chunks K
+//       --invocations N --chunks K [--warmup N]
+//
+// Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up to
+// 50: V8 compiles the hot code only after it has run for a while, and a runtime measured cold is measured
+// compiling itself. agent_bench.cpp warms adk-cpp up the same way. The peak RSS mark is then reset, so
+// memory per invocation is the measured run's.
 import {
   FunctionTool, InMemoryRunner, LlmAgent, LogLevel, ParallelAgent, SequentialAgent, StreamingMode, setLogLevel,
 } from '@google/adk';
@@ -13,6 +18,7 @@ const workload = args.workload ?? 'a';
 const concurrency = Number(args.concurrency ?? 1);
 const invocations = Number(args.invocations ?? 100);
 const chunks = Number(args.chunks ?? 20);
+const warmup = Number(args.warmup ?? 300);
 
 const tool = new FunctionTool({
   name: 'get_weather',
@@ -55,10 +61,11 @@ let events = 0;
 let verified = 0;
 let failed = 0;
 let next = 0;
+let target = 0;  // invocations to start in this phase
 let firstError;
 
 async function worker() {
-  while (next < invocations) {
+  while (next < target) {
     next++;
     const t0 = process.hrtime.bigint();
     let partialChunks = 0;
@@ -93,6 +100,16 @@ async function worker() {
   }
 }
 
+// The warm-up, then everything it counted forgotten and the peak RSS mark reset (Linux: clear_refs 5).
+target = warmup;
+await Promise.all(Array.from({ length: Math.min(concurrency, 50) }, worker));
+const warmupFailed = failed;
+latenciesMs.length = 0;
+chunkUs.length = 0;
+events = verified = failed = next = 0;
+fs.writeFileSync('/proc/self/clear_refs', '5');
+
+target = invocations;
 const rssBefore = rssKib('VmRSS:');
 const cpu0 = process.cpuUsage();
 const t0 = process.hrtime.bigint();
@@ -102,7 +119,7 @@ const cpu = process.cpuUsage(cpu0);
 const peak = rssKib('VmHWM:');
 const result = {
   runtime: 'adk-ts',
-  workload, concurrency, invocations, chunks, verified, failed,
+  workload, concurrency, invocations, chunks, warmup, warmup_failed: warmupFailed, verified, failed,
   invocations_per_s: invocations / seconds,
   events_per_s: events / seconds,
   cpu_ms_per_invocation: (cpu.user + cpu.system) / 1000 / invocations,
@@ -115,4 +132,4 @@ const result = {
 };
 if (firstError) result.first_error = firstError;
 console.log(JSON.stringify(result));
-process.exit(failed === 0 ? 0 : 1);
+process.exit(failed === 0 && warmupFailed === 0 ? 0 : 1);
