@@ -1,4 +1,6 @@
 #include <adk/agents/agent.hpp>
+
+#include "../plugins/plugin_manager.hpp"
 #include <adk/core/error.hpp>
 #include <adk/plugins/plugin.hpp>
 
@@ -116,20 +118,15 @@ EventStream Agent::run(std::shared_ptr<InvocationContext> ctx, std::size_t capac
 asio::awaitable<bool> Agent::run_callbacks(bool before, InvocationContext& ctx, EventSink& out)
 {
     const std::vector<AgentCallback>& callbacks = before ? before_agent_callbacks_ : after_agent_callbacks_;
-    if (callbacks.empty() && ctx.plugins().empty())
+    const detail::PluginManager plugins(ctx.plugins());
+    if (callbacks.empty() && plugins.empty())
         co_return false;
     CallbackContext cb(ctx);
     std::optional<Content> answer;
-    for (const auto& plugin : ctx.plugins()) {  // plugins first; an answer skips the agent's own callbacks
-        if (before)
-            answer = co_await plugin->before_agent(*this, cb);
-        else
-            answer = co_await plugin->after_agent(*this, cb);
-        if (answer)
-            break;
-    }
-    for (std::size_t i = 0; !answer && i < callbacks.size(); ++i)
-        answer = co_await callbacks[i](cb);
+    if (before)
+        co_await plugins.before_agent(*this, cb, callbacks, answer);
+    else
+        co_await plugins.after_agent(*this, cb, callbacks, answer);
     if (!answer && !cb.has_state_delta())
         co_return false;
     Event event = answer ? ctx.make_event(std::move(*answer)) : ctx.make_event();

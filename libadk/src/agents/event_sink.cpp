@@ -4,6 +4,8 @@
 #include <adk/core/ids.hpp>
 #include <adk/plugins/plugin.hpp>
 
+#include "../plugins/plugin_manager.hpp"
+
 #include <utility>
 
 namespace adk {
@@ -58,12 +60,7 @@ asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
 asio::awaitable<void> EventSink::apply_plugins(Event& event)
 {
     InvocationContext ctx(invocation_, nullptr, event.branch);
-    for (const auto& plugin : invocation_->options.plugins) {
-        if (auto replaced = co_await plugin->on_event(ctx, event)) {
-            event = std::move(*replaced);
-            break;
-        }
-    }
+    co_await detail::PluginManager(invocation_->options.plugins).on_event(ctx, event);
 }
 
 asio::awaitable<void> EventSink::forward(Event event)

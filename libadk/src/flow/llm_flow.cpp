@@ -2,6 +2,8 @@
 
 #include "transfer_tool.hpp"
 
+#include "../plugins/plugin_manager.hpp"
+
 #include <adk/core/ids.hpp>
 #include <adk/flow/contents.hpp>
 #include <adk/flow/instruction_template.hpp>
@@ -112,14 +114,9 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
     }
     ToolContext tc(ctx, call.id);
     json::object args = call.args;
+    const PluginManager plugins(ctx.plugins());
     std::optional<json::value> result;
-    for (const auto& plugin : ctx.plugins()) {
-        result = co_await plugin->before_tool(*tool, args, tc);
-        if (result)
-            break;
-    }
-    for (std::size_t i = 0; !result && i < cfg.before_tool_callbacks.size(); ++i)
-        result = co_await cfg.before_tool_callbacks[i](*tool, args, tc);
+    co_await plugins.before_tool(*tool, args, tc, cfg.before_tool_callbacks, result);
     if (!result) {
         std::exception_ptr failure;
         try {
@@ -131,13 +128,7 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
             Error error = as_error(failure);
             if (stops_invocation(error) || ctx.cancelled())
                 std::rethrow_exception(failure);
-            for (const auto& plugin : ctx.plugins()) {
-                result = co_await plugin->on_tool_error(*tool, args, tc, error);
-                if (result)
-                    break;
-            }
-            for (std::size_t i = 0; !result && i < cfg.on_tool_error_callbacks.size(); ++i)
-                result = co_await cfg.on_tool_error_callbacks[i](*tool, args, tc, error);
+            co_await plugins.on_tool_error(*tool, args, tc, error, cfg.on_tool_error_callbacks, result);
             if (!result)
                 result = json::object{{"error", "Tool '" + call.name + "' failed: " + error.message()}};
         }
@@ -147,13 +138,7 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
         co_return outcome;
     }
     std::optional<json::value> replaced;
-    for (const auto& plugin : ctx.plugins()) {
-        replaced = co_await plugin->after_tool(*tool, args, tc, *result);
-        if (replaced)
-            break;
-    }
-    for (std::size_t i = 0; !replaced && i < cfg.after_tool_callbacks.size(); ++i)
-        replaced = co_await cfg.after_tool_callbacks[i](*tool, args, tc, *result);
+    co_await plugins.after_tool(*tool, args, tc, *result, cfg.after_tool_callbacks, replaced);
     if (replaced)
         result = std::move(replaced);
     outcome.response = std::move(result);
@@ -402,19 +387,6 @@ bool carries_text(const LlmResponse& r)
 // phases are coroutines of their own whose frames are gone by then, and results travel through
 // references or as pointers rather than as Event / LlmResponse temporaries.
 
-// Before-model plugins, then callbacks: the first answer stands in for the model.
-asio::awaitable<void> before_model(const LlmAgentConfig& cfg, const InvocationContext& ctx, CallbackContext& cb,
-                                   LlmRequest& request, std::optional<LlmResponse>& response)
-{
-    for (const auto& plugin : ctx.plugins()) {
-        response = co_await plugin->before_model(cb, request);
-        if (response)
-            co_return;
-    }
-    for (std::size_t i = 0; !response && i < cfg.before_model_callbacks.size(); ++i)
-        response = co_await cfg.before_model_callbacks[i](cb, request);
-}
-
 // Calls the model. In SSE mode every chunk with text is emitted as a partial event with the identity of
 // `skeleton` (id, invocation, author, branch, time: it shares the final event's id, as ADK does, so a UI
 // replaces the deltas by the whole); `response` gets the whole answer.
@@ -465,14 +437,7 @@ asio::awaitable<void> recover(const LlmAgentConfig& cfg, const InvocationContext
     Error error = as_error(failure);
     if (stops_invocation(error))
         std::rethrow_exception(failure);
-    response.reset();
-    for (const auto& plugin : ctx.plugins()) {
-        response = co_await plugin->on_model_error(cb, request, error);
-        if (response)
-            co_return;
-    }
-    for (std::size_t i = 0; !response && i < cfg.on_model_error_callbacks.size(); ++i)
-        response = co_await cfg.on_model_error_callbacks[i](cb, request, error);
+    co_await PluginManager(ctx.plugins()).on_model_error(cb, request, error, cfg.on_model_error_callbacks, response);
     if (!response)
         std::rethrow_exception(failure);
 }
@@ -482,13 +447,7 @@ asio::awaitable<void> after_model(const LlmAgentConfig& cfg, const InvocationCon
                                   LlmResponse& response)
 {
     std::optional<LlmResponse> replaced;
-    for (const auto& plugin : ctx.plugins()) {
-        replaced = co_await plugin->after_model(cb, response);
-        if (replaced)
-            break;
-    }
-    for (std::size_t i = 0; !replaced && i < cfg.after_model_callbacks.size(); ++i)
-        replaced = co_await cfg.after_model_callbacks[i](cb, response);
+    co_await PluginManager(ctx.plugins()).after_model(cb, response, cfg.after_model_callbacks, replaced);
     if (replaced)
         response = std::move(*replaced);
 }
@@ -501,8 +460,8 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, const 
     const LlmAgentConfig& cfg = agent.config();
     CallbackContext cb(ctx);
     auto event = std::make_unique<Event>(ctx.make_event());  // on the heap: this frame lives while streaming
-    std::optional<LlmResponse> response;
-    co_await before_model(cfg, ctx, cb, request, response);
+    std::optional<LlmResponse> response;  // a before-model plugin or callback may answer in the model's place
+    co_await PluginManager(ctx.plugins()).before_model(cb, request, cfg.before_model_callbacks, response);
     if (!response) {
         if (ctx.cancelled())
             throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");

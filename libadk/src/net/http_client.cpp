@@ -520,7 +520,7 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
         a.exchange->pool = pool;
     }
     HttpExchange& x = *a.exchange;
-    x.url = redact_url(request.url);  // for messages
+    x.url = request.url;  // for messages, redacted when one is made
 
     const http::verb verb = http::string_to_verb(request.method);
     http::request<http::string_body> req{verb, url.target, 11};
@@ -644,7 +644,7 @@ void HttpResponse::fail(const boost::system::error_code& ec)
     const auto why = x.watch->stopped();
     x.release();  // the body is not done: closes the connection
     const auto& opts = x.pool->options;
-    const std::string what = "the response of " + x.url;
+    const std::string what = "the response of " + redact_url(x.url);
     switch (why) {
     case detail::BodyWatch::Stop::idle:
         throw Error(beast::error::timeout, what + " stalled: no bytes for " + detail::millis(opts.idle_timeout) +
@@ -703,12 +703,14 @@ asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request)
         validate_header(name, value);
     validate_header("user-agent", opts.user_agent);
     const std::optional<Url> proxy = proxy_for(url, url.tls() ? opts.https_proxy : opts.http_proxy, opts.no_proxy);
-    const std::string what = request.method + " " + redact_url(request.url);
+    // For messages only: made when one is (redacting a URL costs a copy of it at every request otherwise).
+    auto what = [&request] { return request.method + " " + redact_url(request.url); };
 
     for (int retry = 0;; ++retry) {
         auto a = co_await detail::attempt(pool_, request, url, proxy, true);
         if (a.stale) {
-            log(LogLevel::debug, what + ": a pooled connection was closed by the server; reconnecting");
+            if (log_enabled(LogLevel::debug))
+                log(LogLevel::debug, what() + ": a pooled connection was closed by the server; reconnecting");
             a = co_await detail::attempt(pool_, request, url, proxy, false);
         }
         std::chrono::milliseconds delay{0};
@@ -737,10 +739,10 @@ asio::awaitable<HttpResponse> HttpClient::send(HttpRequest request)
             delay = hint.value_or(backoff_delay(retry + 1, opts.retry, detail::unit_random()));
             reason = "HTTP " + std::to_string(status);
         }
-        log(LogLevel::warning, what + ": " + reason + "; retrying in " + std::to_string(delay.count()) +
+        log(LogLevel::warning, what() + ": " + reason + "; retrying in " + std::to_string(delay.count()) +
                                    " ms (retry " + std::to_string(retry + 1) + " of " +
                                    std::to_string(opts.retry.max_retries) + ")");
-        co_await detail::wait(delay, what);
+        co_await detail::wait(delay, what());
     }
 }
 

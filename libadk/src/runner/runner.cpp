@@ -6,6 +6,8 @@
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
 
+#include "../plugins/plugin_manager.hpp"
+
 #include <boost/asio/this_coro.hpp>
 
 #include <map>
@@ -123,14 +125,12 @@ std::shared_ptr<Agent> agent_to_run(const Session& session, const std::shared_pt
 // A coroutine of its own, so that the invocation's producer frame (alive for the whole run) holds no Event.
 asio::awaitable<bool> answered_by_plugin(InvocationContext& ctx, EventSink& out)
 {
-    for (const auto& plugin : ctx.plugins()) {
-        if (auto answer = co_await plugin->before_run(ctx)) {
-            Event early("model", std::move(*answer));
-            co_await out.emit(std::move(early));
-            co_return true;
-        }
-    }
-    co_return false;
+    std::optional<Content> answer = co_await detail::PluginManager(ctx.plugins()).before_run(ctx);
+    if (!answer)
+        co_return false;
+    Event early("model", std::move(*answer));
+    co_await out.emit(std::move(early));
+    co_return true;
 }
 
 }  // namespace
@@ -183,12 +183,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     if (!new_message.parts.empty()) {
         if (new_message.role.empty())
             new_message.role = "user";
-        for (const auto& plugin : options_.plugins) {
-            if (auto replaced = co_await plugin->on_user_message(*ctx, new_message)) {
-                new_message = std::move(*replaced);
-                break;
-            }
-        }
+        co_await detail::PluginManager(options_.plugins).on_user_message(*ctx, new_message);
         invocation->options.user_content = new_message;
     }
 
@@ -212,8 +207,7 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
         if (co_await answered_by_plugin(*ctx, out))
             co_return;
         co_await agent->run_inline(*ctx, out);
-        for (const auto& plugin : ctx->plugins())
-            co_await plugin->after_run(*ctx);
+        co_await detail::PluginManager(ctx->plugins()).after_run(*ctx);
     };
     // Registered before the producer starts, so that its removal at the end always comes after.
     registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation, std::nullopt});
