@@ -771,17 +771,7 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
                 reading.push_back(&res);
             }
             std::string got;
-            std::string failure;
-            try {
-                while (true) {
-                    std::string_view piece = co_await res.read_some();
-                    if (piece.empty())
-                        break;
-                    got.append(piece);
-                }
-            } catch (const adk::Error& e) {
-                failure = e.message();
-            }
+            const std::string failure = co_await read_rest(res, got);
             if (kind == 2) {
                 std::lock_guard lock(responses_mutex);
                 std::erase(reading, &res);
