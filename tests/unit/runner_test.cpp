@@ -9,6 +9,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_future.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -634,4 +635,67 @@ TEST_CASE("a temp: key is checked like any key, and a refused event changes noth
         CHECK(after->events.size() == 1);  // the user's message only
         CHECK(!after->state.contains("fine"));
     }
+}
+
+TEST_CASE("a RunRequest carries a state delta in with the message, or alone, and refuses what it cannot do", "[runner]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto seen = std::make_shared<std::vector<std::string>>();
+    auto reader = std::make_shared<FnAgent>("reader", [seen](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        for (const char* key : {"k", "user:city", "temp:draft"})
+            seen->push_back(json::serialize(ctx.state(key).value_or(nullptr)));
+        co_await out.emit(ctx.make_event(adk::Content::model("read")));
+    });
+    adk::Runner runner({.app_name = "app", .agent = reader, .session_service = sessions});
+    std::optional<adk::Session> after;
+    std::vector<std::string> refusals;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await sessions->create_session("app", "user1", "s");
+        adk::RunRequest with_message("user1", "s", adk::Content::user("hello"));
+        with_message.state_delta = json::object{{"k", 2}, {"user:city", "Paris"}, {"temp:draft", true}};
+        auto stream = co_await runner.run(std::move(with_message));
+        co_await adk::test::drain(stream);
+
+        adk::RunRequest alone("user1", "s");  // no message: an event of the user's with only the delta
+        alone.state_delta = json::object{{"k", 3}};
+        auto second = co_await runner.run(std::move(alone));
+        co_await adk::test::drain(second);
+        after = co_await sessions->get_session("app", "user1", "s");
+
+        adk::RunRequest resume("user1", "s");
+        resume.invocation_id = "e-123";
+        adk::RunRequest bad_key("user1", "s", adk::Content::user("x"));
+        bad_key.state_delta = json::object{{"../x", 1}};
+        for (adk::RunRequest* r : {&resume, &bad_key}) {
+            try {
+                co_await runner.run(std::move(*r));
+            } catch (const adk::Error& e) {
+                CHECK(e.code() == adk::errc::invalid_argument);
+                refusals.push_back(e.message());
+            }
+        }
+    }());
+    // The agent saw the delta, temp: key included, before it ran.
+    REQUIRE(seen->size() == 6);
+    CHECK((*seen)[0] == "2");
+    CHECK((*seen)[1] == "\"Paris\"");
+    CHECK((*seen)[2] == "true");
+    CHECK((*seen)[3] == "3");
+    REQUIRE(after);
+    REQUIRE(after->events.size() == 4);  // message + answer, delta alone + answer
+    const adk::Event& message = after->events[0];
+    CHECK(message.author == "user");
+    CHECK(message.text() == "hello");
+    CHECK(message.actions.state_delta == json::object{{"k", 2}, {"user:city", "Paris"}});  // temp: never stored
+    const adk::Event& delta_only = after->events[2];
+    CHECK(delta_only.author == "user");
+    CHECK(!delta_only.content);
+    CHECK(delta_only.actions.state_delta == json::object{{"k", 3}});
+    CHECK(after->state.at("k") == 3);
+    CHECK(after->state.at("user:city") == "Paris");
+    CHECK(!after->state.contains("temp:draft"));
+    REQUIRE(refusals.size() == 2);
+    CHECK_THAT(refusals[0], Catch::Contains("not supported yet"));
+    CHECK_THAT(refusals[1], Catch::Contains("state key '../x' is refused"));
 }

@@ -5,6 +5,7 @@
 #include <adk/plugins/plugin.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
+#include <adk/sessions/state.hpp>
 
 #include "../plugins/plugin_manager.hpp"
 
@@ -159,6 +160,21 @@ Runner::~Runner() = default;
 asio::awaitable<EventStream> Runner::run(std::string user_id, std::string session_id, Content new_message,
                                          RunConfig config)
 {
+    RunRequest request(std::move(user_id), std::move(session_id), std::move(new_message));
+    request.run_config = std::move(config);
+    return run(std::move(request));
+}
+
+asio::awaitable<EventStream> Runner::run(RunRequest request)
+{
+    if (request.invocation_id)
+        throw Error(errc::invalid_argument,
+                    "RunRequest::invocation_id asks to resume invocation '" + *request.invocation_id +
+                        "', which is not supported yet: leave it empty to start a new invocation");
+    for (const auto& kv : request.state_delta)
+        validate_state_key(kv.key());
+    const std::string& user_id = request.user_id;
+    const std::string& session_id = request.session_id;
     std::optional<Session> session =
         co_await options_.session_service->get_session(options_.app_name, user_id, session_id);
     if (!session)
@@ -168,30 +184,34 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
 
     InvocationOptions inv;
     inv.app_name = options_.app_name;
-    inv.user_id = std::move(user_id);
+    inv.user_id = request.user_id;
     inv.session = std::move(*session);
     inv.session_service = options_.session_service;
     inv.artifact_service = options_.artifact_service;
     inv.memory_service = options_.memory_service;
-    inv.run_config = std::move(config);
+    inv.run_config = std::move(request.run_config);
     inv.root_agent = options_.agent;
     auto caller_executor = co_await asio::this_coro::executor;
     inv.executor = options_.single_threaded ? caller_executor : new_strand(caller_executor);
     inv.plugins = options_.plugins;
     auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
     auto invocation = ctx->invocation();
-    if (!new_message.parts.empty()) {
-        if (new_message.role.empty())
-            new_message.role = "user";
-        co_await detail::PluginManager(options_.plugins).on_user_message(*ctx, new_message);
-        invocation->options.user_content = new_message;
+    if (request.new_message && !request.new_message->parts.empty()) {
+        Content& message = *request.new_message;
+        if (message.role.empty())
+            message.role = "user";
+        co_await detail::PluginManager(options_.plugins).on_user_message(*ctx, message);
+        invocation->options.user_content = message;
     }
 
-    if (ctx->user_content()) {
-        Event user_event("user", *ctx->user_content());
+    if (ctx->user_content() || !request.state_delta.empty()) {
+        Event user_event;
+        user_event.author = "user";
+        user_event.content = ctx->user_content();
         user_event.id = new_uuid();
         user_event.invocation_id = ctx->invocation_id();
         user_event.timestamp = now_seconds();
+        user_event.actions.state_delta = std::move(request.state_delta);
         co_await invocation->commit(user_event);
     }
 

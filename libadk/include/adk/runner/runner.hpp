@@ -15,7 +15,10 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <boost/json/object.hpp>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +51,31 @@ struct RunnerOptions {
     bool single_threaded = false;
 };
 
+// What one run is asked to do: the fields of ADK's /run and /run_sse bodies (userId, sessionId, newMessage,
+// stateDelta, invocationId) and the RunConfig. It may grow; callers that set fields by name keep compiling.
+class RunRequest {
+public:
+    RunRequest() = default;
+    RunRequest(std::string user_id_, std::string session_id_, std::optional<Content> new_message_ = std::nullopt)
+        : user_id(std::move(user_id_)), session_id(std::move(session_id_)), new_message(std::move(new_message_))
+    {
+    }
+
+    std::string user_id;
+    std::string session_id;
+    // The user's message, stored as the invocation's first event. None (or no parts): the agent runs on the
+    // session as it is.
+    std::optional<Content> new_message;
+    // State to set before the agent runs (any scope, temp: too), carried by the user's event as ADK does; with
+    // no message, by an event of the user's that holds only it.
+    json::object state_delta;
+    // The invocation to resume (a paused one, e.g. waiting for a tool's confirmation). Not supported yet: a
+    // request that sets it is refused with adk::Error until human-in-the-loop runs land.
+    std::optional<std::string> invocation_id;
+    RunConfig run_config;
+};
+static_assert(!std::is_aggregate_v<RunRequest>);
+
 class Runner {
 public:
     // Throws adk::Error when the app name, agent or session service is missing.
@@ -59,6 +87,8 @@ public:
     // Appends the user's message to the session, then starts the agent on a strand of its own and
     // returns its events. Throws adk::Error (errc::not_found) when the session does not exist.
     // The invocation runs while the stream lives: dropping or cancelling the stream stops it.
+    asio::awaitable<EventStream> run(RunRequest request);
+    // The common case: a message in a session.
     asio::awaitable<EventStream> run(std::string user_id, std::string session_id, Content new_message,
                                      RunConfig config = {});
 
