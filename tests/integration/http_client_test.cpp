@@ -126,6 +126,30 @@ struct LogCapture {
     std::vector<std::string> lines;
 };
 
+// A 429 answered once (then the script), the request's body hint returning `hint`: returns the retry's log
+// lines; `seen_body` gets the error body the hint was given.
+std::vector<std::string> retried_once(std::optional<std::chrono::milliseconds> hint, std::string& seen_body)
+{
+    asio::io_context ioc;
+    ServerOptions options = failing_script(429);
+    options.status_times = 1;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client(fast_retries());
+    LogCapture logs;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpRequest req = post(server.base_url() + "/v1/messages", R"({"messages":[]})");
+        req.retry_hint = [&](std::string_view body) -> std::optional<std::chrono::milliseconds> {
+            seen_body = body;
+            return hint;
+        };
+        HttpResponse res = co_await client.send(std::move(req));
+        CHECK(res.status() == 200);
+        server.stop();
+    }(), 5s);
+    return logs.all();
+}
+
 }  // namespace
 
 TEST_CASE("HTTP: a streamed body arrives whole, piece by piece, and the connection is reused", "[http]")
@@ -304,27 +328,11 @@ TEST_CASE("HTTP: a status that is not retryable is returned at once", "[http]")
 
 TEST_CASE("HTTP: a body hint (Gemini RetryInfo) sets the delay when headers give none", "[http]")
 {
-    asio::io_context ioc;
-    ServerOptions options = failing_script(429);
-    options.status_times = 1;
-    Server server(ioc.get_executor(), options);
-    server.start();
-    HttpClient client(fast_retries());
-    LogCapture logs;
     std::string seen_body;
-    run(ioc, [&]() -> asio::awaitable<void> {
-        HttpRequest req = post(server.base_url() + "/v1/messages", R"({"messages":[]})");
-        req.retry_hint = [&](std::string_view body) -> std::optional<std::chrono::milliseconds> {
-            seen_body = body;
-            return 30ms;
-        };
-        HttpResponse res = co_await client.send(std::move(req));
-        CHECK(res.status() == 200);
-        server.stop();
-    }());
+    const auto lines = retried_once(30ms, seen_body);
     CHECK_THAT(seen_body, Catch::Contains("status set by --status"));
-    REQUIRE(logs.all().size() == 1);
-    CHECK_THAT(logs.all()[0], Catch::Contains("retrying in 30 ms"));
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Contains("retrying in 30 ms"));
 }
 
 TEST_CASE("HTTP: a refused connection is retried, then reported with what to check", "[http]")
@@ -645,22 +653,10 @@ TEST_CASE("HTTP: a header value with a line break is refused before anything is 
 
 TEST_CASE("HTTP: a body hint of a day is not honoured, the backoff applies", "[http]")
 {
-    asio::io_context ioc;
-    ServerOptions options = failing_script(429);
-    options.status_times = 1;
-    Server server(ioc.get_executor(), options);
-    server.start();
-    HttpClient client(fast_retries());
-    LogCapture logs;
-    run(ioc, [&]() -> asio::awaitable<void> {
-        HttpRequest req = post(server.base_url() + "/v1/messages", R"({"messages":[]})");
-        req.retry_hint = [](std::string_view) -> std::optional<std::chrono::milliseconds> { return 24h; };
-        HttpResponse res = co_await client.send(std::move(req));
-        CHECK(res.status() == 200);
-        server.stop();
-    }(), 5s);
-    REQUIRE(logs.all().size() == 1);
-    CHECK_THAT(logs.all()[0], Catch::Matches(".*retrying in [0-9]{1,2} ms.*"));
+    std::string seen_body;
+    const auto lines = retried_once(24h, seen_body);
+    REQUIRE(lines.size() == 1);
+    CHECK_THAT(lines[0], Catch::Matches(".*retrying in [0-9]{1,2} ms.*"));
 }
 
 TEST_CASE("HTTP: URLs in logs and errors carry no credentials and no query", "[http]")

@@ -60,7 +60,8 @@ asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
 asio::awaitable<void> EventSink::apply_plugins(Event& event)
 {
     InvocationContext ctx(invocation_, nullptr, event.branch);
-    co_await detail::PluginManager(invocation_->options.plugins).on_event(ctx, event);
+    const detail::PluginManager plugins(invocation_->options.plugins);
+    co_await plugins.on_event(ctx, event);
 }
 
 asio::awaitable<void> EventSink::forward(Event event)

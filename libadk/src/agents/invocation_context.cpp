@@ -26,15 +26,9 @@ public:
     class Turn {
     public:
         explicit Turn(CommitOrder& order) : order_(&order) {}
-        Turn(Turn&& other) noexcept : order_(std::exchange(other.order_, nullptr)) {}
         Turn(const Turn&) = delete;
         Turn& operator=(const Turn&) = delete;
-        Turn& operator=(Turn&&) = delete;
-        ~Turn()
-        {
-            if (order_)
-                order_->channel_.try_receive([](boost::system::error_code) {});
-        }
+        ~Turn() { order_->channel_.try_receive([](boost::system::error_code) {}); }
 
     private:
         CommitOrder* order_;

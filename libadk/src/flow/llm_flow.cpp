@@ -283,12 +283,10 @@ public:
         if (r.content) {
             for (const Part& p : r.content->parts) {
                 if (p.text && p.thought) {
-                    bytes_ += p.text->size();
                     thought_ += *p.text;
                     if (p.thought_signature)
                         thought_signature_ = p.thought_signature;
                 } else if (p.text && !p.function_call) {
-                    bytes_ += p.text->size();
                     text_ += *p.text;
                     has_text_ = true;
                     if (p.thought_signature)
@@ -316,7 +314,7 @@ public:
     }
 
     // The text and thought text joined so far.
-    std::size_t bytes() const noexcept { return bytes_; }
+    std::size_t bytes() const noexcept { return text_.size() + thought_.size(); }
 
     LlmResponse finish()
     {
@@ -341,7 +339,6 @@ public:
 private:
     std::string text_;
     std::string thought_;
-    std::size_t bytes_ = 0;
     bool has_text_ = false;
     std::optional<std::string> text_signature_;
     std::optional<std::string> thought_signature_;
@@ -437,7 +434,8 @@ asio::awaitable<void> recover(const LlmAgentConfig& cfg, const InvocationContext
     Error error = as_error(failure);
     if (stops_invocation(error))
         std::rethrow_exception(failure);
-    co_await PluginManager(ctx.plugins()).on_model_error(cb, request, error, cfg.on_model_error_callbacks, response);
+    const PluginManager plugins(ctx.plugins());
+    co_await plugins.on_model_error(cb, request, error, cfg.on_model_error_callbacks, response);
     if (!response)
         std::rethrow_exception(failure);
 }
@@ -447,7 +445,8 @@ asio::awaitable<void> after_model(const LlmAgentConfig& cfg, const InvocationCon
                                   LlmResponse& response)
 {
     std::optional<LlmResponse> replaced;
-    co_await PluginManager(ctx.plugins()).after_model(cb, response, cfg.after_model_callbacks, replaced);
+    const PluginManager plugins(ctx.plugins());
+    co_await plugins.after_model(cb, response, cfg.after_model_callbacks, replaced);
     if (replaced)
         response = std::move(*replaced);
 }
@@ -461,7 +460,8 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, const 
     CallbackContext cb(ctx);
     auto event = std::make_unique<Event>(ctx.make_event());  // on the heap: this frame lives while streaming
     std::optional<LlmResponse> response;  // a before-model plugin or callback may answer in the model's place
-    co_await PluginManager(ctx.plugins()).before_model(cb, request, cfg.before_model_callbacks, response);
+    const PluginManager plugins(ctx.plugins());
+    co_await plugins.before_model(cb, request, cfg.before_model_callbacks, response);
     if (!response) {
         if (ctx.cancelled())
             throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");

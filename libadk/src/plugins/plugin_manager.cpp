@@ -2,8 +2,7 @@
 
 namespace adk::detail {
 
-// Each hook: nothing to ask, then nothing to wait for (no coroutine); otherwise the policy, with the hook's
-// arguments bound by reference (they outlive the co_await of the caller).
+// Each hook binds its arguments by reference (they outlive the caller's co_await) and hands them to the policy.
 
 asio::awaitable<void> PluginManager::on_user_message(InvocationContext& ctx, Content& message) const
 {
@@ -45,9 +44,6 @@ asio::awaitable<void> PluginManager::before_agent(Agent& agent, CallbackContext&
                                                   std::span<const AgentCallback> callbacks,
                                                   std::optional<Content>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&agent, &cb](Plugin& p) { return p.before_agent(agent, cb); };
     auto ask_callback = [&cb](const AgentCallback& c) { return c(cb); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -57,9 +53,6 @@ asio::awaitable<void> PluginManager::after_agent(Agent& agent, CallbackContext& 
                                                  std::span<const AgentCallback> callbacks,
                                                  std::optional<Content>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&agent, &cb](Plugin& p) { return p.after_agent(agent, cb); };
     auto ask_callback = [&cb](const AgentCallback& c) { return c(cb); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -69,9 +62,6 @@ asio::awaitable<void> PluginManager::before_model(CallbackContext& cb, LlmReques
                                                   std::span<const BeforeModelCallback> callbacks,
                                                   std::optional<LlmResponse>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&cb, &request](Plugin& p) { return p.before_model(cb, request); };
     auto ask_callback = [&cb, &request](const BeforeModelCallback& c) { return c(cb, request); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -81,9 +71,6 @@ asio::awaitable<void> PluginManager::after_model(CallbackContext& cb, const LlmR
                                                  std::span<const AfterModelCallback> callbacks,
                                                  std::optional<LlmResponse>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&cb, &response](Plugin& p) { return p.after_model(cb, response); };
     auto ask_callback = [&cb, &response](const AfterModelCallback& c) { return c(cb, response); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -93,9 +80,6 @@ asio::awaitable<void> PluginManager::on_model_error(CallbackContext& cb, const L
                                                     std::span<const ModelErrorCallback> callbacks,
                                                     std::optional<LlmResponse>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&cb, &request, &error](Plugin& p) { return p.on_model_error(cb, request, error); };
     auto ask_callback = [&cb, &request, &error](const ModelErrorCallback& c) { return c(cb, request, error); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -105,9 +89,6 @@ asio::awaitable<void> PluginManager::before_tool(Tool& tool, json::object& args,
                                                  std::span<const BeforeToolCallback> callbacks,
                                                  std::optional<json::value>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&tool, &args, &tc](Plugin& p) { return p.before_tool(tool, args, tc); };
     auto ask_callback = [&tool, &args, &tc](const BeforeToolCallback& c) { return c(tool, args, tc); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -118,9 +99,6 @@ asio::awaitable<void> PluginManager::after_tool(Tool& tool, const json::object& 
                                                 std::span<const AfterToolCallback> callbacks,
                                                 std::optional<json::value>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&tool, &args, &tc, &result](Plugin& p) { return p.after_tool(tool, args, tc, result); };
     auto ask_callback = [&tool, &args, &tc, &result](const AfterToolCallback& c) { return c(tool, args, tc, result); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);
@@ -130,9 +108,6 @@ asio::awaitable<void> PluginManager::on_tool_error(Tool& tool, const json::objec
                                                    const Error& error, std::span<const ToolErrorCallback> callbacks,
                                                    std::optional<json::value>& answer) const
 {
-    answer.reset();
-    if (plugins_.empty() && callbacks.empty())
-        return ready();
     auto ask_plugin = [&tool, &args, &tc, &error](Plugin& p) { return p.on_tool_error(tool, args, tc, error); };
     auto ask_callback = [&tool, &args, &tc, &error](const ToolErrorCallback& c) { return c(tool, args, tc, error); };
     return first_answer(ask_plugin, callbacks, ask_callback, answer);

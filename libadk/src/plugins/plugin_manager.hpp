@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace adk::detail {
@@ -30,7 +31,7 @@ public:
     asio::awaitable<void> after_run(InvocationContext& ctx) const;
 
     // The agents' and the flow's hooks: plugins, then `callbacks`. Each leaves the first answer in `answer`
-    // (nullopt when none answered). Not coroutines when there is nobody to ask.
+    // (nullopt when none answered).
     asio::awaitable<void> before_agent(Agent& agent, CallbackContext& cb, std::span<const AgentCallback> callbacks,
                                        std::optional<Content>& answer) const;
     asio::awaitable<void> after_agent(Agent& agent, CallbackContext& cb, std::span<const AgentCallback> callbacks,
@@ -56,10 +57,21 @@ public:
 
 private:
     // The policy, written once: ask each plugin, then each callback, in order; stop at the first answer.
-    // `ask_plugin(Plugin&)` and `ask_callback(const Callback&)` return what the hook returns; they are held by
-    // value in the coroutine's frame (the hooks return it unstarted).
+    // `ask_plugin(Plugin&)` and `ask_callback(const Callback&)` return what the hook returns. Not a coroutine
+    // when there is nobody to ask.
     template <class R, class AskPlugin, class Callback, class AskCallback>
     asio::awaitable<void> first_answer(AskPlugin ask_plugin, std::span<const Callback> callbacks, AskCallback ask_callback,
+                                       std::optional<R>& answer) const
+    {
+        answer.reset();
+        if (plugins_.empty() && callbacks.empty())
+            return ready();
+        return ask_in_order(std::move(ask_plugin), callbacks, std::move(ask_callback), answer);
+    }
+
+    // The asking itself; the two functions are held by value in its frame (the hooks return it unstarted).
+    template <class R, class AskPlugin, class Callback, class AskCallback>
+    asio::awaitable<void> ask_in_order(AskPlugin ask_plugin, std::span<const Callback> callbacks, AskCallback ask_callback,
                                        std::optional<R>& answer) const
     {
         for (const auto& plugin : plugins_) {
@@ -76,5 +88,6 @@ private:
 
     const std::vector<std::shared_ptr<Plugin>>& plugins_;
 };
+static_assert(!std::is_aggregate_v<PluginManager>);
 
 }  // namespace adk::detail

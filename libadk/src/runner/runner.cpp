@@ -126,7 +126,8 @@ std::shared_ptr<Agent> agent_to_run(const Session& session, const std::shared_pt
 // A coroutine of its own, so that the invocation's producer frame (alive for the whole run) holds no Event.
 asio::awaitable<bool> answered_by_plugin(InvocationContext& ctx, EventSink& out)
 {
-    std::optional<Content> answer = co_await detail::PluginManager(ctx.plugins()).before_run(ctx);
+    const detail::PluginManager plugins(ctx.plugins());
+    std::optional<Content> answer = co_await plugins.before_run(ctx);
     if (!answer)
         co_return false;
     Event early("model", std::move(*answer));
@@ -200,7 +201,8 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         Content& message = *request.new_message;
         if (message.role.empty())
             message.role = "user";
-        co_await detail::PluginManager(options_.plugins).on_user_message(*ctx, message);
+        const detail::PluginManager plugins(options_.plugins);
+        co_await plugins.on_user_message(*ctx, message);
         invocation->options.user_content = message;
     }
 
@@ -227,7 +229,8 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         if (co_await answered_by_plugin(*ctx, out))
             co_return;
         co_await agent->run_inline(*ctx, out);
-        co_await detail::PluginManager(ctx->plugins()).after_run(*ctx);
+        const detail::PluginManager plugins(ctx->plugins());
+        co_await plugins.after_run(*ctx);
     };
     // Registered before the producer starts, so that its removal at the end always comes after.
     registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation, std::nullopt});
