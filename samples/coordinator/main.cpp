@@ -37,7 +37,7 @@ asio::awaitable<void> chat()
 
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "helpdesk", .agent = coordinator, .session_service = sessions});
-    adk::Session session = co_await sessions->create_session("helpdesk", "you");
+    adk::Session session = co_await sessions->create_session({"helpdesk", "you"});
     for (std::string question : {"Was invoice 42 paid?", "Thanks!"}) {
         std::cout << "you: " << question << "\n";
         auto events = co_await runner.run("you", session.id, adk::Content::user(question));

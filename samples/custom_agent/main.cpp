@@ -48,7 +48,7 @@ asio::awaitable<void> chat(std::string question)
 {
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "sample", .agent = std::make_shared<Narrator>(), .session_service = sessions});
-    adk::Session session = co_await sessions->create_session("sample", "you");
+    adk::Session session = co_await sessions->create_session({"sample", "you"});
 
     std::cout << "you: " << question << "\nnarrator:";
     auto events = co_await runner.run("you", session.id, adk::Content::user(question));
@@ -58,7 +58,7 @@ asio::awaitable<void> chat(std::string question)
         else if (ev->is_final_response())
             std::cout << "\n[final event " << ev->id << ", " << ev->text().size() << " characters]\n";
     }
-    auto stored = co_await sessions->get_session("sample", "you", session.id);
+    auto stored = co_await sessions->get_session({"sample", "you", session.id});
     std::cout << "session " << stored->id << ": " << stored->events.size()
               << " events stored, user:questions = " << stored->state["user:questions"] << "\n";
 }

@@ -38,7 +38,7 @@ asio::awaitable<void> refine()
 
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "poems", .agent = loop, .session_service = sessions});
-    adk::Session session = co_await sessions->create_session("poems", "you");
+    adk::Session session = co_await sessions->create_session({"poems", "you"});
     auto events = co_await runner.run("you", session.id, adk::Content::user("A haiku about autumn, please."));
     while (auto ev = co_await events.next()) {
         if (!ev->function_calls().empty())
@@ -48,7 +48,7 @@ asio::awaitable<void> refine()
         else
             std::cout << ev->author << ": " << ev->text() << "\n";
     }
-    auto stored = co_await sessions->get_session("poems", "you", session.id);
+    auto stored = co_await sessions->get_session({"poems", "you", session.id});
     std::cout << "final draft: " << stored->state["draft"].as_string().c_str() << "\n";
 }
 

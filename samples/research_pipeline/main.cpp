@@ -44,7 +44,7 @@ asio::awaitable<void> plan()
 
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "trips", .agent = pipeline, .session_service = sessions});
-    adk::Session session = co_await sessions->create_session("trips", "you");
+    adk::Session session = co_await sessions->create_session({"trips", "you"});
     auto events = co_await runner.run("you", session.id, adk::Content::user("Plan my weekend in Montreal."));
     while (auto ev = co_await events.next())
         std::cout << ev->author << (ev->branch.empty() ? "" : " [" + ev->branch + "]") << ": " << ev->text() << "\n";

@@ -63,7 +63,7 @@ asio::awaitable<void> chat(std::string question)
 
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "weather", .agent = agent, .session_service = sessions});
-    adk::Session session = co_await sessions->create_session("weather", "you");
+    adk::Session session = co_await sessions->create_session({"weather", "you"});
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;
 
@@ -83,7 +83,7 @@ asio::awaitable<void> chat(std::string question)
         if (ev->is_final_response())
             std::cout << "\n";
     }
-    auto stored = co_await sessions->get_session("weather", "you", session.id);
+    auto stored = co_await sessions->get_session({"weather", "you", session.id});
     std::cout << "state: " << json::serialize(stored->state) << "\n";
     if (scripted)
         std::cout << "the model was asked " << scripted->requests().size()

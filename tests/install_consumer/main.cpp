@@ -30,11 +30,11 @@ asio::awaitable<void> demo()
 {
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "demo", .agent = std::make_shared<Counter>(3), .session_service = sessions});
-    adk::Session s = co_await sessions->create_session("demo", "u1");
+    adk::Session s = co_await sessions->create_session({"demo", "u1"});
     auto events = co_await runner.run("u1", s.id, adk::Content::user("go"));
     while (auto ev = co_await events.next())
         std::cout << ev->author << ": " << ev->text() << "\n";
-    std::optional<adk::Session> after = co_await sessions->get_session("demo", "u1", s.id);
+    std::optional<adk::Session> after = co_await sessions->get_session({"demo", "u1", s.id});
     std::cout << "events=" << after->events.size() << " count=" << after->state["count"].as_int64() << "\n";
 }
 

@@ -204,7 +204,7 @@ TEST_CASE("providers: cancelling mid-stream closes the socket and ends the agent
             std::chrono::steady_clock::duration cancel_to_end{};
             std::size_t open_before = 0;
             run(ioc, [&]() -> asio::awaitable<void> {
-                co_await sessions->create_session("app", "user1", "s");
+                co_await sessions->create_session({"app", "user1", "s"});
                 auto stream = co_await runner.run("user1", "s", adk::Content::user("talk"), streaming());
                 while (partials < 5) {
                     auto e = co_await stream.next();

@@ -13,9 +13,9 @@ std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, std::string text,
     Runner runner({.app_name = "app", .agent = std::move(agent), .session_service = sessions,
                    .artifact_service = artifacts, .plugins = plugins});
     auto body = [&]() -> asio::awaitable<std::vector<Event>> {
-        auto existing = co_await sessions->get_session("app", "user1", session_id);
+        auto existing = co_await sessions->get_session({"app", "user1", session_id});
         if (!existing)
-            co_await sessions->create_session("app", "user1", session_id);
+            co_await sessions->create_session({"app", "user1", session_id});
         auto stream = co_await runner.run("user1", session_id, Content::user(text), config);
         co_return co_await drain(stream);
     };

@@ -42,7 +42,7 @@ struct Fixture {
         adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
         std::string id = "s" + std::to_string(++runs);
         return run(ioc, [&]() -> asio::awaitable<std::vector<adk::Event>> {
-            co_await sessions->create_session("app", "user1", id);
+            co_await sessions->create_session({"app", "user1", id});
             co_return co_await adk::test::run_once(runner, id, "hi", config);
         }());
     }
@@ -251,7 +251,7 @@ TEST_CASE("an agent runs without a Runner, and runs its children inline", "[agen
         adk::InvocationOptions options;
         options.app_name = "app";
         options.user_id = "u";
-        options.session = co_await sessions->create_session("app", "u", "s");
+        options.session = co_await sessions->create_session({"app", "u", "s"});
         options.session_service = sessions;
         options.root_agent = parent;
         options.executor = asio::make_strand(ioc);

@@ -155,7 +155,7 @@ TEST_CASE("instructions: templated from state, a provider bypasses templating, s
     auto templated = LlmAgent::builder("t").model(model).instruction("City: {user:city}. Literal {\"k\": 1}.").build();
     run(h.ioc, [&]() -> asio::awaitable<void> {
         json::object state{{"user:city", "Lyon"}};
-        co_await h.sessions->create_session("app", "user1", "s", std::move(state));
+        co_await h.sessions->create_session({"app", "user1", "s", std::move(state)});
     }());
     h.send(templated, "x");
     CHECK(model->requests()[0].system_text().rfind("City: Lyon. Literal {\"k\": 1}.", 0) == 0);
@@ -177,7 +177,7 @@ TEST_CASE("instructions: templated from state, a provider bypasses templating, s
                       .build();
     h.send(cached, "first", {}, "s2");
     run(h.ioc, [&]() -> asio::awaitable<void> {
-        auto s = co_await h.sessions->get_session("app", "user1", "s2");
+        auto s = co_await h.sessions->get_session({"app", "user1", "s2"});
         adk::Event change("user", adk::Content());
         change.content.reset();
         change.actions.state_delta["user:city"] = "Nice";
@@ -226,7 +226,7 @@ TEST_CASE("the loop: a function call, the tool, the response, then the answer", 
     CHECK(second.contents[2].parts[0].function_response->response.at("city") == "Paris");
 
     run(h.ioc, [&]() -> asio::awaitable<void> {
-        auto s = co_await h.sessions->get_session("app", "user1", "s");
+        auto s = co_await h.sessions->get_session({"app", "user1", "s"});
         CHECK(s->events.size() == 4);
         CHECK(s->state.at("answer") == "It is sunny in Paris.");
         CHECK(s->state.at("last_city") == "Paris");
@@ -330,7 +330,7 @@ TEST_CASE("streaming: chunks become partial events, the final event joins them",
     CHECK(final.finish_reason == "STOP");
     CHECK(final.actions.state_delta.at("said") == "It is sunny in Paris.");  // never from partials
     run(h.ioc, [&]() -> asio::awaitable<void> {
-        auto s = co_await h.sessions->get_session("app", "user1", "s");
+        auto s = co_await h.sessions->get_session({"app", "user1", "s"});
         CHECK(s->events.size() == 2);  // partial events are not stored
     }());
 
@@ -634,7 +634,7 @@ TEST_CASE("cancellation mid-tool stops the tool, and mid-stream stops the model"
     auto agent = LlmAgent::builder("patient").model(model).tool(slow_tool(aborted)).build();
     adk::Runner runner({.app_name = "app", .agent = agent, .session_service = h.sessions});
     run(h.ioc, [&]() -> asio::awaitable<void> {
-        co_await h.sessions->create_session("app", "user1", "s");
+        co_await h.sessions->create_session({"app", "user1", "s"});
         auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
         auto call = co_await stream.next();  // the function call: the tool now runs
         CHECK(call->function_calls().size() == 1);
@@ -658,7 +658,7 @@ TEST_CASE("cancellation mid-tool stops the tool, and mid-stream stops the model"
     adk::RunConfig sse;
     sse.streaming_mode = adk::StreamingMode::sse;
     run(h.ioc, [&]() -> asio::awaitable<void> {
-        co_await h.sessions->create_session("app", "user1", "s2");
+        co_await h.sessions->create_session({"app", "user1", "s2"});
         auto stream = co_await runner2.run("user1", "s2", adk::Content::user("story"), sse);
         auto a = co_await stream.next();
         auto b = co_await stream.next();
@@ -715,7 +715,7 @@ TEST_CASE("more builder options: toolsets per invocation, tool lists, static con
     CHECK(agent->config().input_schema->is_object());
     h.send(agent, "plain user");
     run(h.ioc, [&]() -> asio::awaitable<void> {
-        auto s = co_await h.sessions->get_session("app", "user1", "s");
+        auto s = co_await h.sessions->get_session({"app", "user1", "s"});
         adk::Event upgrade("user", adk::Content());
         upgrade.content.reset();
         upgrade.actions.state_delta["user:vip"] = true;

@@ -62,7 +62,7 @@ TEST_CASE("invariant 2: a slow consumer keeps memory flat while 1,000,000 events
     adk::test::run(
         ioc,
         [&]() -> asio::awaitable<void> {
-            co_await sessions->create_session("app", "u", "s");
+            co_await sessions->create_session({"app", "u", "s"});
             baseline = rss_kib();
             auto stream = co_await runner.run("u", "s", adk::Content::user("go"));
             asio::steady_timer nap(co_await asio::this_coro::executor);
@@ -112,7 +112,7 @@ TEST_CASE("invariant 2 end to end: a slow reader of an agent's events makes the 
     adk::test::run(
         ioc,
         [&]() -> asio::awaitable<void> {
-            co_await sessions->create_session("app", "u", "s");
+            co_await sessions->create_session({"app", "u", "s"});
             auto stream = co_await runner.run("u", "s", adk::Content::user("talk"), config);
             asio::steady_timer nap(co_await asio::this_coro::executor);
             long partials = 0;

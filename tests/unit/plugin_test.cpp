@@ -199,7 +199,7 @@ TEST_CASE("plugins short-circuit like callbacks: model, tool, run, user message,
     CHECK(closed[0].text() == "Closed for maintenance.");
     CHECK(closed[0].custom_metadata.at("seen_by") == "gate");
     run(r.ioc, [&]() -> asio::awaitable<void> {
-        auto s = co_await r.sessions->get_session("app", "user1", "s2");
+        auto s = co_await r.sessions->get_session({"app", "user1", "s2"});
         REQUIRE(s->events.size() == 2);
         CHECK(s->events[0].text() == "[redacted]");
         CHECK(s->events[1].custom_metadata.empty());

@@ -70,7 +70,7 @@ struct StuckRun {
     // Creates the session and starts the invocation.
     asio::awaitable<adk::EventStream> start()
     {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         co_return co_await runner.run("user1", "s", adk::Content::user("go"));
     }
 };
@@ -89,11 +89,11 @@ TEST_CASE("the program of DESIGN.md runs as written", "[runner]")
     run(ioc, [&]() -> asio::awaitable<void> {
         auto sessions = std::make_shared<adk::InMemorySessionService>();
         adk::Runner runner({.app_name = "demo", .agent = std::make_shared<Counter>(3), .session_service = sessions});
-        adk::Session s = co_await sessions->create_session("demo", "u1");
+        adk::Session s = co_await sessions->create_session({"demo", "u1"});
         auto events = co_await runner.run("u1", s.id, adk::Content::user("go"));  // temporaries in co_await
         while (auto ev = co_await events.next())
             printed.push_back(ev->author + ": " + ev->text());
-        std::optional<adk::Session> after = co_await sessions->get_session("demo", "u1", s.id);
+        std::optional<adk::Session> after = co_await sessions->get_session({"demo", "u1", s.id});
         REQUIRE(after);
         REQUIRE(after->events.size() == 4);
         CHECK(after->events[0].author == "user");
@@ -120,7 +120,7 @@ TEST_CASE("invariant 1: when emit returns, the event is committed and its state 
             std::optional<json::value> scratch = ctx.state("temp:scratch");
             CHECK((step && step->as_int64() == i));
             CHECK((scratch && scratch->as_int64() == i));
-            auto stored = co_await sessions->get_session(ctx.app_name(), ctx.user_id(), ctx.session_id());
+            auto stored = co_await sessions->get_session({ctx.app_name(), ctx.user_id(), ctx.session_id()});
             CHECK(stored->events.size() == static_cast<std::size_t>(i + 1));  // the user message, then ours
             CHECK(stored->state.at("step") == i);
             CHECK(!stored->state.contains("temp:scratch"));
@@ -148,7 +148,7 @@ TEST_CASE("invariant 1: when emit returns, the event is committed and its state 
         std::vector<std::shared_ptr<adk::Agent>>{writer, reader});
     adk::Runner runner({.app_name = "app", .agent = root, .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
         asio::steady_timer slow(co_await asio::this_coro::executor);
         while (auto ev = co_await stream.next()) {  // a slow consumer changes nothing
@@ -165,9 +165,9 @@ TEST_CASE("invariant 3: events reach the caller in commit order", "[runner][inva
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "app", .agent = adk::test::counting_agent("counter", 3000), .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         auto events = co_await adk::test::run_once(runner, "s", "go");
-        auto stored = co_await sessions->get_session("app", "user1", "s");
+        auto stored = co_await sessions->get_session({"app", "user1", "s"});
         REQUIRE(events.size() == 3000);
         REQUIRE(stored->events.size() == 3001);
         for (std::size_t i = 0; i < events.size(); ++i) {
@@ -297,7 +297,7 @@ TEST_CASE("invariant 5: concurrent invocations on one session, io_context on 4 t
         }
     });
     adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
-    auto created = asio::co_spawn(ioc, sessions->create_session("app", "user1", "shared"), asio::use_future);
+    auto created = asio::co_spawn(ioc, sessions->create_session({"app", "user1", "shared"}), asio::use_future);
     ioc.run();
     created.get();
     ioc.restart();
@@ -323,7 +323,7 @@ TEST_CASE("invariant 5: concurrent invocations on one session, io_context on 4 t
     CHECK(off_strand == 0);
 
     ioc.restart();
-    auto stored = asio::co_spawn(ioc, sessions->get_session("app", "user1", "shared"), asio::use_future);
+    auto stored = asio::co_spawn(ioc, sessions->get_session({"app", "user1", "shared"}), asio::use_future);
     ioc.run();
     auto session = stored.get();
     REQUIRE(session);
@@ -356,12 +356,12 @@ TEST_CASE("invariant 6: errors end the stream with adk::Error that says what to 
 
     // The session disappears while the agent runs: the commit fails and says so; nothing is half-stored.
     auto deleter = std::make_shared<FnAgent>("deleter", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
-        co_await sessions->delete_session(ctx.app_name(), ctx.user_id(), ctx.session_id());
+        co_await sessions->delete_session({ctx.app_name(), ctx.user_id(), ctx.session_id()});
         co_await out.emit(ctx.make_event(adk::Content::model("lost?")));
     });
     adk::Runner deleting({.app_name = "app", .agent = deleter, .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "doomed");
+        co_await sessions->create_session({"app", "user1", "doomed"});
         auto stream = co_await deleting.run("user1", "doomed", adk::Content::user("go"));
         try {
             while (co_await stream.next()) {
@@ -387,14 +387,14 @@ TEST_CASE("a run without parts adds no user event, and RunConfig reaches the age
     });
     adk::Runner runner({.app_name = "app", .agent = probe, .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         adk::RunConfig config;
         config.streaming_mode = adk::StreamingMode::sse;
         config.max_llm_calls = 7;
         auto stream = co_await runner.run("user1", "s", adk::Content(), config);
         auto got4 = co_await adk::test::drain(stream);
         CHECK(got4.size() == 1);
-        auto got5 = co_await sessions->get_session("app", "user1", "s");
+        auto got5 = co_await sessions->get_session({"app", "user1", "s"});
         CHECK(got5->events.size() == 1);
     }());
 }
@@ -424,7 +424,7 @@ TEST_CASE("RunnerOptions::single_threaded: invocations and parallel branches run
     // Three invocations at once on one thread: each sees its own branches' events, in order.
     run(ioc, [&]() -> asio::awaitable<void> {
         for (int n = 0; n < 3; ++n)
-            co_await sessions->create_session("app", "user1", "s" + std::to_string(n));
+            co_await sessions->create_session({"app", "user1", "s" + std::to_string(n)});
     }());
     std::vector<std::future<std::vector<adk::Event>>> results;
     for (int n = 0; n < 3; ++n)
@@ -487,13 +487,13 @@ TEST_CASE("EventSink::try_emit hands partial events over at once and leaves the 
     });
     adk::Runner runner({.app_name = "app", .agent = producer, .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         auto events = co_await adk::test::run_once(runner, "s", "go");
         REQUIRE(events.size() == 101);
         for (int i = 0; i < 100; ++i)
             CHECK(events[i].text() == std::to_string(i));
         CHECK(events[100].text() == "done");
-        auto stored = co_await sessions->get_session("app", "user1", "s");
+        auto stored = co_await sessions->get_session({"app", "user1", "s"});
         CHECK(stored->events.back().text() == "done");  // committed; the partial deltas are not stored
         CHECK(stored->events.size() == 2);
     }());
@@ -514,28 +514,27 @@ public:
     std::shared_ptr<adk::InMemorySessionService> inner = std::make_shared<adk::InMemorySessionService>();
 
 protected:
-    asio::awaitable<adk::Session> do_create_session(std::string app, std::string user, std::string id,
-                                                    json::object state) override
+    asio::awaitable<adk::Session> do_create_session(adk::CreateSessionRequest request) override
     {
-        co_return co_await inner->create_session(std::move(app), std::move(user), std::move(id), std::move(state));
+        co_return co_await inner->create_session(std::move(request));
     }
-    asio::awaitable<std::optional<adk::Session>> do_get_session(std::string app, std::string user, std::string id,
-                                                                adk::GetSessionConfig config) override
+    asio::awaitable<std::optional<adk::Session>> do_get_session(adk::GetSessionRequest request) override
     {
-        co_return co_await inner->get_session(std::move(app), std::move(user), std::move(id), std::move(config));
+        co_return co_await inner->get_session(std::move(request));
     }
-    asio::awaitable<std::vector<adk::Session>> do_list_sessions(std::string app, std::string user) override
+    asio::awaitable<std::vector<adk::Session>> do_list_sessions(adk::ListSessionsRequest request) override
     {
-        co_return co_await inner->list_sessions(std::move(app), std::move(user));
+        co_return co_await inner->list_sessions(std::move(request));
     }
-    asio::awaitable<void> do_delete_session(std::string app, std::string user, std::string id) override
+    asio::awaitable<void> do_delete_session(adk::DeleteSessionRequest request) override
     {
-        co_await inner->delete_session(std::move(app), std::move(user), std::move(id));
+        co_await inner->delete_session(std::move(request));
     }
-    asio::awaitable<void> do_append_event(const adk::Session& session, adk::Event& event) override
+    asio::awaitable<void> do_append_event(adk::AppendEventRequest request) override
     {
-        co_await inner->persist_event(session, event);
-        if (event.author == slow_author_) {
+        adk::Session stored(request.key.session_id, request.key.app_name, request.key.user_id);
+        co_await inner->append_event(stored, request.event);
+        if (request.event.author == slow_author_) {
             asio::steady_timer ack(co_await asio::this_coro::executor, 5ms);
             co_await ack.async_wait(asio::use_awaitable);
         }
@@ -580,10 +579,10 @@ TEST_CASE("parallel branches: the service stores events in the order the invocat
         std::vector<std::string> stored;
         json::value stored_state;
         auto body = [&]() -> asio::awaitable<void> {
-            co_await store->create_session("app", "user1", "s");
+            co_await store->create_session({"app", "user1", "s"});
             auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
             co_await adk::test::drain(stream);
-            auto session = co_await store->get_session("app", "user1", "s");
+            auto session = co_await store->get_session({"app", "user1", "s"});
             for (const auto& e : session->events)
                 stored.push_back(e.id);
             stored_state = session->state.at("last");
@@ -620,7 +619,7 @@ TEST_CASE("a temp: key is checked like any key, and a refused event changes noth
         std::string failure;
         std::optional<adk::Session> after;
         run(ioc, [&]() -> asio::awaitable<void> {
-            co_await sessions->create_session("app", "user1", "s");
+            co_await sessions->create_session({"app", "user1", "s"});
             auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
             try {
                 co_await adk::test::drain(stream);
@@ -628,7 +627,7 @@ TEST_CASE("a temp: key is checked like any key, and a refused event changes noth
                 CHECK(e.code() == adk::errc::invalid_argument);
                 failure = e.message();
             }
-            after = co_await sessions->get_session("app", "user1", "s");
+            after = co_await sessions->get_session({"app", "user1", "s"});
         }());
         CHECK_THAT(failure, Catch::Contains("is refused"));
         REQUIRE(after);
@@ -651,7 +650,7 @@ TEST_CASE("a RunRequest carries a state delta in with the message, or alone, and
     std::optional<adk::Session> after;
     std::vector<std::string> refusals;
     run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         adk::RunRequest with_message("user1", "s", adk::Content::user("hello"));
         with_message.state_delta = json::object{{"k", 2}, {"user:city", "Paris"}, {"temp:draft", true}};
         auto stream = co_await runner.run(std::move(with_message));
@@ -661,7 +660,7 @@ TEST_CASE("a RunRequest carries a state delta in with the message, or alone, and
         alone.state_delta = json::object{{"k", 3}};
         auto second = co_await runner.run(std::move(alone));
         co_await adk::test::drain(second);
-        after = co_await sessions->get_session("app", "user1", "s");
+        after = co_await sessions->get_session({"app", "user1", "s"});
 
         adk::RunRequest resume("user1", "s");
         resume.invocation_id = "e-123";

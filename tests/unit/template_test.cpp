@@ -88,9 +88,9 @@ TEST_CASE("templating: {artifact.name} inserts text, other parts as JSON", "[tem
 {
     TemplateFixture f;
     run(f.ioc, [&]() -> asio::awaitable<void> {
-        co_await f.artifacts->save_artifact("app", "u", "s", "notes.txt", adk::Part::from_text("v0"));
-        co_await f.artifacts->save_artifact("app", "u", "s", "notes.txt", adk::Part::from_text("remember milk"));
-        co_await f.artifacts->save_artifact("app", "u", "s", "logo.png", adk::Part::from_bytes("PNG", "image/png"));
+        co_await f.artifacts->save_artifact({"app", "u", "s", "notes.txt"}, adk::Part::from_text("v0"));
+        co_await f.artifacts->save_artifact({"app", "u", "s", "notes.txt"}, adk::Part::from_text("remember milk"));
+        co_await f.artifacts->save_artifact({"app", "u", "s", "logo.png"}, adk::Part::from_bytes("PNG", "image/png"));
     }());
     CHECK(f.render("Notes: {artifact.notes.txt}") == "Notes: remember milk");  // the latest version
     CHECK(f.render("{artifact.logo.png}") == R"({"inlineData":{"mimeType":"image/png","data":"UE5H"}})");

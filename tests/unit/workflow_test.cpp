@@ -114,7 +114,7 @@ TEST_CASE("ParallelAgent: two CPU-bound branches run at the same time on a multi
     adk::Runner runner({.app_name = "app", .agent = fanout, .session_service = sessions});
     asio::io_context ioc;
     auto body = [&]() -> asio::awaitable<std::size_t> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         co_return (co_await adk::test::run_once(runner, "s", "go")).size();
     };
     auto result = asio::co_spawn(ioc, body, asio::use_future);
@@ -161,7 +161,7 @@ TEST_CASE("ParallelAgent: cancelling the invocation stops every branch, io_conte
     asio::io_context ioc;
     std::promise<std::string> id;
     auto body = [&]() -> asio::awaitable<std::string> {
-        co_await sessions->create_session("app", "u", "s");
+        co_await sessions->create_session({"app", "u", "s"});
         auto stream = co_await runner.run("u", "s", adk::Content::user("go"));
         int started = 0;
         std::string invocation;
@@ -214,7 +214,7 @@ TEST_CASE("ParallelAgent of LlmAgents with tools: every event committed once and
     adk::Runner runner({.app_name = "app", .agent = fanout, .session_service = sessions});
     asio::io_context ioc;
     auto body = [&]() -> asio::awaitable<std::vector<adk::Event>> {
-        co_await sessions->create_session("app", "user1", "s");
+        co_await sessions->create_session({"app", "user1", "s"});
         co_return co_await adk::test::run_once(runner, "s", "go");
     };
     auto result = asio::co_spawn(ioc, body, asio::use_future);
@@ -234,7 +234,7 @@ TEST_CASE("ParallelAgent of LlmAgents with tools: every event committed once and
         CHECK(n == calls);
     }
     ioc.restart();
-    auto stored = asio::co_spawn(ioc, sessions->get_session("app", "user1", "s"), asio::use_future);
+    auto stored = asio::co_spawn(ioc, sessions->get_session({"app", "user1", "s"}), asio::use_future);
     ioc.run();
     auto session = stored.get();
     CHECK(session->events.size() == events.size() + 1);
@@ -365,7 +365,7 @@ TEST_CASE("AgentTool: an agent as a tool, with schemas, state flowing back, and 
                     .build();
     run(h.ioc, [&]() -> asio::awaitable<void> {
         json::object state{{"user:home", "Quito"}};
-        co_await h.sessions->create_session("app", "user1", "s", std::move(state));
+        co_await h.sessions->create_session({"app", "user1", "s", std::move(state)});
     }());
     auto events = h.send(boss, "How warm is Lima?");
     REQUIRE(events.size() == 3);

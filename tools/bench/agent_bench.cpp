@@ -184,7 +184,7 @@ int main(int argc, char** argv)
             int partial_chunks = 0;
             int finals = 0;
             try {
-                adk::Session s = co_await sessions->create_session("bench", "u");
+                adk::Session s = co_await sessions->create_session({"bench", "u"});
                 auto stream = co_await runner.run("u", s.id, adk::Content::user("Weather in Paris?"), config);
                 while (auto ev = co_await stream.next()) {
                     ++seen;
@@ -202,7 +202,7 @@ int main(int argc, char** argv)
                     }
                 }
                 // Finished conversations are not what "RSS per concurrent invocation" measures.
-                co_await sessions->delete_session("bench", "u", s.id);
+                co_await sessions->delete_session({"bench", "u", s.id});
             } catch (const std::exception& e) {
                 if (first_error.empty())
                     first_error = e.what();

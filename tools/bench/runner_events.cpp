@@ -51,7 +51,7 @@ double round_rate(int invocations, int per_invocation, bool partial)
     auto body = [&]() -> asio::awaitable<void> {
         auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < invocations; ++i) {
-            adk::Session s = co_await sessions->create_session("bench", "u");
+            adk::Session s = co_await sessions->create_session({"bench", "u"});
             auto events = co_await runner.run("u", s.id, adk::Content::user("go"));
             while (auto ev = co_await events.next())
                 ++received;

@@ -7,6 +7,7 @@
 #include <adk/agents/invocation_context.hpp>
 #include <adk/agents/llm_agent.hpp>
 #include <adk/artifacts/artifact_service.hpp>
+#include <adk/artifacts/in_memory_artifact_service.hpp>
 #include <adk/agents/run_config.hpp>
 #include <adk/agents/workflow_agents.hpp>
 #include <adk/core/content.hpp>
@@ -17,6 +18,8 @@
 #include <adk/core/strands.hpp>
 #include <adk/flow/contents.hpp>
 #include <adk/flow/instruction_template.hpp>
+#include <adk/memory/in_memory_memory_service.hpp>
+#include <adk/memory/memory_service.hpp>
 #include <adk/models/llm_request.hpp>
 #include <adk/models/llm_response.hpp>
 #include <adk/models/model.hpp>

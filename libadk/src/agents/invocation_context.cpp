@@ -4,7 +4,6 @@
 #include <adk/core/ids.hpp>
 #include <adk/core/stream.hpp>
 #include <adk/sessions/session_service.hpp>
-#include <adk/sessions/state.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
@@ -70,16 +69,11 @@ Invocation::~Invocation() = default;
 
 asio::awaitable<void> Invocation::commit(Event& event)
 {
-    for (const auto& kv : event.actions.state_delta)
-        validate_state_key(kv.key());  // temp: keys too, before anything moves
     if (event.content)
         check_inline_data(*event.content);
     co_await commit_order_->wait_turn();
     CommitOrder::Turn turn(*commit_order_);
-    json::object temp = SessionService::take_temp_state(event);
-    co_await options.session_service->persist_event(options.session, event);  // reads only the ids
-    std::lock_guard lock(session_mutex);
-    SessionService::apply_event(options.session, event, temp);
+    co_await options.session_service->append_event(options.session, event, session_mutex);
 }
 
 }  // namespace detail

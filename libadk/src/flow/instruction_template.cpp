@@ -87,7 +87,7 @@ asio::awaitable<std::string> inject_session_state(std::string_view instruction, 
                                                         "} but the Runner has no artifact service: set "
                                                         "RunnerOptions::artifact_service");
             std::optional<Part> artifact = co_await ic.artifact_service()->load_artifact(
-                ic.app_name(), ic.user_id(), ic.session_id(), filename, std::nullopt);
+                {ic.app_name(), ic.user_id(), ic.session_id(), filename});
             if (!artifact) {
                 if (optional)
                     continue;

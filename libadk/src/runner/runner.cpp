@@ -172,12 +172,11 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         throw Error(errc::invalid_argument,
                     "RunRequest::invocation_id asks to resume invocation '" + *request.invocation_id +
                         "', which is not supported yet: leave it empty to start a new invocation");
-    for (const auto& kv : request.state_delta)
-        validate_state_key(kv.key());
+    validate_state_keys(request.state_delta);
     const std::string& user_id = request.user_id;
     const std::string& session_id = request.session_id;
     std::optional<Session> session =
-        co_await options_.session_service->get_session(options_.app_name, user_id, session_id);
+        co_await options_.session_service->get_session({options_.app_name, user_id, session_id});
     if (!session)
         throw Error(errc::not_found, "session '" + session_id + "' of user '" + user_id + "' in app '" +
                                          options_.app_name +

@@ -9,104 +9,91 @@ namespace adk {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix)
+std::string describe(const SessionKey& key)
 {
-    return s.substr(0, prefix.size()) == prefix;
+    return "session '" + key.session_id + "' of user '" + key.user_id + "' in app '" + key.app_name + "'";
 }
 
-void validate_keys(const json::object& state)
+void assign_all(json::object& into, json::object& from)
 {
-    for (const auto& kv : state)
-        validate_state_key(kv.key());
-}
-
-std::string describe(const std::string& app, const std::string& user, const std::string& id)
-{
-    return "session '" + id + "' of user '" + user + "' in app '" + app + "'";
+    for (auto& kv : from)
+        into[kv.key()] = std::move(kv.value());
 }
 
 }  // namespace
 
+Session* InMemorySessionService::find(const SessionKey& key)
+{
+    if (auto app = sessions_.find(key.app_name); app != sessions_.end())
+        if (auto user = app->second.find(key.user_id); user != app->second.end())
+            if (auto it = user->second.find(key.session_id); it != user->second.end())
+                return &it->second;
+    return nullptr;
+}
+
 void InMemorySessionService::apply_delta(Session& stored, const json::object& delta)
 {
-    for (const auto& kv : delta) {
-        std::string_view key = kv.key();
-        if (starts_with(key, app_state_prefix))
-            app_state_[stored.app_name][key.substr(app_state_prefix.size())] = kv.value();
-        else if (starts_with(key, user_state_prefix))
-            user_state_[stored.app_name][stored.user_id][key.substr(user_state_prefix.size())] = kv.value();
-        else if (!starts_with(key, temp_state_prefix))
-            stored.state[key] = kv.value();
-    }
+    ScopedState scoped = split_state_delta(delta);
+    if (!scoped.app.empty())
+        assign_all(app_state_[stored.app_name], scoped.app);
+    if (!scoped.user.empty())
+        assign_all(user_state_[stored.app_name][stored.user_id], scoped.user);
+    assign_all(stored.state, scoped.session);
 }
 
 Session InMemorySessionService::merged(const Session& s) const
 {
-    Session out = s;
-    if (auto app = app_state_.find(s.app_name); app != app_state_.end())
-        for (const auto& kv : app->second)
-            out.state[std::string(app_state_prefix) + std::string(kv.key())] = kv.value();
-    if (auto app = user_state_.find(s.app_name); app != user_state_.end())
-        if (auto user = app->second.find(s.user_id); user != app->second.end())
-            for (const auto& kv : user->second)
-                out.state[std::string(user_state_prefix) + std::string(kv.key())] = kv.value();
+    static const json::object none;
+    auto app = app_state_.find(s.app_name);
+    const json::object* user = &none;
+    if (auto users = user_state_.find(s.app_name); users != user_state_.end())
+        if (auto it = users->second.find(s.user_id); it != users->second.end())
+            user = &it->second;
+    Session out(s.id, s.app_name, s.user_id);
+    out.state = merge_state(app == app_state_.end() ? none : app->second, *user, s.state);
+    out.events = s.events;
+    out.last_update_time = s.last_update_time;
     return out;
 }
 
-asio::awaitable<Session> InMemorySessionService::do_create_session(std::string app_name, std::string user_id,
-                                                                   std::string session_id, json::object state)
+asio::awaitable<Session> InMemorySessionService::do_create_session(CreateSessionRequest request)
 {
-    if (app_name.empty() || user_id.empty())
-        throw Error(errc::invalid_argument, "create_session needs an app name and a user id; got app '" +
-                                                app_name + "' and user '" + user_id + "'");
-    validate_keys(state);
-    if (session_id.empty())
-        session_id = new_uuid();
     std::lock_guard lock(mutex_);
-    auto& by_id = sessions_[app_name][user_id];
-    if (by_id.count(session_id))
-        throw Error(errc::already_exists, describe(app_name, user_id, session_id) +
-                                              " already exists: choose another id, or get_session to resume it");
-    Session s(session_id, app_name, user_id);
+    auto& by_id = sessions_[request.app_name][request.user_id];
+    if (by_id.count(request.session_id))
+        throw Error(errc::already_exists,
+                    describe(SessionKey(request.app_name, request.user_id, request.session_id)) +
+                        " already exists: choose another id, or get_session to resume it");
+    Session s(request.session_id, request.app_name, request.user_id);
     s.last_update_time = now_seconds();
-    apply_delta(s, state);
-    auto& stored = by_id.emplace(session_id, std::move(s)).first->second;
+    apply_delta(s, request.state);
+    auto& stored = by_id.emplace(request.session_id, std::move(s)).first->second;
     co_return merged(stored);
 }
 
-asio::awaitable<std::optional<Session>> InMemorySessionService::do_get_session(std::string app_name,
-                                                                               std::string user_id,
-                                                                               std::string session_id,
-                                                                               GetSessionConfig config)
+asio::awaitable<std::optional<Session>> InMemorySessionService::do_get_session(GetSessionRequest request)
 {
     std::lock_guard lock(mutex_);
-    auto app = sessions_.find(app_name);
-    if (app == sessions_.end())
+    const Session* stored = find(request.key);
+    if (!stored)
         co_return std::nullopt;
-    auto user = app->second.find(user_id);
-    if (user == app->second.end())
-        co_return std::nullopt;
-    auto it = user->second.find(session_id);
-    if (it == user->second.end())
-        co_return std::nullopt;
-    Session s = merged(it->second);
-    if (config.after_timestamp) {
-        double after = *config.after_timestamp;
+    Session s = merged(*stored);
+    if (request.after_timestamp) {
+        double after = *request.after_timestamp;
         std::erase_if(s.events, [after](const Event& e) { return e.timestamp < after; });
     }
-    if (config.num_recent_events && s.events.size() > *config.num_recent_events)
+    if (request.num_recent_events && s.events.size() > *request.num_recent_events)
         s.events.erase(s.events.begin(),
-                       s.events.end() - static_cast<std::ptrdiff_t>(*config.num_recent_events));
+                       s.events.end() - static_cast<std::ptrdiff_t>(*request.num_recent_events));
     co_return s;
 }
 
-asio::awaitable<std::vector<Session>> InMemorySessionService::do_list_sessions(std::string app_name,
-                                                                               std::string user_id)
+asio::awaitable<std::vector<Session>> InMemorySessionService::do_list_sessions(ListSessionsRequest request)
 {
     std::vector<Session> out;
     std::lock_guard lock(mutex_);
-    if (auto app = sessions_.find(app_name); app != sessions_.end()) {
-        if (auto user = app->second.find(user_id); user != app->second.end()) {
+    if (auto app = sessions_.find(request.app_name); app != sessions_.end()) {
+        if (auto user = app->second.find(request.user_id); user != app->second.end()) {
             for (const auto& [id, s] : user->second) {
                 Session copy(s.id, s.app_name, s.user_id);
                 copy.state = s.state;
@@ -118,31 +105,26 @@ asio::awaitable<std::vector<Session>> InMemorySessionService::do_list_sessions(s
     co_return out;
 }
 
-asio::awaitable<void> InMemorySessionService::do_delete_session(std::string app_name, std::string user_id,
-                                                                std::string session_id)
+asio::awaitable<void> InMemorySessionService::do_delete_session(DeleteSessionRequest request)
 {
     std::lock_guard lock(mutex_);
-    if (auto app = sessions_.find(app_name); app != sessions_.end())
-        if (auto user = app->second.find(user_id); user != app->second.end())
-            user->second.erase(session_id);
+    if (auto app = sessions_.find(request.key.app_name); app != sessions_.end())
+        if (auto user = app->second.find(request.key.user_id); user != app->second.end())
+            user->second.erase(request.key.session_id);
     co_return;
 }
 
-asio::awaitable<void> InMemorySessionService::do_append_event(const Session& session, Event& event)
+asio::awaitable<void> InMemorySessionService::do_append_event(AppendEventRequest request)
 {
     std::lock_guard lock(mutex_);
-    Session* stored = nullptr;
-    if (auto app = sessions_.find(session.app_name); app != sessions_.end())
-        if (auto user = app->second.find(session.user_id); user != app->second.end())
-            if (auto it = user->second.find(session.id); it != user->second.end())
-                stored = &it->second;
+    Session* stored = find(request.key);
     if (!stored)
-        throw Error(errc::not_found, describe(session.app_name, session.user_id, session.id) +
+        throw Error(errc::not_found, describe(request.key) +
                                          " does not exist (was it deleted?): the event was not stored; create "
                                          "the session again before running");
-    apply_delta(*stored, event.actions.state_delta);
-    stored->events.push_back(event);
-    stored->last_update_time = event.timestamp;
+    apply_delta(*stored, request.event.actions.state_delta);
+    stored->events.push_back(request.event);
+    stored->last_update_time = request.event.timestamp;
     co_return;
 }
 

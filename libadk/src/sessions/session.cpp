@@ -9,6 +9,11 @@
 
 namespace adk {
 
+SessionKey::SessionKey(std::string app_name_, std::string user_id_, std::string session_id_)
+    : app_name(std::move(app_name_)), user_id(std::move(user_id_)), session_id(std::move(session_id_))
+{
+}
+
 Session::Session(std::string id_, std::string app_name_, std::string user_id_)
     : id(std::move(id_)), app_name(std::move(app_name_)), user_id(std::move(user_id_))
 {

@@ -1,29 +1,46 @@
+#include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 
 namespace adk {
 
-namespace {
-bool is_temp(std::string_view key)
+CreateSessionRequest::CreateSessionRequest(std::string app_name_, std::string user_id_, std::string session_id_,
+                                           json::object state_)
+    : app_name(std::move(app_name_)), user_id(std::move(user_id_)), session_id(std::move(session_id_)),
+      state(std::move(state_))
 {
-    return key.substr(0, temp_state_prefix.size()) == temp_state_prefix;
 }
-}  // namespace
 
-json::object SessionService::take_temp_state(Event& event)
+GetSessionRequest::GetSessionRequest(SessionKey key_) : key(std::move(key_)) {}
+
+GetSessionRequest::GetSessionRequest(std::string app_name, std::string user_id, std::string session_id)
+    : key(std::move(app_name), std::move(user_id), std::move(session_id))
 {
-    json::object temp;
-    json::object& delta = event.actions.state_delta;
-    for (auto it = delta.begin(); it != delta.end();) {
-        if (is_temp(it->key())) {
-            temp.emplace(it->key(), std::move(it->value()));
-            it = delta.erase(it);
-        } else {
-            ++it;
-        }
-    }
-    return temp;
+}
+
+ListSessionsRequest::ListSessionsRequest(std::string app_name_, std::string user_id_)
+    : app_name(std::move(app_name_)), user_id(std::move(user_id_))
+{
+}
+
+DeleteSessionRequest::DeleteSessionRequest(SessionKey key_) : key(std::move(key_)) {}
+
+DeleteSessionRequest::DeleteSessionRequest(std::string app_name, std::string user_id, std::string session_id)
+    : key(std::move(app_name), std::move(user_id), std::move(session_id))
+{
+}
+
+asio::awaitable<Session> SessionService::create_session(CreateSessionRequest request)
+{
+    if (request.app_name.empty() || request.user_id.empty())
+        throw Error(errc::invalid_argument, "create_session needs an app name and a user id; got app '" +
+                                                request.app_name + "' and user '" + request.user_id + "'");
+    validate_state_keys(request.state);
+    take_temp_state(request.state);
+    if (request.session_id.empty())
+        request.session_id = new_uuid();
+    co_return co_await do_create_session(std::move(request));
 }
 
 void SessionService::apply_event(Session& session, const Event& event, const json::object& temp_state)
@@ -36,24 +53,30 @@ void SessionService::apply_event(Session& session, const Event& event, const jso
     session.last_update_time = event.timestamp;
 }
 
-asio::awaitable<void> SessionService::persist_event(const Session& session, Event& event)
+asio::awaitable<void> SessionService::append_event(Session& session, Event& event, std::mutex& session_mutex)
 {
-    for (const auto& kv : event.actions.state_delta)
-        validate_state_key(kv.key());
+    if (event.partial)
+        co_return;
+    validate_state_keys(event.actions.state_delta);  // temp: keys too, before anything moves
+    json::object temp = take_temp_state(event.actions.state_delta);
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();
-    return do_append_event(session, event);
+    AppendEventRequest request(session.key(), event);
+    try {
+        co_await do_append_event(std::move(request));
+    } catch (...) {
+        for (auto& kv : temp)  // a refused event changes nothing: its temp: keys go back
+            event.actions.state_delta[kv.key()] = std::move(kv.value());
+        throw;
+    }
+    std::lock_guard lock(session_mutex);
+    apply_event(session, event, temp);
 }
 
 asio::awaitable<void> SessionService::append_event(Session& session, Event& event)
 {
-    if (event.partial)
-        co_return;
-    for (const auto& kv : event.actions.state_delta)
-        validate_state_key(kv.key());  // before anything moves: a refused event changes nothing
-    json::object temp = take_temp_state(event);
-    co_await persist_event(session, event);
-    apply_event(session, event, temp);
+    std::mutex unshared;
+    co_await append_event(session, event, unshared);
 }
 
 }  // namespace adk

@@ -35,3 +35,69 @@ void validate_state_key(std::string_view key)
 }
 
 }  // namespace adk
+
+namespace adk {
+
+namespace {
+
+bool has_prefix(std::string_view key, std::string_view prefix)
+{
+    return key.substr(0, prefix.size()) == prefix;
+}
+
+void add_with_prefix(json::object& out, std::string_view prefix, const json::object& scope)
+{
+    std::string key(prefix);
+    for (const auto& kv : scope) {
+        key.resize(prefix.size());
+        key += kv.key();
+        out[key] = kv.value();
+    }
+}
+
+}  // namespace
+
+void validate_state_keys(const json::object& state)
+{
+    for (const auto& kv : state)
+        validate_state_key(kv.key());
+}
+
+ScopedState split_state_delta(const json::object& delta)
+{
+    ScopedState out;
+    for (const auto& kv : delta) {
+        std::string_view key = kv.key();
+        if (has_prefix(key, app_state_prefix))
+            out.app[key.substr(app_state_prefix.size())] = kv.value();
+        else if (has_prefix(key, user_state_prefix))
+            out.user[key.substr(user_state_prefix.size())] = kv.value();
+        else if (!has_prefix(key, temp_state_prefix))
+            out.session[key] = kv.value();
+    }
+    return out;
+}
+
+json::object merge_state(const json::object& app, const json::object& user, const json::object& session)
+{
+    json::object out = session;
+    add_with_prefix(out, app_state_prefix, app);
+    add_with_prefix(out, user_state_prefix, user);
+    return out;
+}
+
+json::object take_temp_state(json::object& delta)
+{
+    json::object temp;
+    for (auto it = delta.begin(); it != delta.end();) {
+        if (has_prefix(it->key(), temp_state_prefix)) {
+            temp.emplace(it->key(), std::move(it->value()));
+            it = delta.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    return temp;
+}
+
+}  // namespace adk

@@ -66,7 +66,7 @@ asio::awaitable<json::value> AgentTool::run(ToolContext& ctx, json::object args)
     auto sessions = std::make_shared<InMemorySessionService>();
     Runner runner({.app_name = agent_->name(), .agent = agent_, .session_service = sessions,
                    .artifact_service = parent.artifact_service(), .memory_service = parent.memory_service()});
-    Session session = co_await sessions->create_session(agent_->name(), parent.user_id(), {}, std::move(state));
+    Session session = co_await sessions->create_session({agent_->name(), parent.user_id(), {}, std::move(state)});
     auto events = co_await runner.run(parent.user_id(), session.id, Content::user(request), parent.run_config());
 
     std::optional<Content> last;

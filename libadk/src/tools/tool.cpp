@@ -26,8 +26,8 @@ ArtifactService& artifacts_of(const InvocationContext& ctx)
 asio::awaitable<std::int64_t> ToolContext::save_artifact(std::string filename, Part artifact)
 {
     const InvocationContext& ctx = invocation_context();
-    std::int64_t version = co_await artifacts_of(ctx).save_artifact(ctx.app_name(), ctx.user_id(), ctx.session_id(),
-                                                                    filename, std::move(artifact));
+    std::int64_t version = co_await artifacts_of(ctx).save_artifact(
+        {ctx.app_name(), ctx.user_id(), ctx.session_id(), filename}, std::move(artifact));
     actions().artifact_delta[filename] = version;
     co_return version;
 }
@@ -36,8 +36,8 @@ asio::awaitable<std::optional<Part>> ToolContext::load_artifact(std::string file
                                                                 std::optional<std::int64_t> version)
 {
     const InvocationContext& ctx = invocation_context();
-    co_return co_await artifacts_of(ctx).load_artifact(ctx.app_name(), ctx.user_id(), ctx.session_id(),
-                                                       std::move(filename), version);
+    co_return co_await artifacts_of(ctx).load_artifact(
+        {ctx.app_name(), ctx.user_id(), ctx.session_id(), std::move(filename)}, version);
 }
 
 Tool::Tool(std::string name, std::string description, bool is_long_running)

@@ -33,7 +33,7 @@ namespace asio = boost::asio;
 
 class Agent;
 class SessionService;
-class ArtifactService;  // the artifacts issue defines these services
+class ArtifactService;
 class MemoryService;
 class Plugin;
 

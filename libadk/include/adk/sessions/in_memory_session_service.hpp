@@ -1,5 +1,5 @@
 // InMemorySessionService: sessions in this process's memory, safe for concurrent use from any thread.
-// Everything is lost when the process exits; use the SQLite service to keep it.
+// Everything is lost when the process exits.
 #pragma once
 
 #include <adk/sessions/session_service.hpp>
@@ -12,16 +12,15 @@ namespace adk {
 
 class InMemorySessionService final : public SessionService {
 protected:
-    asio::awaitable<Session> do_create_session(std::string app_name, std::string user_id, std::string session_id,
-                                               json::object state) override;
-    asio::awaitable<std::optional<Session>> do_get_session(std::string app_name, std::string user_id,
-                                                           std::string session_id, GetSessionConfig config) override;
-    asio::awaitable<std::vector<Session>> do_list_sessions(std::string app_name, std::string user_id) override;
-    asio::awaitable<void> do_delete_session(std::string app_name, std::string user_id,
-                                            std::string session_id) override;
-    asio::awaitable<void> do_append_event(const Session& session, Event& event) override;
+    asio::awaitable<Session> do_create_session(CreateSessionRequest request) override;
+    asio::awaitable<std::optional<Session>> do_get_session(GetSessionRequest request) override;
+    asio::awaitable<std::vector<Session>> do_list_sessions(ListSessionsRequest request) override;
+    asio::awaitable<void> do_delete_session(DeleteSessionRequest request) override;
+    asio::awaitable<void> do_append_event(AppendEventRequest request) override;
 
 private:
+    // The stored session named by `key`, or null. Caller holds mutex_.
+    Session* find(const SessionKey& key);
     // The stored copy of `s` with app: and user: state merged in. Caller holds mutex_.
     Session merged(const Session& s) const;
     // Applies a state delta (no temp: keys) to the shared stores and to `stored`. Caller holds mutex_.

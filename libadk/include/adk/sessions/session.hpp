@@ -11,6 +11,21 @@
 
 namespace adk {
 
+// Which session: what a service needs to find one.
+class SessionKey {
+public:
+    SessionKey() = default;
+    SessionKey(std::string app_name_, std::string user_id_, std::string session_id_);
+
+    std::string app_name;
+    std::string user_id;
+    std::string session_id;
+
+    friend bool operator==(const SessionKey&, const SessionKey&) = default;
+};
+
+static_assert(!std::is_aggregate_v<SessionKey>);
+
 class Session {
 public:
     Session() = default;
@@ -22,6 +37,8 @@ public:
     json::object state;  // session keys, plus app: and user: keys merged in when read from a service
     std::vector<Event> events;
     double last_update_time = 0;  // seconds since the epoch
+
+    SessionKey key() const { return SessionKey(app_name, user_id, id); }
 
     friend bool operator==(const Session&, const Session&) = default;
 };

@@ -1,8 +1,17 @@
 // SessionService: where sessions, their events and their state live.
 //
 // DESIGN: every operation is an awaitable so that SQLite and PostgreSQL services can do real I/O. The
-// public functions are non-virtual and forward to protected virtuals (Boost.MySQL's style for default
-// arguments): callers get the defaults whatever the static type of the service.
+// public functions are non-virtual and forward to protected virtuals (Boost.MySQL's style): what every
+// backend must do alike happens once, here, before a backend is called:
+//   - state keys are validated (validate_state_key), temp: keys are dropped, a missing session id or
+//     timestamp is filled in;
+//   - the caller's copy of the session gets the event and its state changes (apply_event).
+// A backend stores and reads; it splits and merges the state scopes with the helpers of state.hpp.
+// Each operation takes a request object, so that a field can be added without breaking a caller or a
+// backend. The requests have constructors for the common case:
+//   co_await sessions->create_session({"app", "alice"});
+//   co_await sessions->get_session({"app", "alice", id});
+// Every backend must pass the conformance suite in tests/conformance/session_service_suite.hpp.
 #pragma once
 
 #include <adk/core/event.hpp>
@@ -11,6 +20,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -20,78 +30,110 @@ namespace adk {
 
 namespace asio = boost::asio;
 
-// Limits what get_session returns.
-class GetSessionConfig {
+class CreateSessionRequest {
 public:
-    GetSessionConfig() = default;
+    CreateSessionRequest(std::string app_name_, std::string user_id_, std::string session_id_ = {},
+                         json::object state_ = {});
+
+    std::string app_name;
+    std::string user_id;
+    std::string session_id;  // a fresh UUID when empty
+    json::object state;      // app:, user: and session keys; temp: keys are dropped
+};
+
+class GetSessionRequest {
+public:
+    GetSessionRequest(SessionKey key_);  // NOLINT(google-explicit-constructor): {app, user, id} reads well
+    GetSessionRequest(std::string app_name, std::string user_id, std::string session_id);
+
+    SessionKey key;
     std::optional<std::size_t> num_recent_events;  // keep only the last N events
     std::optional<double> after_timestamp;         // keep only events at or after this time
 };
-static_assert(!std::is_aggregate_v<GetSessionConfig>);
+
+class ListSessionsRequest {
+public:
+    ListSessionsRequest(std::string app_name_, std::string user_id_);
+
+    std::string app_name;
+    std::string user_id;
+};
+
+class DeleteSessionRequest {
+public:
+    DeleteSessionRequest(SessionKey key_);  // NOLINT(google-explicit-constructor)
+    DeleteSessionRequest(std::string app_name, std::string user_id, std::string session_id);
+
+    SessionKey key;
+};
+
+// What a backend stores: `event` has valid state keys and no temp: keys, and its timestamp is set.
+class AppendEventRequest {
+public:
+    AppendEventRequest(SessionKey key_, Event& event_) : key(std::move(key_)), event(event_) {}
+
+    SessionKey key;
+    Event& event;
+};
+
+static_assert(!std::is_aggregate_v<CreateSessionRequest> && !std::is_aggregate_v<GetSessionRequest> &&
+              !std::is_aggregate_v<ListSessionsRequest> && !std::is_aggregate_v<DeleteSessionRequest> &&
+              !std::is_aggregate_v<AppendEventRequest>);
 
 class SessionService {
 public:
     virtual ~SessionService() = default;
 
-    // Creates a session; a fresh UUID when `session_id` is empty. `state` may hold app:, user: and
-    // session keys (temp: keys are dropped). Throws adk::Error (already_exists) when the id is taken.
-    asio::awaitable<Session> create_session(std::string app_name, std::string user_id, std::string session_id = {},
-                                            json::object state = {})
-    {
-        return do_create_session(std::move(app_name), std::move(user_id), std::move(session_id),
-                                 std::move(state));
-    }
+    // Creates a session. Throws adk::Error: invalid_argument for an empty app name or user id or an
+    // invalid state key, already_exists when the id is taken.
+    asio::awaitable<Session> create_session(CreateSessionRequest request);
 
     // The session with its events and its state (app: and user: keys merged in), or nullopt.
-    asio::awaitable<std::optional<Session>> get_session(std::string app_name, std::string user_id,
-                                                        std::string session_id, GetSessionConfig config = {})
+    asio::awaitable<std::optional<Session>> get_session(GetSessionRequest request)
     {
-        return do_get_session(std::move(app_name), std::move(user_id), std::move(session_id), std::move(config));
+        return do_get_session(std::move(request));
     }
 
     // The user's sessions in this app, without their events.
-    asio::awaitable<std::vector<Session>> list_sessions(std::string app_name, std::string user_id)
+    asio::awaitable<std::vector<Session>> list_sessions(ListSessionsRequest request)
     {
-        return do_list_sessions(std::move(app_name), std::move(user_id));
+        return do_list_sessions(std::move(request));
     }
 
     // Deleting a session that does not exist is not an error.
-    asio::awaitable<void> delete_session(std::string app_name, std::string user_id, std::string session_id)
+    asio::awaitable<void> delete_session(DeleteSessionRequest request)
     {
-        return do_delete_session(std::move(app_name), std::move(user_id), std::move(session_id));
+        return do_delete_session(std::move(request));
     }
 
     // Stores a non-partial event and applies its stateDelta, both to the stored session and to
     // `session` (the caller's copy, which also sees temp: keys). Partial events are left alone.
     // On return `event` is what was stored: temp: keys are gone from its stateDelta, and a missing
-    // timestamp is set. Throws adk::Error for an invalid state key or a session that no longer exists;
-    // nothing is stored then.
+    // timestamp is set. Throws adk::Error for an invalid state key (temp: keys too) or a session that no
+    // longer exists; nothing is stored and nothing changes then.
     //
     // DESIGN: ADK returns the event; here the caller's event is updated in place, because every event an
     // agent emits passes through this call and each move of an Event costs (it holds several JSON objects).
     asio::awaitable<void> append_event(Session& session, Event& event);
 
-    // The two halves of append_event, for a caller that guards its copy of the session itself (an
-    // invocation whose parallel branches commit from several threads):
-    //   json::object temp = take_temp_state(event);   // temp: keys are never stored
-    //   co_await persist_event(session, event);        // reads only the session's id, app and user
-    //   apply_event(session, event, temp);             // synchronous: under the caller's lock
-    asio::awaitable<void> persist_event(const Session& session, Event& event);
-    static json::object take_temp_state(Event& event);
+    // The same, for a caller whose copy of the session is shared by several threads (an invocation whose
+    // parallel branches commit at once): `session` is changed under `session_mutex`, and only after the
+    // backend stored the event. The session's ids are read without the lock: they never change.
+    asio::awaitable<void> append_event(Session& session, Event& event, std::mutex& session_mutex);
+
+    // The caller's side of append_event: the event's stateDelta and `temp_state` (the temp: keys taken
+    // from it) applied to `session`, and the event appended.
     static void apply_event(Session& session, const Event& event, const json::object& temp_state);
 
 protected:
-    virtual asio::awaitable<Session> do_create_session(std::string app_name, std::string user_id,
-                                                       std::string session_id, json::object state) = 0;
-    virtual asio::awaitable<std::optional<Session>> do_get_session(std::string app_name, std::string user_id,
-                                                                   std::string session_id,
-                                                                   GetSessionConfig config) = 0;
-    virtual asio::awaitable<std::vector<Session>> do_list_sessions(std::string app_name, std::string user_id) = 0;
-    virtual asio::awaitable<void> do_delete_session(std::string app_name, std::string user_id,
-                                                    std::string session_id) = 0;
-    // Stores the event (no temp: keys, timestamp set, keys validated) in the session named by
-    // session.id, app_name and user_id, and applies its stateDelta to what is stored.
-    virtual asio::awaitable<void> do_append_event(const Session& session, Event& event) = 0;
+    // Called with a session id and valid state keys.
+    virtual asio::awaitable<Session> do_create_session(CreateSessionRequest request) = 0;
+    virtual asio::awaitable<std::optional<Session>> do_get_session(GetSessionRequest request) = 0;
+    virtual asio::awaitable<std::vector<Session>> do_list_sessions(ListSessionsRequest request) = 0;
+    virtual asio::awaitable<void> do_delete_session(DeleteSessionRequest request) = 0;
+    // Stores the event in the session the key names, and applies its stateDelta to what is stored
+    // (split_state_delta). Throws adk::Error (not_found) when there is no such session.
+    virtual asio::awaitable<void> do_append_event(AppendEventRequest request) = 0;
 };
 
 }  // namespace adk

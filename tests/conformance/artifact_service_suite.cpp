@@ -1,0 +1,128 @@
+#include "conformance/artifact_service_suite.hpp"
+
+#include <adk/core/error.hpp>
+
+#include "support/run.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+namespace adk::test {
+
+namespace {
+
+std::optional<std::string> text_of(const std::optional<Part>& part)
+{
+    if (!part || !part->text)
+        return std::nullopt;
+    return *part->text;
+}
+
+void versions(ArtifactService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        ArtifactKey notes("app", "u", "s", "notes.txt");
+        std::int64_t v0 = co_await svc.save_artifact(notes, Part::from_text("first"));
+        std::int64_t v1 = co_await svc.save_artifact(notes, Part::from_text("second"));
+        CHECK(v0 == 0);
+        CHECK(v1 == 1);
+        auto latest = co_await svc.load_artifact(notes);
+        CHECK(text_of(latest) == "second");
+        auto first = co_await svc.load_artifact(notes, 0);
+        CHECK(text_of(first) == "first");
+        auto past_end = co_await svc.load_artifact(notes, 2);
+        CHECK(!past_end);
+        auto negative = co_await svc.load_artifact(notes, -1);
+        CHECK(!negative);
+        auto listed = co_await svc.list_versions(notes);
+        CHECK(listed == std::vector<std::int64_t>{0, 1});
+
+        Part png = Part::from_bytes(std::string("\x89PNG\0\x01", 6), "image/png");
+        co_await svc.save_artifact({"app", "u", "s", "logo.png"}, png);
+        auto loaded = co_await svc.load_artifact({"app", "u", "s", "logo.png"});
+        REQUIRE(loaded);
+        CHECK(*loaded == png);  // bytes and MIME type, exactly
+
+        auto missing = co_await svc.load_artifact({"app", "u", "s", "missing.txt"});
+        CHECK(!missing);
+        auto no_versions = co_await svc.list_versions({"app", "u", "s", "missing.txt"});
+        CHECK(no_versions.empty());
+        auto other_session = co_await svc.load_artifact({"app", "u", "other", "notes.txt"});
+        CHECK(!other_session);
+        auto other_user = co_await svc.load_artifact({"app", "v", "s", "notes.txt"});
+        CHECK(!other_user);
+        auto other_app = co_await svc.load_artifact({"other", "u", "s", "notes.txt"});
+        CHECK(!other_app);
+
+        bool refused = false;
+        try {
+            co_await svc.save_artifact({"app", "u", "s", ""}, Part::from_text("x"));
+        } catch (const Error& e) {
+            refused = e.code() == errc::invalid_argument;
+        }
+        CHECK(refused);
+    }());
+}
+
+void scopes_and_listing(ArtifactService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        co_await svc.save_artifact({"app", "u", "s1", "b.txt"}, Part::from_text("b"));
+        co_await svc.save_artifact({"app", "u", "s1", "a.txt"}, Part::from_text("a"));
+        co_await svc.save_artifact({"app", "u", "s1", "user:profile"}, Part::from_text("shared"));
+        co_await svc.save_artifact({"app", "u", "s2", "c.txt"}, Part::from_text("c"));
+        co_await svc.save_artifact({"app", "v", "s1", "d.txt"}, Part::from_text("d"));
+
+        auto s1 = co_await svc.list_artifact_keys({"app", "u", "s1"});
+        CHECK(s1 == std::vector<std::string>{"a.txt", "b.txt", "user:profile"});
+        auto s2 = co_await svc.list_artifact_keys({"app", "u", "s2"});
+        CHECK(s2 == std::vector<std::string>{"c.txt", "user:profile"});
+        auto other_user = co_await svc.list_artifact_keys({"app", "v", "s1"});
+        CHECK(other_user == std::vector<std::string>{"d.txt"});
+        auto empty = co_await svc.list_artifact_keys({"app", "nobody", "s"});
+        CHECK(empty.empty());
+
+        // A user: file is the user's: every session sees the same versions.
+        std::int64_t v = co_await svc.save_artifact({"app", "u", "s2", "user:profile"}, Part::from_text("newer"));
+        CHECK(v == 1);
+        auto from_s1 = co_await svc.load_artifact({"app", "u", "s1", "user:profile"});
+        CHECK(text_of(from_s1) == "newer");
+        auto from_v = co_await svc.load_artifact({"app", "v", "s1", "user:profile"});
+        CHECK(!from_v);
+
+        co_await svc.delete_artifact({"app", "u", "s1", "b.txt"});
+        co_await svc.delete_artifact({"app", "u", "s1", "b.txt"});  // twice is fine
+        auto after_delete = co_await svc.list_artifact_keys({"app", "u", "s1"});
+        CHECK(after_delete == std::vector<std::string>{"a.txt", "user:profile"});
+        auto deleted = co_await svc.load_artifact({"app", "u", "s1", "b.txt"});
+        CHECK(!deleted);
+        auto deleted_versions = co_await svc.list_versions({"app", "u", "s1", "b.txt"});
+        CHECK(deleted_versions.empty());
+        std::int64_t restarted = co_await svc.save_artifact({"app", "u", "s1", "b.txt"}, Part::from_text("b2"));
+        CHECK(restarted == 0);  // a deleted file's versions start again
+
+        co_await svc.delete_artifact({"app", "u", "s2", "user:profile"});
+        auto shared_gone = co_await svc.load_artifact({"app", "u", "s1", "user:profile"});
+        CHECK(!shared_gone);
+    }());
+}
+
+}  // namespace
+
+void artifact_service_suite(const ArtifactServiceFactory& make)
+{
+    SECTION("versions: saved from 0, the latest or a given one loaded, bytes kept exactly")
+    {
+        versions(*make());
+    }
+    SECTION("scopes: a session's files, the user's user: files shared by its sessions, listing, deleting")
+    {
+        scopes_and_listing(*make());
+    }
+}
+
+}  // namespace adk::test

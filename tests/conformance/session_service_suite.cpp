@@ -1,0 +1,344 @@
+#include "conformance/session_service_suite.hpp"
+
+#include <adk/core/error.hpp>
+#include <adk/sessions/state.hpp>
+
+#include "support/run.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json/value_from.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <string>
+#include <vector>
+
+namespace adk::test {
+
+namespace {
+
+namespace json = boost::json;
+
+// The error an awaitable threw, or nullopt when it did not throw.
+template <class T>
+asio::awaitable<std::optional<Error>> error_of(asio::awaitable<T> aw)
+{
+    try {
+        co_await std::move(aw);
+    } catch (const Error& e) {
+        co_return e;
+    }
+    co_return std::nullopt;
+}
+
+Event text_event(std::string text, double timestamp = 0)
+{
+    Event e("agent", Content::model(std::move(text)));
+    e.invocation_id = "e-1";
+    e.timestamp = timestamp;
+    return e;
+}
+
+std::vector<std::string> texts(const Session& s)
+{
+    std::vector<std::string> out;
+    for (const auto& e : s.events)
+        out.push_back(e.text());
+    return out;
+}
+
+void creating(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        Session fixed = co_await svc.create_session({"app", "u", "fixed"});
+        CHECK(fixed.id == "fixed");
+        CHECK(fixed.app_name == "app");
+        CHECK(fixed.user_id == "u");
+        CHECK(fixed.events.empty());
+        CHECK(fixed.last_update_time > 1.6e9);
+        Session fresh = co_await svc.create_session({"app", "u"});
+        CHECK(fresh.id.size() == 36);  // a fresh UUID
+        Session other = co_await svc.create_session({"app", "u"});
+        CHECK(other.id != fresh.id);
+
+        auto duplicate = co_await error_of(svc.create_session({"app", "u", "fixed"}));
+        REQUIRE(duplicate);
+        CHECK(duplicate->code() == errc::already_exists);
+        CHECK_THAT(duplicate->message(), Catch::Contains("fixed") && Catch::Contains("already exists"));
+        auto no_app = co_await error_of(svc.create_session({"", "u"}));
+        REQUIRE(no_app);
+        CHECK(no_app->code() == errc::invalid_argument);
+        auto no_user = co_await error_of(svc.create_session({"app", ""}));
+        REQUIRE(no_user);
+        CHECK(no_user->code() == errc::invalid_argument);
+
+        json::object bad_state{{"fine", 1}, {"a/b", 1}};
+        auto bad_key = co_await error_of(svc.create_session({"app", "u", "bad", bad_state}));
+        REQUIRE(bad_key);
+        CHECK(bad_key->code() == errc::invalid_argument);
+        CHECK_THAT(bad_key->message(), Catch::Contains("a/b"));
+        auto half_created = co_await svc.get_session({"app", "u", "bad"});
+        CHECK(!half_created);  // nothing half-created
+
+        auto missing = co_await svc.get_session({"app", "u", "nobody"});
+        CHECK(!missing);
+        auto other_user = co_await svc.get_session({"app", "someone else", "fixed"});
+        CHECK(!other_user);
+        auto other_app = co_await svc.get_session({"another app", "u", "fixed"});
+        CHECK(!other_app);
+    }());
+}
+
+void state_scopes(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        json::object initial{{"app:theme", "dark"}, {"user:city", "Paris"}, {"plain", 1}, {"temp:gone", true}};
+        Session a = co_await svc.create_session({"app", "alice", "s1", initial});
+        CHECK(a.state.at("app:theme") == "dark");
+        CHECK(a.state.at("user:city") == "Paris");
+        CHECK(a.state.at("plain") == 1);
+        CHECK(!a.state.contains("temp:gone"));
+
+        Session a2 = co_await svc.create_session({"app", "alice"});
+        CHECK(a2.state.at("user:city") == "Paris");
+        CHECK(!a2.state.contains("plain"));
+        Session b = co_await svc.create_session({"app", "bob"});
+        CHECK(b.state.at("app:theme") == "dark");
+        CHECK(!b.state.contains("user:city"));
+        Session other = co_await svc.create_session({"other_app", "alice"});
+        CHECK(other.state.empty());
+
+        Event e = text_event("x");
+        e.actions.state_delta = {{"app:theme", "light"}, {"user:lang", "fr"}, {"temp:step", 3}, {"plain", 2}};
+        co_await svc.append_event(a, e);
+        CHECK(!e.actions.state_delta.contains("temp:step"));  // never persisted
+        CHECK(a.state.at("temp:step") == 3);                   // but the caller's copy sees it
+        CHECK(a.state.at("plain") == 2);
+
+        auto a_again = co_await svc.get_session({"app", "alice", "s1"});
+        REQUIRE(a_again);
+        CHECK(!a_again->state.contains("temp:step"));
+        CHECK(a_again->events.at(0).actions.state_delta.size() == 3);
+        CHECK(a_again->state.at("plain") == 2);
+        auto alice2 = co_await svc.get_session({"app", "alice", a2.id});
+        CHECK(alice2->state.at("user:lang") == "fr");
+        CHECK(!alice2->state.contains("plain"));
+        auto bob = co_await svc.get_session({"app", "bob", b.id});
+        CHECK(bob->state.at("app:theme") == "light");
+        CHECK(!bob->state.contains("user:lang"));
+        auto other_again = co_await svc.get_session({"other_app", "alice", other.id});
+        CHECK(other_again->state.empty());
+
+        // A value set to null is stored as null: ADK has no delete through a delta.
+        Event nulling = text_event("y");
+        nulling.actions.state_delta = {{"plain", nullptr}};
+        co_await svc.append_event(a, nulling);
+        auto nulled = co_await svc.get_session({"app", "alice", "s1"});
+        CHECK(nulled->state.at("plain").is_null());
+    }());
+}
+
+void appending(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        Session s = co_await svc.create_session({"app", "u", "s"});
+        double created = s.last_update_time;
+
+        Event partial = text_event("partial");
+        partial.partial = true;
+        co_await svc.append_event(s, partial);
+        CHECK(s.events.empty());
+
+        Event untimed = text_event("0");
+        co_await svc.append_event(s, untimed);
+        CHECK(untimed.timestamp > 1.6e9);  // a missing timestamp is set
+        for (int i = 1; i <= 5; ++i) {
+            Event e = text_event(std::to_string(i), 2e9 + i);
+            co_await svc.append_event(s, e);
+        }
+        CHECK(texts(s) == std::vector<std::string>{"0", "1", "2", "3", "4", "5"});
+
+        auto stored = co_await svc.get_session({"app", "u", "s"});
+        REQUIRE(stored);
+        CHECK(texts(*stored) == texts(s));  // the order they were appended in
+        CHECK(stored->last_update_time >= created);
+        for (std::size_t i = 0; i < s.events.size(); ++i)  // each event as it was stored, field for field
+            CHECK(json::value_from(stored->events[i]) == json::value_from(s.events[i]));
+
+        GetSessionRequest recent("app", "u", "s");
+        recent.num_recent_events = 2;
+        auto last_two = co_await svc.get_session(std::move(recent));
+        CHECK(texts(*last_two) == std::vector<std::string>{"4", "5"});
+        GetSessionRequest after("app", "u", "s");
+        after.after_timestamp = 2e9 + 3;
+        auto since = co_await svc.get_session(std::move(after));
+        CHECK(texts(*since) == std::vector<std::string>{"3", "4", "5"});
+        GetSessionRequest none("app", "u", "s");
+        none.num_recent_events = 0;
+        auto no_events = co_await svc.get_session(std::move(none));
+        CHECK(no_events->events.empty());
+
+        // A refused event changes nothing: not the store, not the caller's copy, not the event.
+        Event bad = text_event("bad");
+        bad.actions.state_delta = {{"temp:t", 1}, {"ok", 1}, {"../etc", 1}};
+        json::object delta_before = bad.actions.state_delta;
+        auto refused = co_await error_of(svc.append_event(s, bad));
+        REQUIRE(refused);
+        CHECK(refused->code() == errc::invalid_argument);
+        CHECK(bad.actions.state_delta == delta_before);
+        CHECK(s.events.size() == 6);
+        CHECK(!s.state.contains("ok"));
+        auto after_refusal = co_await svc.get_session({"app", "u", "s"});
+        CHECK(after_refusal->events.size() == 6);
+        CHECK(!after_refusal->state.contains("ok"));
+    }());
+}
+
+void listing_and_deleting(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        json::object state{{"k", 1}, {"user:u", 2}, {"app:a", 3}};
+        Session first = co_await svc.create_session({"app", "u", "first", state});
+        Event e = text_event("hello");
+        co_await svc.append_event(first, e);
+        co_await svc.create_session({"app", "u", "second"});
+        co_await svc.create_session({"app", "someone else", "third"});
+        co_await svc.create_session({"other app", "u", "fourth"});
+
+        auto listed = co_await svc.list_sessions({"app", "u"});
+        REQUIRE(listed.size() == 2);
+        std::vector<std::string> ids{listed[0].id, listed[1].id};
+        std::sort(ids.begin(), ids.end());
+        CHECK(ids == std::vector<std::string>{"first", "second"});
+        for (const auto& s : listed) {
+            CHECK(s.events.empty());  // listed without their events
+            CHECK(s.app_name == "app");
+            CHECK(s.user_id == "u");
+            CHECK(s.state.at("user:u") == 2);
+            CHECK(s.state.at("app:a") == 3);
+            CHECK(s.state.contains("k") == (s.id == "first"));
+        }
+        auto nobody = co_await svc.list_sessions({"app", "nobody"});
+        CHECK(nobody.empty());
+
+        co_await svc.delete_session({"app", "u", "first"});
+        auto gone = co_await svc.get_session({"app", "u", "first"});
+        CHECK(!gone);
+        co_await svc.delete_session({"app", "u", "first"});  // twice is fine
+        co_await svc.delete_session({"app", "u", "never existed"});
+        auto left = co_await svc.list_sessions({"app", "u"});
+        REQUIRE(left.size() == 1);
+        CHECK(left[0].id == "second");
+        auto untouched = co_await svc.get_session({"app", "someone else", "third"});
+        CHECK(untouched);
+
+        Event late = text_event("late");
+        auto refused = co_await error_of(svc.append_event(first, late));
+        REQUIRE(refused);
+        CHECK(refused->code() == errc::not_found);
+        CHECK_THAT(refused->message(), Catch::Contains("create the session again"));
+        CHECK(first.events.size() == 1);  // the caller's copy did not take it either
+
+        // A session deleted and made again starts empty; the user's and the app's state stay.
+        Session again = co_await svc.create_session({"app", "u", "first"});
+        CHECK(again.events.empty());
+        CHECK(!again.state.contains("k"));
+        CHECK(again.state.at("user:u") == 2);
+    }());
+}
+
+void copies_are_independent(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        Session s = co_await svc.create_session({"app", "u", "s"});
+        Event e = text_event("kept");
+        co_await svc.append_event(s, e);
+        auto got = co_await svc.get_session({"app", "u", "s"});
+        got->events.clear();
+        got->state["changed"] = true;
+        s.state["changed"] = true;
+        auto again = co_await svc.get_session({"app", "u", "s"});
+        CHECK(again->events.size() == 1);
+        CHECK(!again->state.contains("changed"));
+    }());
+}
+
+// Eight writers on four threads append to one session at once; each writer's events keep their order, and
+// nothing is lost.
+void concurrent_appends(const SessionServiceFactory& make)
+{
+    std::shared_ptr<SessionService> svc = make();
+    asio::thread_pool pool(4);
+    auto created = asio::co_spawn(pool, svc->create_session({"app", "u", "shared"}), asio::use_future).get();
+    constexpr int writers = 8;
+    constexpr int per_writer = 200;
+    std::vector<std::future<void>> done;
+    for (int w = 0; w < writers; ++w) {
+        auto writer = [svc, w, created]() -> asio::awaitable<void> {
+            Session mine = created;
+            for (int i = 0; i < per_writer; ++i) {
+                Event e = text_event(std::to_string(i));
+                e.invocation_id = "w" + std::to_string(w);
+                e.actions.state_delta["w" + std::to_string(w)] = i;
+                e.actions.state_delta["app:last"] = i;
+                co_await svc->append_event(mine, e);
+                if (i % 50 == 0)
+                    (void)co_await svc->get_session({"app", "u", "shared"});
+            }
+        };
+        done.push_back(asio::co_spawn(pool, writer, asio::use_future));
+    }
+    for (auto& f : done)
+        f.get();
+    auto after = asio::co_spawn(pool, svc->get_session({"app", "u", "shared"}), asio::use_future).get();
+    REQUIRE(after);
+    CHECK(after->events.size() == writers * per_writer);
+    for (int w = 0; w < writers; ++w) {
+        CHECK(after->state.at("w" + std::to_string(w)) == per_writer - 1);
+        int expected = 0;
+        for (const auto& e : after->events)
+            if (e.invocation_id == "w" + std::to_string(w))
+                CHECK(e.text() == std::to_string(expected++));
+        CHECK(expected == per_writer);
+    }
+}
+
+}  // namespace
+
+void session_service_suite(const SessionServiceFactory& make)
+{
+    SECTION("create: a given id or a fresh one, duplicates and bad input refused, nothing half-created")
+    {
+        creating(*make());
+    }
+    SECTION("state scopes: app: is shared by the app, user: by the user, temp: is never stored")
+    {
+        state_scopes(*make());
+    }
+    SECTION("append: order kept, partial events skipped, recent and after filters, a refusal changes nothing")
+    {
+        appending(*make());
+    }
+    SECTION("list without events, delete idempotent, append to a deleted session refused")
+    {
+        listing_and_deleting(*make());
+    }
+    SECTION("what get_session returns is a copy")
+    {
+        copies_are_independent(*make());
+    }
+    SECTION("concurrent appends from 4 threads lose nothing and keep each writer's order")
+    {
+        concurrent_appends(make);
+    }
+}
+
+}  // namespace adk::test
