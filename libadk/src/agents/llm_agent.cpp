@@ -44,6 +44,12 @@ LlmAgentConfig validated(LlmAgentConfig config)
     for (const auto& toolset : config.toolsets)
         if (!toolset)
             fail("a toolset is null");
+    for (const auto& processor : config.request_processors)
+        if (!processor)
+            fail("a request processor is null");
+    for (const auto& processor : config.response_processors)
+        if (!processor)
+            fail("a response processor is null");
     return config;
 }
 
@@ -112,6 +118,8 @@ LlmAgent::Builder& LlmAgent::Builder::on_model_error_callback(ModelErrorCallback
 LlmAgent::Builder& LlmAgent::Builder::before_tool_callback(BeforeToolCallback cb) { config_.before_tool_callbacks.push_back(std::move(cb)); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::after_tool_callback(AfterToolCallback cb) { config_.after_tool_callbacks.push_back(std::move(cb)); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::on_tool_error_callback(ToolErrorCallback cb) { config_.on_tool_error_callbacks.push_back(std::move(cb)); return *this; }
+LlmAgent::Builder& LlmAgent::Builder::request_processor(std::shared_ptr<RequestProcessor> p) { config_.request_processors.push_back(std::move(p)); return *this; }
+LlmAgent::Builder& LlmAgent::Builder::response_processor(std::shared_ptr<ResponseProcessor> p) { config_.response_processors.push_back(std::move(p)); return *this; }
 
 std::shared_ptr<LlmAgent> LlmAgent::Builder::build()
 {

@@ -1,4 +1,4 @@
-// The LlmAgent loop: request processors, the model call, response processing and tool dispatch.
+// The LlmAgent loop (llm_flow.cpp says how it goes).
 #pragma once
 
 #include <adk/agents/llm_agent.hpp>

@@ -1,5 +1,6 @@
 #include <adk/models/llm_request.hpp>
 #include <adk/models/llm_response.hpp>
+#include <adk/tools/tool.hpp>
 
 #include <utility>
 
@@ -8,6 +9,14 @@ namespace adk {
 FunctionDeclaration::FunctionDeclaration(std::string name_, std::string description_, json::value parameters_)
     : name(std::move(name_)), description(std::move(description_)), parameters(std::move(parameters_))
 {
+}
+
+Tool* LlmRequest::find_tool(std::string_view name) const
+{
+    for (const auto& tool : callable_tools)
+        if (tool && tool->name() == name)
+            return tool.get();
+    return nullptr;
 }
 
 void LlmRequest::append_instruction(const std::string& text)

@@ -40,6 +40,13 @@ asio::awaitable<std::optional<Part>> ToolContext::load_artifact(std::string file
         {ctx.app_name(), ctx.user_id(), ctx.session_id(), std::move(filename)}, version);
 }
 
+asio::awaitable<void> Tool::process_request(const ReadonlyContext&, LlmRequest& request)
+{
+    if (auto d = declaration())
+        request.tools.push_back(std::move(*d));
+    co_return;
+}
+
 Tool::Tool(std::string name, std::string description, bool is_long_running)
     : name_(std::move(name)), description_(std::move(description)), long_running_(is_long_running)
 {

@@ -12,6 +12,7 @@
 #include <adk/agents/agent.hpp>
 #include <adk/agents/callback_context.hpp>
 #include <adk/core/error.hpp>
+#include <adk/flow/processor.hpp>
 #include <adk/models/model.hpp>
 #include <adk/tools/tool.hpp>
 
@@ -79,6 +80,9 @@ struct LlmAgentConfig {
     std::vector<BeforeToolCallback> before_tool_callbacks;
     std::vector<AfterToolCallback> after_tool_callbacks;
     std::vector<ToolErrorCallback> on_tool_error_callbacks;
+    // Run after the flow's own processors (adk/flow/processor.hpp), in order.
+    std::vector<std::shared_ptr<RequestProcessor>> request_processors;
+    std::vector<std::shared_ptr<ResponseProcessor>> response_processors;
 };
 
 class LlmAgent final : public Agent {
@@ -132,6 +136,8 @@ public:
     Builder& before_tool_callback(BeforeToolCallback callback);
     Builder& after_tool_callback(AfterToolCallback callback);
     Builder& on_tool_error_callback(ToolErrorCallback callback);
+    Builder& request_processor(std::shared_ptr<RequestProcessor> processor);
+    Builder& response_processor(std::shared_ptr<ResponseProcessor> processor);
 
     // Throws adk::Error: empty or invalid name, no model, max_iterations or max_concurrent_tools < 1, a tool
     // timeout that is not positive, an invalid output_key,

@@ -7,12 +7,16 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace adk {
+
+class Tool;
 
 // A tool as the model sees it (genai FunctionDeclaration).
 class FunctionDeclaration {
@@ -64,6 +68,12 @@ public:
     std::optional<Content> system_instruction;
     std::vector<FunctionDeclaration> tools;
     GenerateContentConfig config;
+
+    // The tools the flow runs when the model calls them (their declarations are in `tools`; these are not
+    // sent). The tools request processor fills it.
+    std::vector<std::shared_ptr<Tool>> callable_tools;
+    // The callable tool named `name`, or null.
+    Tool* find_tool(std::string_view name) const;
 };
 
 static_assert(!std::is_aggregate_v<FunctionDeclaration> && !std::is_aggregate_v<ThinkingConfig>);

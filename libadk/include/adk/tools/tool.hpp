@@ -60,6 +60,10 @@ public:
     // How the model sees the tool; nullopt for a tool that is not declared to the model.
     virtual std::optional<FunctionDeclaration> declaration() const = 0;
 
+    // Prepares a model request that offers this tool: by default, adds declaration() to request.tools. A
+    // tool may add instructions or configuration too (the flow's tools processor calls it every step).
+    virtual asio::awaitable<void> process_request(const ReadonlyContext& ctx, LlmRequest& request);
+
     // Runs the tool. What it throws becomes {"error": "..."} for the model, and the run goes on.
     virtual asio::awaitable<json::value> run(ToolContext& ctx, json::object args) = 0;
 

@@ -1,0 +1,223 @@
+#include "model_call.hpp"
+
+#include "flow_errors.hpp"
+
+#include "../plugins/plugin_manager.hpp"
+
+#include <adk/core/ids.hpp>
+
+namespace adk::detail {
+
+namespace {
+
+// Joins streamed chunks into the final response: text deltas joined, thoughts joined apart, other parts
+// (function calls, ...) kept in order; the latest finish reason, usage and metadata win.
+class Aggregator {
+public:
+    void add(const LlmResponse& r)
+    {
+        if (r.content) {
+            for (const Part& p : r.content->parts) {
+                if (p.text && p.thought) {
+                    thought_ += *p.text;
+                    if (p.thought_signature)
+                        thought_signature_ = p.thought_signature;
+                } else if (p.text && !p.function_call) {
+                    text_ += *p.text;
+                    has_text_ = true;
+                    if (p.thought_signature)
+                        text_signature_ = p.thought_signature;
+                } else {
+                    others_.push_back(p);
+                }
+            }
+        }
+        auto keep = [](auto& into, const auto& from) {
+            if (from)
+                into = from;
+        };
+        keep(meta_.finish_reason, r.finish_reason);
+        keep(meta_.usage_metadata, r.usage_metadata);
+        keep(meta_.error_code, r.error_code);
+        keep(meta_.error_message, r.error_message);
+        keep(meta_.model_version, r.model_version);
+        meta_.turn_complete = meta_.turn_complete || r.turn_complete;
+        meta_.interrupted = meta_.interrupted || r.interrupted;
+        for (const auto& kv : r.custom_metadata)
+            meta_.custom_metadata[kv.key()] = kv.value();
+        for (const auto& kv : r.provider_metadata)
+            meta_.provider_metadata[kv.key()] = kv.value();
+    }
+
+    // The text and thought text joined so far.
+    std::size_t bytes() const noexcept { return text_.size() + thought_.size(); }
+
+    LlmResponse finish()
+    {
+        LlmResponse out = std::move(meta_);
+        std::vector<Part> parts;
+        if (!thought_.empty()) {
+            parts.push_back(Part::from_thought(std::move(thought_)));
+            parts.back().thought_signature = thought_signature_;
+        }
+        if (has_text_) {
+            parts.push_back(Part::from_text(std::move(text_)));
+            parts.back().thought_signature = text_signature_;
+        }
+        for (auto& p : others_)
+            parts.push_back(std::move(p));
+        if (!parts.empty())
+            out.content = Content("model", std::move(parts));
+        out.partial = false;
+        return out;
+    }
+
+private:
+    std::string text_;
+    std::string thought_;
+    bool has_text_ = false;
+    std::optional<std::string> text_signature_;
+    std::optional<std::string> thought_signature_;
+    std::vector<Part> others_;
+    LlmResponse meta_;
+};
+
+void fill_event(Event& event, LlmResponse&& response)
+{
+    event.content = std::move(response.content);
+    if (event.content && event.content->role.empty())
+        event.content->role = "model";
+    event.partial = response.partial;
+    event.turn_complete = response.turn_complete;
+    event.interrupted = response.interrupted;
+    event.finish_reason = std::move(response.finish_reason);
+    event.usage_metadata = std::move(response.usage_metadata);
+    event.error_code = std::move(response.error_code);
+    event.error_message = std::move(response.error_message);
+    event.custom_metadata = std::move(response.custom_metadata);
+    event.model_version = std::move(response.model_version);
+    event.extra = std::move(response.provider_metadata);
+}
+
+// Whether a streamed chunk has text (or thought text) to show. Chunks with only function calls or only
+// metadata (finish reason, usage) are not shown as partial events: the final event carries them.
+bool carries_text(const LlmResponse& r)
+{
+    if (!r.content)
+        return false;
+    for (const Part& p : r.content->parts)
+        if (p.text && !p.text->empty())
+            return true;
+    return false;
+}
+
+// Calls the model. In SSE mode every chunk with text is emitted as a partial event with the identity of
+// `skeleton` (id, invocation, author, branch, time: it shares the final event's id, as ADK does, so a UI
+// replaces the deltas by the whole); `response` gets the whole answer.
+asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
+                                   const LlmRequest& request, const Event& skeleton,
+                                   std::optional<LlmResponse>& response)
+{
+    const LlmAgentConfig& cfg = agent.config();
+    const bool sse = ctx.run_config().streaming_mode == StreamingMode::sse;
+    Stream<LlmResponse> stream = co_await cfg.model->generate(request, sse);
+    Aggregator aggregate;
+    while (auto chunk = co_await stream.next()) {
+        if (!sse) {
+            response = std::move(*chunk);
+            continue;
+        }
+        const bool shown = chunk->partial && carries_text(*chunk);
+        aggregate.add(*chunk);
+        if (aggregate.bytes() > ctx.run_config().max_answer_bytes)
+            throw Error(errc::bad_response, "model '" + std::string(cfg.model->name()) + "' streamed an answer over " +
+                                                std::to_string(ctx.run_config().max_answer_bytes) +
+                                                " bytes of text (RunConfig::max_answer_bytes)");
+        if (shown) {
+            auto partial = std::make_unique<Event>();
+            partial->id = skeleton.id;
+            partial->invocation_id = skeleton.invocation_id;
+            partial->author = skeleton.author;
+            partial->branch = skeleton.branch;
+            partial->timestamp = skeleton.timestamp;
+            fill_event(*partial, std::move(*chunk));
+            partial->partial = true;
+            if (!out.try_emit(partial))
+                co_await out.emit(std::move(partial));
+        }
+    }
+    if (sse)
+        response = aggregate.finish();
+    if (!response)
+        throw Error(errc::agent_failed, "model '" + std::string(cfg.model->name()) +
+                                            "' ended its answer without a response");
+}
+
+// A failed model call goes to on-model-error plugins, then callbacks; the first answer stands in for the
+// model. Rethrows the failure when nobody answers, or when it stops the invocation.
+asio::awaitable<void> recover(const LlmAgentConfig& cfg, const InvocationContext& ctx, CallbackContext& cb,
+                              LlmRequest& request, std::exception_ptr failure, std::optional<LlmResponse>& response)
+{
+    Error error = as_error(failure);
+    if (stops_invocation(error))
+        std::rethrow_exception(failure);
+    const PluginManager plugins(ctx.plugins());
+    co_await plugins.on_model_error(cb, request, error, cfg.on_model_error_callbacks, response);
+    if (!response)
+        std::rethrow_exception(failure);
+}
+
+// After-model plugins, then callbacks: the first replacement wins.
+asio::awaitable<void> after_model(const LlmAgentConfig& cfg, const InvocationContext& ctx, CallbackContext& cb,
+                                  LlmResponse& response)
+{
+    std::optional<LlmResponse> replaced;
+    const PluginManager plugins(ctx.plugins());
+    co_await plugins.after_model(cb, response, cfg.after_model_callbacks, replaced);
+    if (replaced)
+        response = std::move(*replaced);
+}
+
+// The agent's response processors, in order, on the whole answer.
+asio::awaitable<void> process_response(const LlmAgentConfig& cfg, InvocationContext& ctx, EventSink& out,
+                                       LlmResponse& response)
+{
+    for (const auto& processor : cfg.response_processors)
+        co_await processor->process_response(ctx, response, out);
+}
+
+}  // namespace
+
+asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
+                                                   LlmRequest& request)
+{
+    const LlmAgentConfig& cfg = agent.config();
+    CallbackContext cb(ctx);
+    auto event = std::make_unique<Event>(ctx.make_event());  // on the heap: this frame lives while streaming
+    std::optional<LlmResponse> response;  // a before-model plugin or callback may answer in the model's place
+    const PluginManager plugins(ctx.plugins());
+    co_await plugins.before_model(cb, request, cfg.before_model_callbacks, response);
+    if (!response) {
+        if (ctx.cancelled())
+            throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
+        ctx.check_and_inc_llm_call();
+        std::exception_ptr failure;
+        try {
+            co_await stream_model(agent, ctx, out, request, *event, response);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (failure)
+            co_await recover(cfg, ctx, cb, request, failure, response);
+    }
+    co_await after_model(cfg, ctx, cb, *response);
+    if (!cfg.response_processors.empty())
+        co_await process_response(cfg, ctx, out, *response);
+    event->timestamp = now_seconds();
+    fill_event(*event, std::move(*response));
+    event->partial = false;
+    event->actions = std::move(cb.actions());
+    co_return event;
+}
+
+}  // namespace adk::detail

@@ -1,0 +1,29 @@
+#include "processors.hpp"
+
+#include <adk/agents/invocation_context.hpp>
+
+namespace adk::detail {
+
+const LlmAgent& llm_agent_of(const InvocationContext& ctx)
+{
+    const auto* agent = dynamic_cast<const LlmAgent*>(&ctx.agent());
+    if (!agent)
+        throw Error(errc::invalid_argument, "agent '" + ctx.agent().name() +
+                                                "' is not an LlmAgent: request processors run in an LlmAgent's flow");
+    return *agent;
+}
+
+const std::vector<RequestProcessor*>& flow_request_processors()
+{
+    static BasicRequestProcessor basic;
+    // The confirmation resume processor goes here (the human-in-the-loop work).
+    static InstructionsRequestProcessor instructions;
+    static IdentityRequestProcessor identity;
+    static ContentsRequestProcessor contents;
+    static ToolsRequestProcessor tools;
+    static TransferRequestProcessor transfer;
+    static const std::vector<RequestProcessor*> all{&basic, &instructions, &identity, &contents, &tools, &transfer};
+    return all;
+}
+
+}  // namespace adk::detail
