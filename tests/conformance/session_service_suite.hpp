@@ -1,9 +1,9 @@
 // The session service conformance suite: what every SessionService backend must do, in one set of tests.
 // A backend's test file calls it from a TEST_CASE of its own with a factory that makes an empty service:
 //
-//   TEST_CASE("SqliteSessionService passes the session service suite", "[sessions][threads]")
+//   TEST_CASE("MySessionService passes the session service suite", "[sessions][threads]")
 //   {
-//       adk::test::session_service_suite([&] { return std::make_shared<adk::SqliteSessionService>(path); });
+//       adk::test::session_service_suite([&] { return std::make_shared<MySessionService>(path); });
 //   }
 //
 // Each part of the suite is a Catch2 SECTION, so each runs on a fresh service and is reported by name.

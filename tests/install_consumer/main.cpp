@@ -1,4 +1,4 @@
-// The program of docs/DESIGN.md ("User code that must compile and work unchanged"), built against the
+// The program of ../shared/docs/DESIGN.md ("User code that must compile and work unchanged"), built against the
 // installed package. Prints the stream, then the session as stored.
 #include <adk/adk.hpp>
 

@@ -1,4 +1,4 @@
-// Runner and the invariants of docs/DESIGN.md: commit before continue, order, cancellation (four ways),
+// Runner and the invariants of ../shared/docs/DESIGN.md: commit before continue, order, cancellation (four ways),
 // threads, errors. (Bounded memory is in memory_test.cpp.)
 #include <adk/adk.hpp>
 
@@ -27,7 +27,7 @@ using adk::test::run;
 
 namespace {
 
-// The agent of docs/DESIGN.md, word for word.
+// The agent of ../shared/docs/DESIGN.md, word for word.
 class Counter final : public adk::Agent {
 public:
     explicit Counter(int n) : adk::Agent("counter", "Counts."), n_(n) {}

@@ -31,6 +31,7 @@
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 #include <adk/testing/scripted_model.hpp>
+#include <adk/tools/agent_tool.hpp>
 #include <adk/tools/builtin_tools.hpp>
 #include <adk/tools/function_tool.hpp>
 #include <adk/tools/json_schema.hpp>

@@ -4,6 +4,7 @@
 #include <adk/core/ids.hpp>
 #include <adk/plugins/plugin.hpp>
 
+#include "invocation.hpp"
 #include "../plugins/plugin_manager.hpp"
 
 #include <utility>

@@ -11,6 +11,8 @@
 
 #include <utility>
 
+#include "invocation.hpp"
+
 namespace adk {
 
 namespace detail {
@@ -97,6 +99,47 @@ InvocationContext InvocationContext::for_agent(Agent& agent) const
 InvocationContext InvocationContext::with_branch(std::string branch, asio::any_io_executor executor) const
 {
     return InvocationContext(inv_, agent_, std::move(branch), executor ? std::move(executor) : executor_);
+}
+
+const std::string& InvocationContext::invocation_id() const noexcept { return inv_->options.invocation_id; }
+const std::string& InvocationContext::app_name() const noexcept { return inv_->options.app_name; }
+const std::string& InvocationContext::user_id() const noexcept { return inv_->options.user_id; }
+const std::string& InvocationContext::origin() const noexcept { return inv_->options.origin; }
+const std::shared_ptr<Agent>& InvocationContext::root_agent() const noexcept { return inv_->options.root_agent; }
+const std::string& InvocationContext::session_id() const noexcept { return inv_->options.session.id; }
+const RunConfig& InvocationContext::run_config() const noexcept { return inv_->options.run_config; }
+const std::optional<Content>& InvocationContext::user_content() const noexcept { return inv_->options.user_content; }
+const std::vector<std::shared_ptr<Plugin>>& InvocationContext::plugins() const noexcept { return inv_->options.plugins; }
+bool InvocationContext::cancelled() const noexcept { return inv_->cancelled.load(); }
+void InvocationContext::cancel() const noexcept { inv_->cancelled.store(true); }
+bool InvocationContext::end_invocation() const noexcept { return inv_->end_invocation.load(); }
+void InvocationContext::set_end_invocation(bool value) const noexcept { inv_->end_invocation.store(value); }
+int InvocationContext::llm_calls() const noexcept { return inv_->llm_calls.load(); }
+
+const std::shared_ptr<SessionService>& InvocationContext::session_service() const noexcept
+{
+    return inv_->options.session_service;
+}
+
+const std::shared_ptr<ArtifactService>& InvocationContext::artifact_service() const noexcept
+{
+    return inv_->options.artifact_service;
+}
+
+const std::shared_ptr<MemoryService>& InvocationContext::memory_service() const noexcept
+{
+    return inv_->options.memory_service;
+}
+
+const asio::any_io_executor& InvocationContext::executor() const noexcept
+{
+    return executor_ ? executor_ : inv_->options.executor;
+}
+
+void InvocationContext::visit_session(const std::function<void(const Session&)>& f) const
+{
+    std::lock_guard lock(inv_->session_mutex);
+    f(inv_->options.session);
 }
 
 Session InvocationContext::session() const

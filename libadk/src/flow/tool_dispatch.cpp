@@ -34,7 +34,7 @@ asio::awaitable<json::value> run_within_timeout(const LlmAgentConfig& cfg, Tool&
         co_return co_await tool.run(tc, std::move(args));
     using namespace asio::experimental::awaitable_operators;
     asio::steady_timer timer(co_await asio::this_coro::executor, *timeout);
-    // Named operands: g++ 12 and temporaries in co_await expressions (DESIGN.md, pitfall 1).
+    // Named operands: g++ 12 miscompiles class-type temporaries built inside a co_await expression.
     asio::awaitable<json::value> run = tool.run(tc, std::move(args));
     asio::awaitable<void> expire = timer.async_wait(asio::use_awaitable);
     std::variant<json::value, std::monostate> first = co_await (std::move(run) || std::move(expire));

@@ -2,8 +2,8 @@
 //
 // Each call passes, in order:
 //   before-tool plugins and callbacks (the first answer stands in for the tool)
-//   the confirmation gate   a tool that needs a person's approval asks for it (the human-in-the-loop work)
-//   the auth gate           a tool that needs credentials asks for them (the human-in-the-loop work)
+//   the confirmation gate   a tool that needs a person's approval will ask for it here (passes all for now)
+//   the auth gate           a tool that needs credentials will ask for them here (passes all for now)
 //   the run stage           the tool runs, within its timeout; a failure goes to on-tool-error plugins and
 //                           callbacks, else to the model as {"error": ...}
 //   after-tool plugins and callbacks (the first answer replaces the result)

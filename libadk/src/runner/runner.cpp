@@ -7,6 +7,7 @@
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 
+#include "../agents/invocation.hpp"
 #include "../plugins/plugin_manager.hpp"
 
 #include <boost/asio/this_coro.hpp>

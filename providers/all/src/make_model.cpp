@@ -1,6 +1,7 @@
 #include <adk/providers/make_model.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/detail/provider_json.hpp>
 #include <adk/providers/anthropic/anthropic.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 #include <adk/providers/openai/openai.hpp>
@@ -9,6 +10,8 @@
 #include <string>
 
 namespace adk {
+
+namespace provider = detail::provider;
 namespace {
 
 using provider::environment;

@@ -1,6 +1,7 @@
 #include <adk/providers/anthropic/anthropic.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/detail/provider_json.hpp>
 #include <adk/net/url.hpp>
 
 #include <boost/json/parse.hpp>
@@ -10,6 +11,8 @@
 #include <cstdlib>
 
 namespace adk::anthropic {
+
+namespace provider = detail::provider;
 namespace {
 
 namespace json = boost::json;

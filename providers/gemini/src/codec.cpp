@@ -1,6 +1,7 @@
 #include <adk/providers/gemini/codec.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/detail/provider_json.hpp>
 #include <adk/models/http_model.hpp>
 
 #include <boost/json/value_from.hpp>
@@ -11,6 +12,8 @@
 #include <string>
 
 namespace adk::gemini {
+
+namespace provider = detail::provider;
 
 namespace {
 

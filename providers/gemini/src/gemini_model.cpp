@@ -2,6 +2,7 @@
 #include <adk/providers/gemini/gemini.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/detail/provider_json.hpp>
 #include <adk/net/url.hpp>
 
 #include <boost/json/monotonic_resource.hpp>
@@ -11,6 +12,8 @@
 #include <cstdlib>
 
 namespace adk::gemini {
+
+namespace provider = detail::provider;
 namespace {
 
 using provider::environment;
@@ -51,7 +54,7 @@ public:
     }
     void finish(std::string_view unparsed, std::vector<LlmResponse>& out) override
     {
-        // A bare JSON error object in the middle of the stream (docs/PROVIDERS.md, "Errors with HTTP 200").
+        // A bare JSON error object in the middle of the stream (Gemini sends one with status 200 when an answer fails midway).
         if (unparsed.find_first_not_of(" \t\r\n") == std::string_view::npos)
             return;
         boost::system::error_code ec;

@@ -1,6 +1,7 @@
 #include <adk/providers/openai/openai.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/detail/provider_json.hpp>
 #include <adk/net/url.hpp>
 
 #include <boost/json/parse.hpp>
@@ -11,6 +12,8 @@
 #include <map>
 
 namespace adk::openai {
+
+namespace provider = detail::provider;
 namespace {
 
 namespace json = boost::json;

@@ -1,6 +1,6 @@
 // Agent: ADK's BaseAgent. A custom agent overrides run_impl, one coroutine that emits events.
 //
-// DESIGN: besides run(ctx) -> EventStream (DESIGN.md), an agent has run_inline(ctx, out), which runs it
+// DESIGN: besides run(ctx) -> EventStream, an agent has run_inline(ctx, out), which runs it
 // inside the caller's coroutine and emits straight into the caller's EventSink. Workflow agents run
 // their children that way: no extra channel, no extra hop per event, and backpressure and cancellation
 // are the caller's own. run() is for children that must run concurrently (ParallelAgent branches).

@@ -1,7 +1,8 @@
 // InvocationContext: what an agent knows about the invocation it runs in.
 //
 // DESIGN: an invocation's shared part (session, services, ids, config, cancellation, budget) lives in one
-// detail::Invocation owned by shared_ptr; an InvocationContext adds the agent that runs and its branch.
+// detail::Invocation owned by shared_ptr, private to libadk; an InvocationContext adds the agent that runs and
+// its branch.
 // Entering a sub-agent makes a new, cheap InvocationContext over the same Invocation, as ADK does with
 // model_copy. An invocation runs on its strand (executor()); a ParallelAgent gives each branch a strand
 // of its own, so branches run at once on a multi-threaded io_context. The invocation's copy of the
@@ -18,12 +19,12 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <any>
-#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <utility>
 
@@ -55,33 +56,7 @@ struct InvocationOptions {
 };
 
 namespace detail {
-
-class CommitOrder;
-
-class Invocation {
-public:
-    explicit Invocation(InvocationOptions options);
-    ~Invocation();
-
-    // Appends a non-partial event to the session through the session service, then to this invocation's
-    // copy of it under the lock; on return `event` is what was stored. Safe from any branch's strand.
-    // Commits run one at a time (parallel branches wait their turn), so that the order in which the
-    // service stores events is the order the invocation sees them in. Every state key is checked first
-    // (temp: keys too), and a refused event changes nothing.
-    asio::awaitable<void> commit(Event& event);
-
-    InvocationOptions options;
-    mutable std::mutex session_mutex;  // guards options.session's state and events
-    std::atomic<bool> cancelled{false};
-    std::atomic<bool> end_invocation{false};
-    std::atomic<int> llm_calls{0};
-    std::mutex attributes_mutex;
-    std::map<std::string, std::any, std::less<>> attributes;
-
-private:
-    std::unique_ptr<CommitOrder> commit_order_;
-};
-
+class Invocation;  // the shared part; libadk/src/agents/invocation.hpp
 }  // namespace detail
 
 class InvocationContext {
@@ -97,41 +72,37 @@ public:
     // branch's own strand) when one is given.
     InvocationContext with_branch(std::string branch, asio::any_io_executor executor = {}) const;
 
-    const std::string& invocation_id() const noexcept { return inv_->options.invocation_id; }
-    const std::string& app_name() const noexcept { return inv_->options.app_name; }
-    const std::string& user_id() const noexcept { return inv_->options.user_id; }
-    const std::string& origin() const noexcept { return inv_->options.origin; }
+    const std::string& invocation_id() const noexcept;
+    const std::string& app_name() const noexcept;
+    const std::string& user_id() const noexcept;
+    const std::string& origin() const noexcept;
     const std::string& branch() const noexcept { return branch_; }
     Agent& agent() const;
-    const std::shared_ptr<Agent>& root_agent() const noexcept { return inv_->options.root_agent; }
+    const std::shared_ptr<Agent>& root_agent() const noexcept;
     // A copy of the session as this invocation sees it now (events committed so far, temp: state too).
     Session session() const;
-    const std::string& session_id() const noexcept { return inv_->options.session.id; }
+    const std::string& session_id() const noexcept;
     // Runs f(const Session&) under the session lock and returns its result. Keep f short: no waiting.
     template <class F>
     auto with_session(F&& f) const
     {
-        std::lock_guard lock(inv_->session_mutex);
-        return std::forward<F>(f)(std::as_const(inv_->options.session));
+        using Result = std::invoke_result_t<F&, const Session&>;
+        if constexpr (std::is_void_v<Result>) {
+            visit_session([&](const Session& s) { f(s); });
+        } else {
+            std::optional<Result> result;
+            visit_session([&](const Session& s) { result.emplace(f(s)); });
+            return std::move(*result);
+        }
     }
-    const RunConfig& run_config() const noexcept { return inv_->options.run_config; }
-    const std::optional<Content>& user_content() const noexcept { return inv_->options.user_content; }
-    const std::shared_ptr<SessionService>& session_service() const noexcept
-    {
-        return inv_->options.session_service;
-    }
-    const std::shared_ptr<ArtifactService>& artifact_service() const noexcept
-    {
-        return inv_->options.artifact_service;
-    }
-    const std::shared_ptr<MemoryService>& memory_service() const noexcept { return inv_->options.memory_service; }
+    const RunConfig& run_config() const noexcept;
+    const std::optional<Content>& user_content() const noexcept;
+    const std::shared_ptr<SessionService>& session_service() const noexcept;
+    const std::shared_ptr<ArtifactService>& artifact_service() const noexcept;
+    const std::shared_ptr<MemoryService>& memory_service() const noexcept;
+    const std::vector<std::shared_ptr<Plugin>>& plugins() const noexcept;
     // The strand this context's agent runs on: the invocation's, or its branch's.
-    const std::vector<std::shared_ptr<Plugin>>& plugins() const noexcept { return inv_->options.plugins; }
-
-    const asio::any_io_executor& executor() const noexcept
-    {
-        return executor_ ? executor_ : inv_->options.executor;
-    }
+    const asio::any_io_executor& executor() const noexcept;
 
     // A copy of a state value as this invocation sees it (session, app:, user: and temp: keys).
     std::optional<json::value> state(std::string_view key) const;
@@ -142,25 +113,28 @@ public:
 
     // True once the invocation was cancelled (Runner::cancel or the consumer left). Long computations
     // that do not await should check it.
-    bool cancelled() const noexcept { return inv_->cancelled.load(); }
-    void cancel() const noexcept { inv_->cancelled.store(true); }
+    bool cancelled() const noexcept;
+    void cancel() const noexcept;
 
     // Set by an agent or callback to stop the whole invocation after the current event.
-    bool end_invocation() const noexcept { return inv_->end_invocation.load(); }
-    void set_end_invocation(bool value = true) const noexcept { inv_->end_invocation.store(value); }
+    bool end_invocation() const noexcept;
+    void set_end_invocation(bool value = true) const noexcept;
 
     // Counts one model call against RunConfig::max_llm_calls; throws adk::Error
     // (errc::llm_call_limit_exceeded) past the limit.
     void check_and_inc_llm_call() const;
-    int llm_calls() const noexcept { return inv_->llm_calls.load(); }
+    int llm_calls() const noexcept;
 
     // Per-invocation values for plugins and callbacks. Safe from any thread.
     void set_attribute(std::string key, std::any value) const;
     std::any attribute(std::string_view key) const;
 
+    // The invocation's shared part, opaque outside libadk (an EventSink is made from it).
     const std::shared_ptr<detail::Invocation>& invocation() const noexcept { return inv_; }
 
 private:
+    void visit_session(const std::function<void(const Session&)>& f) const;
+
     std::shared_ptr<detail::Invocation> inv_;
     Agent* agent_ = nullptr;
     std::string branch_;

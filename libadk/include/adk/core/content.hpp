@@ -7,7 +7,7 @@
 // adk-cpp never loses what a newer ADK or model wrote.
 //
 // Every type here has a user-declared constructor and is checked not to be an aggregate: g++ 12
-// miscompiles aggregate temporaries built inside co_await expressions (docs/DESIGN.md, Pitfalls 1).
+// miscompiles aggregate temporaries built inside co_await expressions (a class-type temporary there is copied bitwise and freed twice).
 #pragma once
 
 #include <adk/core/boxed.hpp>

@@ -2,7 +2,7 @@
 // its consumer, built on asio::experimental::concurrent_channel. A Stream can also be pulled from a
 // StreamSource: no producer coroutine and no channel, the consumer's next() reads the source itself.
 //
-// Contract (docs/DESIGN.md, "Streams"):
+// Contract:
 //   * bounded: Sink::emit suspends while the channel is full, so a slow consumer slows the producer;
 //   * end and failure travel in-band as the last message (Boost 1.81's channel::close() drops buffered
 //     messages), and a failure reaches the consumer as the exception the producer threw (adk::Error);
@@ -498,7 +498,7 @@ Stream<T> spawn_stream(asio::any_io_executor ex, Fn fn, std::size_t capacity = d
 {
     auto state = std::make_shared<detail::StreamState<T>>(ex, capacity);
     // A named lambda moved into co_spawn: g++ 12 double-frees capturing-lambda temporaries in co_await
-    // expressions (docs/STYLE.md 5.1).
+    // expressions.
     auto body = [state, fn = std::move(fn)]() mutable -> asio::awaitable<void> {
         std::exception_ptr failure;
         try {

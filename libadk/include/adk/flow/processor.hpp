@@ -4,7 +4,7 @@
 //
 // The flow's request processors, in order (libadk/src/flow/processors/, one file each):
 //   basic         the model's name, the generation config, the output schema
-//   (confirmation resume goes here: the human-in-the-loop work runs the tools a person approved)
+//   (an empty slot: confirmation resume, which will run the tools a person approved)
 //   instructions  the root's global instruction and the agent's instruction, templated with state
 //   identity      "You are an agent. Your internal name is ..."
 //   contents      the session's history for this agent and branch

@@ -1,7 +1,6 @@
 // Model: a language model behind one interface, whatever the provider.
 //
-// DESIGN: generate() is an awaitable that returns the stream (DESIGN.md has it return the stream
-// directly). Awaiting gives the model the caller's executor, the invocation's strand, on which to run its
+// DESIGN: generate() is an awaitable that returns the stream, rather than the stream itself. Awaiting gives the model the caller's executor, the invocation's strand, on which to run its
 // producer (HttpModel has none: its stream is pulled, read by the consumer's next()), and lets it fail
 // before streaming (a bad key, a refused connection) with an exception from the co_await itself.
 #pragma once

@@ -1,5 +1,5 @@
 // ResponseLimits: how much of a model's answer adk-cpp holds in memory, so that a broken or hostile server
-// cannot make it buffer without bound (DESIGN.md, invariant 2). Each provider's options carry one; the
+// cannot make it buffer without bound (README, "Invariants", 2). Each provider's options carry one; the
 // defaults are far above what real models send. Going over a limit ends the model call with adk::Error
 // (errc::bad_response) naming the limit, which the agent's on-model-error callbacks see like any failure.
 #pragma once

@@ -1,6 +1,6 @@
 // When and how long to wait before retrying an HTTP request, sans I/O.
 //
-// The rules the official OpenAI and Anthropic SDKs follow (docs/PROVIDERS.md, "Retry headers"):
+// The rules the official OpenAI and Anthropic SDKs follow in their HTTP clients:
 //   * `x-should-retry: true|false` decides when present; otherwise 408, 409, 429 and 5xx are retried;
 //   * the server's hint wins: `retry-after-ms`, then `retry-after` in seconds (a fraction allowed), then
 //     `retry-after` as an HTTP date; a hint is honoured when it lies in (0, 60] seconds;

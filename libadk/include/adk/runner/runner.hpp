@@ -5,7 +5,7 @@
 // invocation gets a new strand over the executor the caller runs on (its inner executor when the caller
 // is on a strand), so invocations run in parallel on a multi-threaded io_context; with
 // RunnerOptions::single_threaded they run on the caller's executor itself. cancel() answers whether the
-// invocation was running (DESIGN.md has it return void).
+// invocation was running.
 #pragma once
 
 #include <adk/agents/agent.hpp>
@@ -70,7 +70,7 @@ public:
     // no message, by an event of the user's that holds only it.
     json::object state_delta;
     // The invocation to resume (a paused one, e.g. waiting for a tool's confirmation). Not supported yet: a
-    // request that sets it is refused with adk::Error until human-in-the-loop runs land.
+    // request that sets it is refused with adk::Error.
     std::optional<std::string> invocation_id;
     RunConfig run_config;
 };

@@ -1,6 +1,6 @@
 // SessionService: where sessions, their events and their state live.
 //
-// DESIGN: every operation is an awaitable so that SQLite and PostgreSQL services can do real I/O. The
+// DESIGN: every operation is an awaitable so that services over a database can do real I/O. The
 // public functions are non-virtual and forward to protected virtuals (Boost.MySQL's style): what every
 // backend must do alike happens once, here, before a backend is called:
 //   - state keys are validated (validate_state_key), temp: keys are dropped, a missing session id or

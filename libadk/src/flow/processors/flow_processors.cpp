@@ -16,7 +16,7 @@ const LlmAgent& llm_agent_of(const InvocationContext& ctx)
 const std::vector<RequestProcessor*>& flow_request_processors()
 {
     static BasicRequestProcessor basic;
-    // The confirmation resume processor goes here (the human-in-the-loop work).
+    // An empty slot: the confirmation resume processor goes here.
     static InstructionsRequestProcessor instructions;
     static IdentityRequestProcessor identity;
     static ContentsRequestProcessor contents;

@@ -1,0 +1,46 @@
+// detail::Invocation: what the InvocationContexts of one invocation share (adk/agents/invocation_context.hpp).
+// Private to libadk.
+#pragma once
+
+#include <adk/agents/invocation_context.hpp>
+
+#include <any>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace adk {
+
+namespace detail {
+
+class CommitOrder;
+
+class Invocation {
+public:
+    explicit Invocation(InvocationOptions options);
+    ~Invocation();
+
+    // Appends a non-partial event to the session through the session service, then to this invocation's
+    // copy of it under the lock; on return `event` is what was stored. Safe from any branch's strand.
+    // Commits run one at a time (parallel branches wait their turn), so that the order in which the
+    // service stores events is the order the invocation sees them in. Every state key is checked first
+    // (temp: keys too), and a refused event changes nothing.
+    asio::awaitable<void> commit(Event& event);
+
+    InvocationOptions options;
+    mutable std::mutex session_mutex;  // guards options.session's state and events
+    std::atomic<bool> cancelled{false};
+    std::atomic<bool> end_invocation{false};
+    std::atomic<int> llm_calls{0};
+    std::mutex attributes_mutex;
+    std::map<std::string, std::any, std::less<>> attributes;
+
+private:
+    std::unique_ptr<CommitOrder> commit_order_;
+};
+
+}  // namespace detail
+
+}  // namespace adk

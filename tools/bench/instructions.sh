@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Instructions per invocation of workload (a) (one LlmAgent, a tool call, then 20 streamed chunks), one
+# invocation at a time, chunks paced 1 ms apart, counted by callgrind: the difference between runs of 300 and
+# 100 measured invocations, over 200 (the start-up and the warm-up are the same in both and cancel out).
+# Instruction counts do not depend on the machine's load, so builds can be compared across runs.
+#
+#   tools/bench/instructions.sh [BUILD_DIR]     # default build/release; prints the count
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build/release}
+command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is missing (tools/setup.sh installs it)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'kill $mock_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": 20}]}\n' >"$work/script.json"
+"$build/tools/mock_llm/mock-llm" --stamp --chunk-delay-ms 1 --script "$work/script.json" >"$work/mock.log" 2>&1 &
+mock_pid=$!
+for _ in $(seq 100); do grep -q listening "$work/mock.log" && break; sleep 0.1; done
+url=$(sed -n 's/^listening on //p' "$work/mock.log")
+[ -n "$url" ] || { echo "instructions.sh: mock-llm did not start" >&2; cat "$work/mock.log" >&2; exit 1; }
+count() {
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" "$build/tools/bench/agent_bench" --mock "$url" \
+    --workload a --concurrency 1 --invocations "$1" --chunks 20 >/dev/null 2>"$work/vg.$1"
+  sed -n 's/^summary: //p' "$work/cg.$1"
+}
+low=$(count 100)
+high=$(count 300)
+echo $(( (high - low) / 200 ))
