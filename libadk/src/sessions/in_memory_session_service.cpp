@@ -33,6 +33,8 @@ Session* InMemorySessionService::find(const SessionKey& key)
 
 void InMemorySessionService::apply_delta(Session& stored, const json::object& delta)
 {
+    if (delta.empty())
+        return;
     ScopedState scoped = split_state_delta(delta);
     if (!scoped.app.empty())
         assign_all(app_state_[stored.app_name], scoped.app);

@@ -3,6 +3,8 @@
 #include <adk/agents/invocation_context.hpp>
 #include <adk/flow/instruction_template.hpp>
 
+#include <typeinfo>
+
 namespace adk::detail {
 
 asio::awaitable<void> InstructionsRequestProcessor::process_request(InvocationContext& ctx, LlmRequest& request,
@@ -13,8 +15,11 @@ asio::awaitable<void> InstructionsRequestProcessor::process_request(InvocationCo
     ReadonlyContext ro(ctx);
     std::string dynamic;
     Agent* root = ctx.root_agent() ? ctx.root_agent().get() : &const_cast<LlmAgent&>(agent).root_agent();
-    if (auto* root_llm = dynamic_cast<const LlmAgent*>(root); root_llm && !root_llm->config().global_instruction.empty())
-        dynamic = co_await inject_session_state(root_llm->config().global_instruction, ro);
+    if (typeid(*root) == typeid(LlmAgent)) {
+        const auto& root_llm = static_cast<const LlmAgent&>(*root);
+        if (!root_llm.config().global_instruction.empty())
+            dynamic = co_await inject_session_state(root_llm.config().global_instruction, ro);
+    }
     // Not a conditional expression with co_await in both arms: g++ 12 frees a wrong pointer for that.
     std::string own;
     if (cfg.instruction_provider)
