@@ -5,7 +5,10 @@
 
 #include "support/run.hpp"
 
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/json/value_from.hpp>
@@ -166,7 +169,7 @@ void appending(SessionService& svc)
 
         auto stored = co_await svc.get_session({"app", "u", "s"});
         REQUIRE(stored);
-        CHECK(texts(*stored) == texts(s));  // the order they were appended in
+        REQUIRE(texts(*stored) == texts(s));  // the order they were appended in
         CHECK(stored->last_update_time >= created);
         for (std::size_t i = 0; i < s.events.size(); ++i)  // each event as it was stored, field for field
             CHECK(json::value_from(stored->events[i]) == json::value_from(s.events[i]));
@@ -311,6 +314,80 @@ void concurrent_appends(const SessionServiceFactory& make)
     }
 }
 
+std::int64_t count_of(const Session& s, std::string_view key)
+{
+    const json::value* v = s.state.if_contains(key);
+    return v ? v->as_int64() : 0;
+}
+
+// Invocations that take the session's turn read what the one before them stored: eight workers on four
+// threads each add one to two counters 50 times, and no increment is lost.
+void turns_serialize_read_modify_write(const SessionServiceFactory& make)
+{
+    std::shared_ptr<SessionService> svc = make();
+    asio::thread_pool pool(4);
+    asio::co_spawn(pool, svc->create_session({"app", "u", "counted"}), asio::use_future).get();
+    constexpr int workers = 8;
+    constexpr int per_worker = 50;
+    std::vector<std::future<void>> done;
+    for (int w = 0; w < workers; ++w) {
+        auto worker = [svc]() -> asio::awaitable<void> {
+            for (int i = 0; i < per_worker; ++i) {
+                SessionTurn turn = co_await svc->take_turn(SessionKey("app", "u", "counted"));
+                std::optional<Session> s = co_await svc->get_session({"app", "u", "counted"});
+                Event e = text_event("one more");
+                e.actions.state_delta["counter"] = count_of(*s, "counter") + 1;
+                e.actions.state_delta["user:counter"] = count_of(*s, "user:counter") + 1;
+                co_await svc->append_event(*s, e);
+            }
+        };
+        done.push_back(asio::co_spawn(pool, worker, asio::use_future));
+    }
+    for (auto& f : done)
+        f.get();
+    auto after = asio::co_spawn(pool, svc->get_session({"app", "u", "counted"}), asio::use_future).get();
+    REQUIRE(after);
+    CHECK(after->events.size() == workers * per_worker);
+    CHECK(after->state.at("counter") == workers * per_worker);
+    CHECK(after->state.at("user:counter") == workers * per_worker);
+}
+
+// A turn blocks its own session only; a cancelled wait takes nothing and leaves the turn usable.
+void turns_are_per_session(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        SessionTurn a = co_await svc.take_turn(SessionKey("app", "u", "a"));
+        CHECK(a.held());
+        SessionTurn b = co_await svc.take_turn(SessionKey("app", "u", "b"));  // not blocked by a
+        CHECK(b.held());
+        SessionTurn other_user = co_await svc.take_turn(SessionKey("app", "v", "a"));
+        CHECK(other_user.held());
+
+        auto ex = co_await asio::this_coro::executor;
+        asio::cancellation_signal cancel;
+        std::optional<Error> refused;
+        SessionKey key_a("app", "u", "a");
+        asio::awaitable<SessionTurn> wait_a = svc.take_turn(key_a);
+        asio::co_spawn(ex, error_of(std::move(wait_a)),
+                       asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr, std::optional<Error> e) {
+                           refused = std::move(e);
+                       }));
+        asio::steady_timer later(ex, std::chrono::milliseconds(20));
+        co_await later.async_wait(asio::use_awaitable);
+        CHECK(!refused);  // still waiting
+        cancel.emit(asio::cancellation_type::terminal);
+        later.expires_after(std::chrono::milliseconds(20));
+        co_await later.async_wait(asio::use_awaitable);
+        REQUIRE(refused);
+        CHECK(refused->code() == make_error_code(errc::cancelled));
+
+        a.release();
+        SessionTurn again = co_await svc.take_turn(SessionKey("app", "u", "a"));
+        CHECK(again.held());
+    }());
+}
+
 }  // namespace
 
 void session_service_suite(const SessionServiceFactory& make)
@@ -338,6 +415,14 @@ void session_service_suite(const SessionServiceFactory& make)
     SECTION("concurrent appends from 4 threads lose nothing and keep each writer's order")
     {
         concurrent_appends(make);
+    }
+    SECTION("turns: invocations that take the session's turn lose no read-modify-write, from 4 threads")
+    {
+        turns_serialize_read_modify_write(make);
+    }
+    SECTION("turns: one session's turn blocks no other session, and a cancelled wait takes nothing")
+    {
+        turns_are_per_session(*make());
     }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <adk/agents/invocation_context.hpp>
+#include <adk/sessions/session_service.hpp>
 
 #include <any>
 #include <atomic>
@@ -36,6 +37,8 @@ public:
     std::atomic<int> llm_calls{0};
     std::mutex attributes_mutex;
     std::map<std::string, std::any, std::less<>> attributes;
+    // The session's turn (SessionService::take_turn), held by the Runner's invocations until they end.
+    SessionTurn session_turn;
 
 private:
     std::unique_ptr<CommitOrder> commit_order_;

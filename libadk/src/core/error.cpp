@@ -20,6 +20,7 @@ public:
         case errc::agent_failed: return "agent failed";
         case errc::stream_closed: return "stream closed";
         case errc::bad_response: return "bad response from the provider";
+        case errc::storage_failed: return "storage failed";
         }
         return "unknown adk error";
     }

@@ -176,8 +176,10 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     validate_state_keys(request.state_delta);
     const std::string& user_id = request.user_id;
     const std::string& session_id = request.session_id;
-    std::optional<Session> session =
-        co_await options_.session_service->get_session({options_.app_name, user_id, session_id});
+    // The session is read once its turn is ours, so that it holds what the invocation before this one left.
+    SessionKey key(options_.app_name, user_id, session_id);
+    SessionTurn turn = co_await options_.session_service->take_turn(key);
+    std::optional<Session> session = co_await options_.session_service->get_session(std::move(key));
     if (!session)
         throw Error(errc::not_found, "session '" + session_id + "' of user '" + user_id + "' in app '" +
                                          options_.app_name +
@@ -197,6 +199,7 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     inv.plugins = options_.plugins;
     auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
     auto invocation = ctx->invocation();
+    invocation->session_turn = std::move(turn);
     if (request.new_message && !request.new_message->parts.empty()) {
         Content& message = *request.new_message;
         if (message.role.empty())
@@ -223,8 +226,13 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         struct Unregister {
             detail::RunnerRegistry& registry;
             const std::string& id;
-            ~Unregister() { registry.remove(id); }
-        } unregister{*registry, ctx->invocation_id()};
+            detail::Invocation& invocation;
+            ~Unregister()
+            {
+                invocation.session_turn.release();  // the next invocation of the session may start
+                registry.remove(id);
+            }
+        } unregister{*registry, ctx->invocation_id(), *ctx->invocation()};
         EventSink out(std::move(sink), ctx->invocation());
         if (co_await answered_by_plugin(*ctx, out))
             co_return;

@@ -3,6 +3,10 @@
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 
+#include "local_turns.hpp"
+
+#include <cmath>
+
 namespace adk {
 
 CreateSessionRequest::CreateSessionRequest(std::string app_name_, std::string user_id_, std::string session_id_,
@@ -29,6 +33,20 @@ DeleteSessionRequest::DeleteSessionRequest(SessionKey key_) : key(std::move(key_
 DeleteSessionRequest::DeleteSessionRequest(std::string app_name, std::string user_id, std::string session_id)
     : key(std::move(app_name), std::move(user_id), std::move(session_id))
 {
+}
+
+SessionService::SessionService() : local_turns_(std::make_shared<detail::LocalTurns>()) {}
+
+SessionService::~SessionService() = default;
+
+asio::awaitable<SessionTurn> SessionService::do_take_turn(SessionKey key)
+{
+    return take_local_turn(std::move(key));
+}
+
+asio::awaitable<SessionTurn> SessionService::take_local_turn(SessionKey key)
+{
+    return local_turns_->take(std::move(key));
 }
 
 asio::awaitable<Session> SessionService::create_session(CreateSessionRequest request)
@@ -61,6 +79,11 @@ asio::awaitable<void> SessionService::append_event(Session& session, Event& even
     json::object temp = take_temp_state(event.actions.state_delta);
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();
+    // Kept to the microsecond, what a database's time column holds: such a number also reads back from
+    // JSON as the same double, so that a stored event compares equal to the caller's.
+    event.timestamp = std::nearbyint(event.timestamp * 1e6) / 1e6;
+    if (event.id.empty())
+        event.id = new_uuid();
     AppendEventRequest request(session.key(), event);
     try {
         co_await do_append_event(std::move(request));

@@ -25,6 +25,7 @@ enum class errc {
     agent_failed,              // an agent's code threw something that is not an adk::Error
     stream_closed,             // emitting into a stream whose consumer is gone
     bad_response,              // a provider sent something that is not its wire format
+    storage_failed,            // a session, artifact or memory store failed (database error, disk full, bad file)
 };
 
 const boost::system::error_category& error_category() noexcept;

@@ -6,6 +6,11 @@
 // is on a strand), so invocations run in parallel on a multi-threaded io_context; with
 // RunnerOptions::single_threaded they run on the caller's executor itself. cancel() answers whether the
 // invocation was running.
+//
+// Invocations of one session take turns (SessionService::take_turn): run() waits while another invocation
+// of the same session runs, here or in another process over the same database, and reads the session once
+// its turn comes, so that each invocation starts from what the one before it stored. So do not hold a
+// session's stream unread while awaiting another run() of the same session. Different sessions run at once.
 #pragma once
 
 #include <adk/agents/agent.hpp>

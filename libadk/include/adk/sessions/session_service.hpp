@@ -3,8 +3,8 @@
 // DESIGN: every operation is an awaitable so that services over a database can do real I/O. The
 // public functions are non-virtual and forward to protected virtuals (Boost.MySQL's style): what every
 // backend must do alike happens once, here, before a backend is called:
-//   - state keys are validated (validate_state_key), temp: keys are dropped, a missing session id or
-//     timestamp is filled in;
+//   - state keys are validated (validate_state_key), temp: keys are dropped, a missing session id, event
+//     id or event timestamp is filled in;
 //   - the caller's copy of the session gets the event and its state changes (apply_event).
 // A backend stores and reads; it splits and merges the state scopes with the helpers of state.hpp.
 // Each operation takes a request object, so that a field can be added without breaking a caller or a
@@ -20,6 +20,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -76,13 +77,47 @@ public:
     Event& event;
 };
 
+// A session's turn: while it is held, no other invocation of that session runs, in this process or (for a
+// service over a shared database) in any process that uses the database. Invocations of one session take
+// turns so that each starts from the state the one before it left: an agent that reads a counter and writes
+// it back plus one never loses an increment to another invocation. Releasing it (or destroying it) lets the
+// next one in. Move-only; an empty turn holds nothing.
+class SessionTurn {
+public:
+    // What a backend keeps while the turn is held; its destructor gives the turn back.
+    class Holder {
+    public:
+        virtual ~Holder() = default;
+    };
+
+    SessionTurn() = default;
+    explicit SessionTurn(std::unique_ptr<Holder> holder) : holder_(std::move(holder)) {}
+
+    bool held() const noexcept { return holder_ != nullptr; }
+    void release() noexcept { holder_.reset(); }
+
+private:
+    std::unique_ptr<Holder> holder_;
+};
+
+namespace detail {
+class LocalTurns;
+}
+
 static_assert(!std::is_aggregate_v<CreateSessionRequest> && !std::is_aggregate_v<GetSessionRequest> &&
               !std::is_aggregate_v<ListSessionsRequest> && !std::is_aggregate_v<DeleteSessionRequest> &&
               !std::is_aggregate_v<AppendEventRequest>);
 
 class SessionService {
 public:
-    virtual ~SessionService() = default;
+    SessionService();
+    virtual ~SessionService();
+    SessionService(const SessionService&) = delete;
+    SessionService& operator=(const SessionService&) = delete;
+
+    // Waits for the session's turn (see SessionTurn); the Runner holds it for each invocation. The session
+    // need not exist. Throws adk::Error (cancelled) when the wait is cancelled.
+    asio::awaitable<SessionTurn> take_turn(SessionKey key) { return do_take_turn(std::move(key)); }
 
     // Creates a session. Throws adk::Error: invalid_argument for an empty app name or user id or an
     // invalid state key, already_exists when the id is taken.
@@ -108,8 +143,9 @@ public:
 
     // Stores a non-partial event and applies its stateDelta, both to the stored session and to
     // `session` (the caller's copy, which also sees temp: keys). Partial events are left alone.
-    // On return `event` is what was stored: temp: keys are gone from its stateDelta, and a missing
-    // timestamp is set. Throws adk::Error for an invalid state key (temp: keys too) or a session that no
+    // On return `event` is what was stored: temp: keys are gone from its stateDelta, a missing id or
+    // timestamp is set, and the timestamp is rounded to the microsecond (an event whose id the session
+    // holds replaces it in a database backend, as in ADK's DatabaseSessionService). Throws adk::Error for an invalid state key (temp: keys too) or a session that no
     // longer exists; nothing is stored and nothing changes then.
     //
     // DESIGN: ADK returns the event; here the caller's event is updated in place, because every event an
@@ -126,6 +162,11 @@ public:
     static void apply_event(Session& session, const Event& event, const json::object& temp_state);
 
 protected:
+    // The turn among this process's invocations of the service. A backend shared by several processes takes
+    // it first, then its own lock across processes.
+    virtual asio::awaitable<SessionTurn> do_take_turn(SessionKey key);
+    asio::awaitable<SessionTurn> take_local_turn(SessionKey key);
+
     // Called with a session id and valid state keys.
     virtual asio::awaitable<Session> do_create_session(CreateSessionRequest request) = 0;
     virtual asio::awaitable<std::optional<Session>> do_get_session(GetSessionRequest request) = 0;
@@ -134,6 +175,9 @@ protected:
     // Stores the event in the session the key names, and applies its stateDelta to what is stored
     // (split_state_delta). Throws adk::Error (not_found) when there is no such session.
     virtual asio::awaitable<void> do_append_event(AppendEventRequest request) = 0;
+
+private:
+    std::shared_ptr<detail::LocalTurns> local_turns_;
 };
 
 }  // namespace adk

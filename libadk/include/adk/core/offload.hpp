@@ -1,0 +1,80 @@
+// offload: runs blocking work (a database call, a file write) on another executor, typically a thread pool
+// of the service that owns the work, and resumes the awaiting coroutine on its own executor with the result
+// or the exception. The io_context's threads never block on it.
+//
+//   asio::thread_pool pool(1);
+//   int rows = co_await adk::offload(pool.get_executor(), [&] { return db.count(); });
+//
+// The work runs to its end even when the awaiting coroutine is cancelled (a blocking call cannot be
+// interrupted); its result is then dropped. Whatever `fn` refers to must live until it has run.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <exception>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace adk {
+
+namespace asio = boost::asio;
+
+namespace detail {
+
+struct Unit {};
+
+// Posts `fn` to `pool`; its result (or exception) completes the handler on the handler's executor.
+struct OffloadInitiation {
+    asio::any_io_executor pool;
+
+    template <class Handler, class F>
+    void operator()(Handler handler, F fn) const
+    {
+        using R = std::invoke_result_t<F&>;
+        using Value = std::conditional_t<std::is_void_v<R>, Unit, R>;
+        auto back = asio::make_work_guard(asio::get_associated_executor(handler));
+        asio::post(pool, [handler = std::move(handler), fn = std::move(fn), back = std::move(back)]() mutable {
+            std::exception_ptr error;
+            std::optional<Value> value;
+            try {
+                if constexpr (std::is_void_v<R>) {
+                    fn();
+                    value.emplace();
+                } else {
+                    value.emplace(fn());
+                }
+            } catch (...) {
+                error = std::current_exception();
+            }
+            auto ex = back.get_executor();
+            asio::dispatch(ex, [handler = std::move(handler), error, value = std::move(value)]() mutable {
+                handler(error, std::move(value));
+            });
+        });
+    }
+};
+
+}  // namespace detail
+
+template <class F>
+asio::awaitable<std::invoke_result_t<F&>> offload(asio::any_io_executor pool, F fn)
+{
+    using R = std::invoke_result_t<F&>;
+    using Value = std::conditional_t<std::is_void_v<R>, detail::Unit, R>;
+    detail::OffloadInitiation initiation{std::move(pool)};
+    std::optional<Value> value =
+        co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(std::exception_ptr, std::optional<Value>)>(
+            initiation, asio::use_awaitable, std::move(fn));
+    if constexpr (!std::is_void_v<R>)
+        co_return std::move(*value);
+}
+
+}  // namespace adk
