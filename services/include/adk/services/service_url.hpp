@@ -1,0 +1,21 @@
+// Picks a session service by URL, as ADK's `--session_service_uri` does:
+//
+//   memory://                      InMemorySessionService (lost at exit)
+//   sqlite:///relative/path.db     SqliteSessionService on a file, relative to the working directory
+//   sqlite:////absolute/path.db    (four slashes: the path starts with '/', as in SQLAlchemy and ADK Python)
+//   sqlite://:memory:              SQLite in memory, private to this service
+//
+// A URL of another form is refused with adk::Error (invalid_argument) that lists the accepted ones; the
+// message never repeats a password or a query string.
+#pragma once
+
+#include <adk/sessions/session_service.hpp>
+
+#include <memory>
+#include <string_view>
+
+namespace adk::services {
+
+std::shared_ptr<SessionService> open_session_service(std::string_view url);
+
+}  // namespace adk::services

@@ -1,0 +1,66 @@
+#include <adk/services/service_url.hpp>
+
+#include <adk/core/error.hpp>
+#include <adk/sessions/in_memory_session_service.hpp>
+#include <adk/sqlite/sqlite_session_service.hpp>
+
+#include <string>
+
+namespace adk::services {
+
+namespace {
+
+constexpr std::string_view accepted =
+    "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db or sqlite://:memory:";
+
+// The URL as it may be printed: its scheme and path, without credentials or a query string.
+std::string printable_url(std::string_view url)
+{
+    std::string out(url.substr(0, url.find_first_of("?#")));
+    if (auto scheme_end = out.find("://"); scheme_end != std::string::npos) {
+        auto authority = scheme_end + 3;
+        auto at = out.find('@', authority);
+        auto slash = out.find('/', authority);
+        if (at != std::string::npos && (slash == std::string::npos || at < slash))
+            out.replace(authority, at - authority, "***");
+    }
+    std::string safe;
+    for (char c : out)
+        safe.push_back(static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c);
+    return safe.substr(0, 200);
+}
+
+[[noreturn]] void refuse(std::string_view url, std::string_view why)
+{
+    throw Error(errc::invalid_argument, "session service URL '" + printable_url(url) + "': " + std::string(why) +
+                                            ". Accepted: " + std::string(accepted));
+}
+
+}  // namespace
+
+std::shared_ptr<SessionService> open_session_service(std::string_view url)
+{
+    if (url == "memory://" || url == "memory:")
+        return std::make_shared<InMemorySessionService>();
+    constexpr std::string_view sqlite = "sqlite://";
+    if (url.starts_with(sqlite)) {
+        std::string_view rest = url.substr(sqlite.size());
+        if (rest == ":memory:" || rest.empty())
+            return std::make_shared<sqlite::SqliteSessionService>(":memory:");
+        if (!rest.starts_with('/'))
+            refuse(url, "a file is named after a third slash (a host is not accepted)");
+        std::string_view path = rest.substr(1);
+        if (path.empty())
+            refuse(url, "no file is named");
+        if (path.find_first_of("?#") != std::string_view::npos)
+            refuse(url, "query strings and fragments are not accepted");
+        if (path.find('\0') != std::string_view::npos)
+            refuse(url, "the path holds a NUL character");
+        return std::make_shared<sqlite::SqliteSessionService>(std::string(path));
+    }
+    if (url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        refuse(url, "PostgreSQL is not built into this adk-cpp yet");
+    refuse(url, "unknown scheme");
+}
+
+}  // namespace adk::services

@@ -1,0 +1,123 @@
+// Several processes on one session database, and a process killed in the middle of a run
+// (tests/support/session_worker.cpp is the process).
+#include <adk/adk.hpp>
+#include <adk/services/service_url.hpp>
+
+#include "support/child_process.hpp"
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace asio = boost::asio;
+using adk::test::ChildProcess;
+
+const std::string worker = ADK_SESSION_WORKER;
+
+std::int64_t int_at(const adk::Session& s, std::string_view key)
+{
+    const auto* v = s.state.if_contains(key);
+    return v ? v->as_int64() : -1;
+}
+
+adk::Session read_session(const std::string& url, const std::string& id)
+{
+    auto sessions = adk::services::open_session_service(url);
+    asio::io_context ioc;
+    return adk::test::run(ioc, [&]() -> asio::awaitable<adk::Session> {
+        auto s = co_await sessions->get_session({"app", "u", id});
+        if (!s)
+            throw std::runtime_error("the session is gone");
+        co_return std::move(*s);
+    }());
+}
+
+// Each event added one to "counter" as its invocation read it: in the order the session reads them, the
+// k-th event sets it to k, and the state holds the last value, for both scopes.
+void check_counted(const adk::Session& s, std::size_t expected)
+{
+    REQUIRE(s.events.size() == expected);
+    std::size_t in_order = 0;
+    for (std::size_t k = 0; k < s.events.size(); ++k) {
+        const auto& delta = s.events[k].actions.state_delta;
+        if (delta.at("counter") == static_cast<std::int64_t>(k + 1) &&
+            delta.at("user:counter") == static_cast<std::int64_t>(k + 1))
+            ++in_order;
+    }
+    CHECK(in_order == expected);
+    CHECK(int_at(s, "counter") == static_cast<std::int64_t>(expected));
+    CHECK(int_at(s, "user:counter") == static_cast<std::int64_t>(expected));
+}
+
+}  // namespace
+
+TEST_CASE("8 processes x 200 invocations on one SQLite session lose no event and no increment", "[sqlite][processes]")
+{
+    adk::test::TempDir dir("sqlite-processes");
+    std::string url = "sqlite:///" + dir.file("shared.db");
+    {
+        ChildProcess create({worker, "create", url, "s"});
+        REQUIRE(create.wait() == 0);
+    }
+    constexpr int processes = 8;
+    constexpr int invocations = 200;
+    std::vector<std::unique_ptr<ChildProcess>> children;
+    for (int p = 0; p < processes; ++p)
+        children.push_back(std::make_unique<ChildProcess>(
+            std::vector<std::string>{worker, "count", url, "s", std::to_string(invocations)}));
+    std::size_t committed = 0;
+    for (auto& child : children) {
+        while (auto line = child->read_line())
+            committed += line->starts_with("committed ");
+        CHECK(child->wait() == 0);
+    }
+    CHECK(committed == processes * invocations);
+    check_counted(read_session(url, "s"), processes * invocations);
+}
+
+TEST_CASE("a process killed by SIGKILL in the middle of runs leaves every committed event and nothing half-written",
+          "[sqlite][processes]")
+{
+    adk::test::TempDir dir("sqlite-kill");
+    std::string url = "sqlite:///" + dir.file("killed.db");
+    {
+        ChildProcess create({worker, "create", url, "s"});
+        REQUIRE(create.wait() == 0);
+    }
+    std::set<std::string> committed;
+    {
+        // Invocations of 5 events, 2 ms apart: the kill falls inside an invocation, between commits or in one.
+        ChildProcess child({worker, "count", url, "s", "1000", "5", "2"});
+        while (committed.size() < 37) {
+            auto line = child.read_line();
+            REQUIRE(line);
+            committed.insert(line->substr(std::string_view("committed ").size()));
+        }
+        child.kill_now();
+        while (auto line = child.read_line())  // what it printed before the signal landed
+            committed.insert(line->substr(std::string_view("committed ").size()));
+        CHECK(child.wait() == 128 + SIGKILL);
+    }
+    adk::Session after = read_session(url, "s");
+    std::set<std::string> stored;
+    for (const auto& e : after.events)
+        stored.insert(e.id);
+    for (const auto& id : committed)
+        CHECK(stored.count(id) == 1);
+    CHECK(stored.size() >= committed.size());
+    CHECK(stored.size() <= committed.size() + 1);  // at most the one committed as the signal landed
+    check_counted(after, after.events.size());     // each event with its state change, none half-written
+
+    // The dead process's turn was released by the kernel: another process runs the session at once.
+    ChildProcess next({worker, "count", url, "s", "3"});
+    while (next.read_line()) {
+    }
+    CHECK(next.wait() == 0);
+    check_counted(read_session(url, "s"), after.events.size() + 3);
+}
