@@ -59,28 +59,56 @@ std::string camel_key(std::string_view key)
     return out;
 }
 
-template <class Convert, std::size_t N>
-void convert(json::value& v, const std::string& path, Convert key_of, const std::array<std::string_view, N>& keep)
+bool has_upper(std::string_view key)
+{
+    for (char c : key)
+        if (c >= 'A' && c <= 'Z')
+            return true;
+    return false;
+}
+
+bool has_underscore_word(std::string_view key)
+{
+    for (std::size_t i = 0; i + 1 < key.size(); ++i)
+        if (key[i] == '_' && key[i + 1] >= 'a' && key[i + 1] <= 'z')
+            return true;
+    return false;
+}
+
+// Converts the keys of `v` and of what it holds, except under the preserved paths. `path` is the path of
+// `v`, extended and restored on the way down. An object is rebuilt only when one of its keys changes.
+template <class Convert, class Changes, std::size_t N>
+void convert(json::value& v, std::string& path, Convert key_of, Changes changes,
+             const std::array<std::string_view, N>& keep)
 {
     if (auto* array = v.if_array()) {
         for (auto& item : *array)
-            convert(item, path, key_of, keep);
+            convert(item, path, key_of, changes, keep);
         return;
     }
     auto* object = v.if_object();
     if (!object)
         return;
-    json::object converted(object->storage());
-    converted.reserve(object->size());
+    bool rename = false;
     for (auto& kv : *object) {
-        std::string full = path.empty() ? std::string(kv.key()) : path + "." + std::string(kv.key());
+        std::size_t length = path.size();
+        if (!path.empty())
+            path.push_back('.');
+        path.append(kv.key());
         bool preserved = false;
         for (std::string_view p : keep)
-            preserved = preserved || p == full;
+            preserved = preserved || p == path;
         if (!preserved)
-            convert(kv.value(), full, key_of, keep);
-        converted[key_of(kv.key())] = std::move(kv.value());
+            convert(kv.value(), path, key_of, changes, keep);
+        path.resize(length);
+        rename = rename || changes(kv.key());
     }
+    if (!rename)
+        return;
+    json::object converted(object->storage());
+    converted.reserve(object->size());
+    for (auto& kv : *object)
+        converted[key_of(kv.key())] = std::move(kv.value());
     *object = std::move(converted);
 }
 
@@ -102,12 +130,14 @@ void check_key_lengths(const SessionKey& key)
 
 void event_to_snake_case(json::value& event)
 {
-    convert(event, std::string(), snake_key, preserved_camel);
+    std::string path;
+    convert(event, path, snake_key, has_upper, preserved_camel);
 }
 
 void event_to_camel_case(json::value& event)
 {
-    convert(event, std::string(), camel_key, preserved_snake);
+    std::string path;
+    convert(event, path, camel_key, has_underscore_word, preserved_snake);
 }
 
 std::string event_to_json(const Event& event)
