@@ -4,7 +4,14 @@
 
 #include "support/run.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_future.hpp>
+
 #include <catch2/catch.hpp>
+
+#include <future>
+#include <set>
 
 #include <string>
 #include <vector>
@@ -111,6 +118,74 @@ void scopes_and_listing(ArtifactService& svc)
     }());
 }
 
+// Names that would leave a folder, or hold what no file name may: refused by every function, nothing stored.
+void bad_names(ArtifactService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        const std::vector<std::string> names = {"../escape.txt", "a/../../escape.txt", "/etc/passwd", "..",
+                                                ".", "a/./b", "a//b", "dir/", std::string("nul\0byte", 8),
+                                                "back\\slash", "tab\tname", std::string(1025, 'x')};
+        for (const auto& name : names) {
+            std::optional<Error> saved;
+            try {
+                co_await svc.save_artifact({"app", "u", "s", name}, Part::from_text("x"));
+            } catch (const Error& e) {
+                saved = e;
+            }
+            REQUIRE(saved);
+            CHECK(saved->code() == make_error_code(errc::invalid_argument));
+            CHECK_THAT(saved->message(), Catch::Contains("refused") || Catch::Contains("needs a file name"));
+            std::optional<Error> loaded;
+            try {
+                (void)co_await svc.load_artifact({"app", "u", "s", name});
+            } catch (const Error& e) {
+                loaded = e;
+            }
+            CHECK(loaded);
+        }
+        for (const char* session : {"..", "a/b", ""}) {
+            std::optional<Error> refused;
+            try {
+                co_await svc.save_artifact({"app", "u", session, "ok.txt"}, Part::from_text("x"));
+            } catch (const Error& e) {
+                refused = e;
+            }
+            CHECK(refused);
+        }
+        auto listed = co_await svc.list_artifact_keys({"app", "u", "s"});
+        CHECK(listed.empty());
+        // A name may hold folders of its own, and odd characters.
+        std::int64_t v = co_await svc.save_artifact({"app", "u", "s", "reports/2026/q1 %.pdf"}, Part::from_text("q1"));
+        CHECK(v == 0);
+        auto nested = co_await svc.list_artifact_keys({"app", "u", "s"});
+        CHECK(nested == std::vector<std::string>{"reports/2026/q1 %.pdf"});
+        auto back = co_await svc.load_artifact({"app", "u", "s", "reports/2026/q1 %.pdf"});
+        CHECK(text_of(back) == "q1");
+    }());
+}
+
+// Saves from four threads at once: each gets a version of its own, and every version is kept.
+void concurrent_saves(ArtifactService& svc)
+{
+    asio::thread_pool pool(4);
+    std::vector<std::future<std::int64_t>> saved;
+    for (int i = 0; i < 40; ++i) {
+        auto one = [&svc, i]() -> asio::awaitable<std::int64_t> {
+            co_return co_await svc.save_artifact({"app", "u", "s", "log.txt"}, Part::from_text(std::to_string(i)));
+        };
+        saved.push_back(asio::co_spawn(pool, one, asio::use_future));
+    }
+    std::set<std::int64_t> versions;
+    for (auto& f : saved)
+        versions.insert(f.get());
+    CHECK(versions.size() == 40);
+    CHECK(*versions.begin() == 0);
+    CHECK(*versions.rbegin() == 39);
+    auto listed = asio::co_spawn(pool, svc.list_versions({"app", "u", "s", "log.txt"}), asio::use_future).get();
+    CHECK(listed.size() == 40);
+}
+
 }  // namespace
 
 void artifact_service_suite(const ArtifactServiceFactory& make)
@@ -122,6 +197,14 @@ void artifact_service_suite(const ArtifactServiceFactory& make)
     SECTION("scopes: a session's files, the user's user: files shared by its sessions, listing, deleting")
     {
         scopes_and_listing(*make());
+    }
+    SECTION("names that leave their folder or hold NUL, backslash or control characters are refused")
+    {
+        bad_names(*make());
+    }
+    SECTION("saves from four threads each get a version of their own")
+    {
+        concurrent_saves(*make());
     }
 }
 

@@ -1,18 +1,74 @@
 // The in-memory backends against the conformance suites that every backend must pass.
+#include <adk/artifacts/file_artifact_service.hpp>
 #include <adk/artifacts/in_memory_artifact_service.hpp>
+#include <adk/core/error.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>
 
 #include "conformance/artifact_service_suite.hpp"
 #include "conformance/session_service_suite.hpp"
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+#include <filesystem>
 
 #include <catch2/catch.hpp>
+
+namespace asio = boost::asio;
 
 TEST_CASE("InMemorySessionService passes the session service conformance suite", "[sessions][threads]")
 {
     adk::test::session_service_suite([] { return std::make_shared<adk::InMemorySessionService>(); });
 }
 
-TEST_CASE("InMemoryArtifactService passes the artifact service conformance suite", "[artifacts]")
+TEST_CASE("InMemoryArtifactService passes the artifact service conformance suite", "[artifacts][threads]")
 {
     adk::test::artifact_service_suite([] { return std::make_shared<adk::InMemoryArtifactService>(); });
+}
+
+TEST_CASE("FileArtifactService passes the artifact service conformance suite", "[artifacts][threads]")
+{
+    adk::test::TempDir dir("file-artifacts");
+    int n = 0;
+    adk::test::artifact_service_suite(
+        [&] { return std::make_shared<adk::FileArtifactService>(dir.path() / ("root" + std::to_string(n++))); });
+}
+
+TEST_CASE("FileArtifactService keeps versions across instances and writes nothing outside its root", "[artifacts]")
+{
+    adk::test::TempDir dir("file-artifacts-restart");
+    asio::io_context ioc;
+    {
+        adk::FileArtifactService first(dir.path() / "root");
+        adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+            co_await first.save_artifact({"app", "u", "s", "notes.txt"}, adk::Part::from_text("one"));
+            co_await first.save_artifact({"app", "u", "s", "notes.txt"}, adk::Part::from_text("two"));
+            co_await first.save_artifact({"app", "u", "s", "user:avatar.png"},
+                                         adk::Part::from_bytes(std::string("\x89PNG", 4), "image/png"));
+            for (const char* bad : {"../../outside.txt", "/tmp/outside.txt", "a/../../../outside.txt"}) {
+                try {
+                    co_await first.save_artifact({"app", "u", "s", bad}, adk::Part::from_text("x"));
+                } catch (const adk::Error&) {
+                }
+            }
+        }());
+    }
+    adk::FileArtifactService second(dir.path() / "root");
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        auto latest = co_await second.load_artifact({"app", "u", "s", "notes.txt"});
+        REQUIRE(latest);
+        CHECK(latest->text == std::optional<std::string>("two"));
+        auto first_version = co_await second.load_artifact({"app", "u", "s", "notes.txt"}, 0);
+        REQUIRE(first_version);
+        CHECK(first_version->text == std::optional<std::string>("one"));
+        auto keys = co_await second.list_artifact_keys({"app", "u", "other-session"});
+        CHECK(keys == std::vector<std::string>{"user:avatar.png"});
+    }());
+    std::vector<std::string> beside_root;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        beside_root.push_back(entry.path().filename().string());
+    CHECK(beside_root == std::vector<std::string>{"root"});
+    std::size_t temp_files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path()))
+        temp_files += entry.path().filename().string().starts_with(".tmp-");
+    CHECK(temp_files == 0);
 }

@@ -23,6 +23,7 @@ namespace adk {
 namespace asio = boost::asio;
 
 inline constexpr std::string_view user_artifact_prefix = "user:";
+inline constexpr std::size_t max_artifact_name_bytes = 1024;
 
 // Which file: a session's, or its user's when the name starts with "user:".
 class ArtifactKey {
@@ -42,8 +43,12 @@ class ArtifactService {
 public:
     virtual ~ArtifactService() = default;
 
-    // Stores a new version; versions count from 0. Returns the version stored. Throws adk::Error
-    // (invalid_argument) for an empty file name.
+    // Every function refuses (adk::Error, invalid_argument), before a backend sees it, a key whose file
+    // name is empty, absolute, over 1024 bytes, or holds a NUL, a control character, a backslash, or a '..',
+    // '.' or empty segment; or whose app, user or session is empty, '.', '..', or holds a slash or a control
+    // character. A name may hold '/'.
+    //
+    // Stores a new version; versions count from 0. Returns the version stored.
     asio::awaitable<std::int64_t> save_artifact(ArtifactKey key, Part artifact);
     // The given version, or the latest; nullopt when there is none.
     asio::awaitable<std::optional<Part>> load_artifact(ArtifactKey key, std::optional<std::int64_t> version = {});
