@@ -1,6 +1,7 @@
 #include <adk/core/error.hpp>
 #include <adk/sessions/database_format.hpp>
 
+#include "../core/json_fields.hpp"
 #include "../core/printable.hpp"
 
 #include <boost/json/parse.hpp>
@@ -29,21 +30,6 @@ constexpr std::array<std::string_view, 11> preserved_snake = {
     "actions.requested_tool_confirmations", "actions.custom_metadata", "custom_metadata",
     "content.parts.function_call.args", "content.parts.function_response.response", "output", "route",
     "actions.agent_state"};
-
-std::string snake_key(std::string_view key)
-{
-    std::string out;
-    out.reserve(key.size() + 4);
-    for (char c : key) {
-        if (c >= 'A' && c <= 'Z') {
-            out.push_back('_');
-            out.push_back(static_cast<char>(c - 'A' + 'a'));
-        } else {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
 
 std::string camel_key(std::string_view key)
 {
@@ -131,7 +117,7 @@ void check_key_lengths(const SessionKey& key)
 void event_to_snake_case(json::value& event)
 {
     std::string path;
-    convert(event, path, snake_key, has_upper, preserved_camel);
+    convert(event, path, detail::snake_case, has_upper, preserved_camel);
 }
 
 void event_to_camel_case(json::value& event)
