@@ -698,3 +698,44 @@ TEST_CASE("a RunRequest carries a state delta in with the message, or alone, and
     CHECK_THAT(refusals[0], Catch::Contains("not supported yet"));
     CHECK_THAT(refusals[1], Catch::Contains("state key '../x' is refused"));
 }
+
+TEST_CASE("invocations of one session take turns: none loses another's read-modify-write of state", "[runner][threads]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto agent = std::make_shared<FnAgent>("adder", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        auto before = ctx.state("counter");
+        std::int64_t seen = before ? before->as_int64() : 0;
+        asio::steady_timer pause(ctx.executor(), std::chrono::milliseconds(2));  // another invocation could run now
+        co_await pause.async_wait(asio::use_awaitable);
+        adk::Event ev = ctx.make_event(adk::Content::model("added"));
+        ev.actions.state_delta["counter"] = seen + 1;
+        co_await out.emit(std::move(ev));
+    });
+    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
+    auto created = asio::co_spawn(ioc, sessions->create_session({"app", "user1", "shared"}), asio::use_future);
+    ioc.run();
+    created.get();
+    ioc.restart();
+    constexpr int invocations = 8;
+    std::vector<std::future<std::vector<adk::Event>>> results;
+    for (int n = 0; n < invocations; ++n) {
+        auto one = [&runner]() -> asio::awaitable<std::vector<adk::Event>> {
+            co_return co_await adk::test::run_once(runner, "shared", "add one");
+        };
+        results.push_back(asio::co_spawn(ioc, one, asio::use_future));
+    }
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&] { ioc.run(); });
+    for (auto& r : results)
+        CHECK(r.get().size() == 1);
+    for (auto& t : threads)
+        t.join();
+    ioc.restart();
+    auto stored = asio::co_spawn(ioc, sessions->get_session({"app", "user1", "shared"}), asio::use_future);
+    ioc.run();
+    auto session = stored.get();
+    REQUIRE(session);
+    CHECK(session->state.at("counter") == invocations);
+}
