@@ -123,44 +123,35 @@ void bad_names(ArtifactService& svc)
 {
     asio::io_context ioc;
     run(ioc, [&]() -> asio::awaitable<void> {
+        const SessionKey session("app", "u", "s");
         const std::vector<std::string> names = {"../escape.txt", "a/../../escape.txt", "/etc/passwd", "..",
                                                 ".", "a/./b", "a//b", "dir/", std::string("nul\0byte", 8),
                                                 "back\\slash", "tab\tname", std::string(1025, 'x')};
         for (const auto& name : names) {
-            std::optional<Error> saved;
-            try {
-                co_await svc.save_artifact({"app", "u", "s", name}, Part::from_text("x"));
-            } catch (const Error& e) {
-                saved = e;
-            }
+            asio::awaitable<std::int64_t> save = svc.save_artifact(ArtifactKey(session, name), Part::from_text("x"));
+            std::optional<Error> saved = co_await error_of(std::move(save));
             REQUIRE(saved);
             CHECK(saved->code() == make_error_code(errc::invalid_argument));
             CHECK_THAT(saved->message(), Catch::Contains("refused") || Catch::Contains("needs a file name"));
-            std::optional<Error> loaded;
-            try {
-                (void)co_await svc.load_artifact({"app", "u", "s", name});
-            } catch (const Error& e) {
-                loaded = e;
-            }
+            asio::awaitable<std::optional<Part>> load = svc.load_artifact(ArtifactKey(session, name));
+            std::optional<Error> loaded = co_await error_of(std::move(load));
             CHECK(loaded);
         }
-        for (const char* session : {"..", "a/b", ""}) {
-            std::optional<Error> refused;
-            try {
-                co_await svc.save_artifact({"app", "u", session, "ok.txt"}, Part::from_text("x"));
-            } catch (const Error& e) {
-                refused = e;
-            }
+        for (const char* bad_session : {"..", "a/b", ""}) {
+            asio::awaitable<std::int64_t> save = svc.save_artifact({"app", "u", bad_session, "ok.txt"}, Part::from_text("x"));
+            std::optional<Error> refused = co_await error_of(std::move(save));
             CHECK(refused);
         }
-        auto listed = co_await svc.list_artifact_keys({"app", "u", "s"});
+        auto listed = co_await svc.list_artifact_keys(session);
         CHECK(listed.empty());
         // A name may hold folders of its own, and odd characters.
-        std::int64_t v = co_await svc.save_artifact({"app", "u", "s", "reports/2026/q1 %.pdf"}, Part::from_text("q1"));
+        const ArtifactKey nested_key(session, "reports/2026/q1 %.pdf");
+        Part q1 = Part::from_text("q1");
+        std::int64_t v = co_await svc.save_artifact(nested_key, std::move(q1));
         CHECK(v == 0);
-        auto nested = co_await svc.list_artifact_keys({"app", "u", "s"});
+        auto nested = co_await svc.list_artifact_keys(session);
         CHECK(nested == std::vector<std::string>{"reports/2026/q1 %.pdf"});
-        auto back = co_await svc.load_artifact({"app", "u", "s", "reports/2026/q1 %.pdf"});
+        auto back = co_await svc.load_artifact(nested_key);
         CHECK(text_of(back) == "q1");
     }());
 }
@@ -169,10 +160,12 @@ void bad_names(ArtifactService& svc)
 void concurrent_saves(ArtifactService& svc)
 {
     asio::thread_pool pool(4);
+    const ArtifactKey log("app", "u", "s", "log.txt");
     std::vector<std::future<std::int64_t>> saved;
     for (int i = 0; i < 40; ++i) {
-        auto one = [&svc, i]() -> asio::awaitable<std::int64_t> {
-            co_return co_await svc.save_artifact({"app", "u", "s", "log.txt"}, Part::from_text(std::to_string(i)));
+        auto one = [&svc, &log, i]() -> asio::awaitable<std::int64_t> {
+            Part line = Part::from_text(std::to_string(i));
+            co_return co_await svc.save_artifact(log, std::move(line));
         };
         saved.push_back(asio::co_spawn(pool, one, asio::use_future));
     }
@@ -182,7 +175,7 @@ void concurrent_saves(ArtifactService& svc)
     CHECK(versions.size() == 40);
     CHECK(*versions.begin() == 0);
     CHECK(*versions.rbegin() == 39);
-    auto listed = asio::co_spawn(pool, svc.list_versions({"app", "u", "s", "log.txt"}), asio::use_future).get();
+    auto listed = asio::co_spawn(pool, svc.list_versions(log), asio::use_future).get();
     CHECK(listed.size() == 40);
 }
 

@@ -40,27 +40,32 @@ TEST_CASE("FileArtifactService keeps versions across instances and writes nothin
     {
         adk::FileArtifactService first(dir.path() / "root");
         adk::test::run(ioc, [&]() -> asio::awaitable<void> {
-            co_await first.save_artifact({"app", "u", "s", "notes.txt"}, adk::Part::from_text("one"));
-            co_await first.save_artifact({"app", "u", "s", "notes.txt"}, adk::Part::from_text("two"));
-            co_await first.save_artifact({"app", "u", "s", "user:avatar.png"},
-                                         adk::Part::from_bytes(std::string("\x89PNG", 4), "image/png"));
+            const adk::ArtifactKey notes("app", "u", "s", "notes.txt");
+            adk::Part one = adk::Part::from_text("one");
+            adk::Part two = adk::Part::from_text("two");
+            adk::Part avatar = adk::Part::from_bytes(std::string("\x89PNG", 4), "image/png");
+            co_await first.save_artifact(notes, std::move(one));
+            co_await first.save_artifact(notes, std::move(two));
+            adk::ArtifactKey avatar_key("app", "u", "s", "user:avatar.png");
+            co_await first.save_artifact(std::move(avatar_key), std::move(avatar));
             for (const char* bad : {"../../outside.txt", "/tmp/outside.txt", "a/../../../outside.txt"}) {
-                try {
-                    co_await first.save_artifact({"app", "u", "s", bad}, adk::Part::from_text("x"));
-                } catch (const adk::Error&) {
-                }
+                asio::awaitable<std::int64_t> save = first.save_artifact({"app", "u", "s", bad}, adk::Part::from_text("x"));
+                std::optional<adk::Error> refused = co_await adk::test::error_of(std::move(save));
+                CHECK(refused);
             }
         }());
     }
     adk::FileArtifactService second(dir.path() / "root");
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
-        auto latest = co_await second.load_artifact({"app", "u", "s", "notes.txt"});
+        const adk::ArtifactKey notes("app", "u", "s", "notes.txt");
+        auto latest = co_await second.load_artifact(notes);
         REQUIRE(latest);
         CHECK(latest->text == std::optional<std::string>("two"));
-        auto first_version = co_await second.load_artifact({"app", "u", "s", "notes.txt"}, 0);
+        auto first_version = co_await second.load_artifact(notes, 0);
         REQUIRE(first_version);
         CHECK(first_version->text == std::optional<std::string>("one"));
-        auto keys = co_await second.list_artifact_keys({"app", "u", "other-session"});
+        const adk::SessionKey other_session("app", "u", "other-session");
+        auto keys = co_await second.list_artifact_keys(other_session);
         CHECK(keys == std::vector<std::string>{"user:avatar.png"});
     }());
     std::vector<std::string> beside_root;

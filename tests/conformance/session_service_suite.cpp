@@ -25,18 +25,6 @@ namespace {
 
 namespace json = boost::json;
 
-// The error an awaitable threw, or nullopt when it did not throw.
-template <class T>
-asio::awaitable<std::optional<Error>> error_of(asio::awaitable<T> aw)
-{
-    try {
-        co_await std::move(aw);
-    } catch (const Error& e) {
-        co_return e;
-    }
-    co_return std::nullopt;
-}
-
 Event text_event(std::string text, double timestamp = 0)
 {
     Event e("agent", Content::model(std::move(text)));
@@ -332,9 +320,10 @@ void turns_serialize_read_modify_write(const SessionServiceFactory& make)
     std::vector<std::future<void>> done;
     for (int w = 0; w < workers; ++w) {
         auto worker = [svc]() -> asio::awaitable<void> {
+            const SessionKey counted("app", "u", "counted");
             for (int i = 0; i < per_worker; ++i) {
-                SessionTurn turn = co_await svc->take_turn(SessionKey("app", "u", "counted"));
-                std::optional<Session> s = co_await svc->get_session({"app", "u", "counted"});
+                SessionTurn turn = co_await svc->take_turn(counted);
+                std::optional<Session> s = co_await svc->get_session(counted);
                 Event e = text_event("one more");
                 e.actions.state_delta["counter"] = count_of(*s, "counter") + 1;
                 e.actions.state_delta["user:counter"] = count_of(*s, "user:counter") + 1;
@@ -357,17 +346,19 @@ void turns_are_per_session(SessionService& svc)
 {
     asio::io_context ioc;
     run(ioc, [&]() -> asio::awaitable<void> {
-        SessionTurn a = co_await svc.take_turn(SessionKey("app", "u", "a"));
+        const SessionKey key_a("app", "u", "a");
+        const SessionKey key_b("app", "u", "b");
+        const SessionKey other_user_a("app", "v", "a");
+        SessionTurn a = co_await svc.take_turn(key_a);
         CHECK(a.held());
-        SessionTurn b = co_await svc.take_turn(SessionKey("app", "u", "b"));  // not blocked by a
+        SessionTurn b = co_await svc.take_turn(key_b);  // not blocked by a
         CHECK(b.held());
-        SessionTurn other_user = co_await svc.take_turn(SessionKey("app", "v", "a"));
+        SessionTurn other_user = co_await svc.take_turn(other_user_a);
         CHECK(other_user.held());
 
         auto ex = co_await asio::this_coro::executor;
         asio::cancellation_signal cancel;
         std::optional<Error> refused;
-        SessionKey key_a("app", "u", "a");
         asio::awaitable<SessionTurn> wait_a = svc.take_turn(key_a);
         asio::co_spawn(ex, error_of(std::move(wait_a)),
                        asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr, std::optional<Error> e) {
@@ -383,7 +374,7 @@ void turns_are_per_session(SessionService& svc)
         CHECK(refused->code() == make_error_code(errc::cancelled));
 
         a.release();
-        SessionTurn again = co_await svc.take_turn(SessionKey("app", "u", "a"));
+        SessionTurn again = co_await svc.take_turn(key_a);
         CHECK(again.held());
     }());
 }

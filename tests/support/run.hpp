@@ -5,6 +5,8 @@
 // running (a producer that outlived its stream would keep the io_context busy and fail the test).
 #pragma once
 
+#include <adk/core/error.hpp>
+
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -55,6 +57,18 @@ inline void run(asio::io_context& ioc, asio::awaitable<void> aw,
         co_return true;
     };
     run(ioc, wrapped(std::move(aw)), limit);
+}
+
+// The adk::Error an awaitable threw, or nullopt when it did not throw.
+template <class T>
+asio::awaitable<std::optional<Error>> error_of(asio::awaitable<T> aw)
+{
+    try {
+        co_await std::move(aw);
+    } catch (const Error& e) {
+        co_return e;
+    }
+    co_return std::nullopt;
 }
 
 // A file under ../shared/fixtures (beside the project root).

@@ -78,7 +78,8 @@ int main(int argc, char** argv)
         std::future<void> done;
         if (command == "create") {
             auto create = [sessions, id = std::string(argv[3])]() -> asio::awaitable<void> {
-                co_await sessions->create_session({"app", "u", id});
+                adk::CreateSessionRequest request("app", "u", id);
+                co_await sessions->create_session(std::move(request));
             };
             done = asio::co_spawn(ioc, create, asio::use_future);
         } else {

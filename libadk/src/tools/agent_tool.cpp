@@ -1,7 +1,6 @@
 #include <adk/agents/llm_agent.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>
-#include <adk/sessions/state.hpp>
 #include <adk/tools/agent_tool.hpp>
 #include <adk/tools/json_schema.hpp>
 
@@ -47,16 +46,17 @@ asio::awaitable<json::value> AgentTool::run(ToolContext& ctx, json::object args)
         co_return json::object{{"error", "Call " + name() + " with {\"request\": \"...\"}: the request is missing"}};
     }
 
-    // A session of its own, starting from a copy of the caller's state (temp: keys are not copied).
+    // A session of its own, starting from a copy of the caller's state (create_session drops temp: keys).
     const InvocationContext& parent = ctx.invocation_context();
     json::object state = parent.with_session([](const Session& s) { return s.state; });
-    for (auto it = state.begin(); it != state.end();)
-        it = it->key().substr(0, temp_state_prefix.size()) == temp_state_prefix ? state.erase(it) : std::next(it);
     auto sessions = std::make_shared<InMemorySessionService>();
     Runner runner({.app_name = agent_->name(), .agent = agent_, .session_service = sessions,
                    .artifact_service = parent.artifact_service(), .memory_service = parent.memory_service()});
-    Session session = co_await sessions->create_session({agent_->name(), parent.user_id(), {}, std::move(state)});
-    auto events = co_await runner.run(parent.user_id(), session.id, Content::user(request), parent.run_config());
+    CreateSessionRequest create(agent_->name(), parent.user_id(), {}, std::move(state));
+    Session session = co_await sessions->create_session(std::move(create));
+    RunRequest run_request(parent.user_id(), session.id, Content::user(request));
+    run_request.run_config = parent.run_config();
+    auto events = co_await runner.run(std::move(run_request));
 
     std::optional<Content> last;
     while (auto event = co_await events.next()) {
