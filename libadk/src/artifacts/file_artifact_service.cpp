@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 #include <sstream>
 
 #include <fcntl.h>
@@ -70,6 +71,29 @@ std::optional<std::string> decode(std::string_view name)
 [[noreturn]] void failed(const std::string& doing, const fs::path& path, const std::string& why)
 {
     throw Error(errc::storage_failed, "artifact store: " + doing + " '" + path.string() + "' failed: " + why);
+}
+
+// Writes a new file and flushes it to the disk before it is linked anywhere; removed again on failure.
+void write_synced(const fs::path& path, std::string_view data)
+{
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        failed("creating", path, std::strerror(errno));
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    int error = data.empty() && ::fsync(fd) == 0 ? 0 : errno;
+    ::close(fd);
+    if (error != 0 || !data.empty()) {
+        std::error_code ignored;
+        fs::remove(path, ignored);
+        failed("writing", path, std::strerror(error != 0 ? error : EIO));
+    }
 }
 
 std::optional<std::int64_t> version_of(const fs::path& file)
@@ -130,20 +154,7 @@ public:
         if (ec)
             failed("creating the folder", folder, ec.message());
         fs::path temp = folder / (".tmp-" + new_uuid());
-        {
-            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-            out << json::serialize(json::value_from(part));
-            out.flush();
-            if (!out)
-                failed("writing", temp, std::strerror(errno));
-        }
-        {
-            int fd = ::open(temp.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd >= 0) {
-                ::fsync(fd);
-                ::close(fd);
-            }
-        }
+        write_synced(temp, json::serialize(json::value_from(part)));
         std::vector<std::int64_t> taken = versions(folder);
         std::int64_t v = taken.empty() ? 0 : taken.back() + 1;
         // link() refuses a name that exists: the first writer to link a number owns it.

@@ -174,16 +174,12 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
                     "RunRequest::invocation_id asks to resume invocation '" + *request.invocation_id +
                         "', which is not supported yet: leave it empty to start a new invocation");
     validate_state_keys(request.state_delta);
-    const std::string& user_id = request.user_id;
-    const std::string& session_id = request.session_id;
     // The session is read once its turn is ours, so that it holds what the invocation before this one left.
-    SessionKey key(options_.app_name, user_id, session_id);
+    SessionKey key(options_.app_name, request.user_id, request.session_id);
     SessionTurn turn = co_await options_.session_service->take_turn(key);
-    std::optional<Session> session = co_await options_.session_service->get_session(std::move(key));
+    std::optional<Session> session = co_await options_.session_service->get_session(key);
     if (!session)
-        throw Error(errc::not_found, "session '" + session_id + "' of user '" + user_id + "' in app '" +
-                                         options_.app_name +
-                                         "' does not exist: create it first with create_session()");
+        throw Error(errc::not_found, key.describe() + " does not exist: create it first with create_session()");
 
     InvocationOptions inv;
     inv.app_name = options_.app_name;

@@ -7,21 +7,6 @@
 
 namespace adk {
 
-namespace {
-
-std::string describe(const SessionKey& key)
-{
-    return "session '" + key.session_id + "' of user '" + key.user_id + "' in app '" + key.app_name + "'";
-}
-
-void assign_all(json::object& into, json::object& from)
-{
-    for (auto& kv : from)
-        into[kv.key()] = std::move(kv.value());
-}
-
-}  // namespace
-
 Session* InMemorySessionService::find(const SessionKey& key)
 {
     if (auto app = sessions_.find(key.app_name); app != sessions_.end())
@@ -37,10 +22,10 @@ void InMemorySessionService::apply_delta(Session& stored, const json::object& de
         return;
     ScopedState scoped = split_state_delta(delta);
     if (!scoped.app.empty())
-        assign_all(app_state_[stored.app_name], scoped.app);
+        assign_state(app_state_[stored.app_name], scoped.app);
     if (!scoped.user.empty())
-        assign_all(user_state_[stored.app_name][stored.user_id], scoped.user);
-    assign_all(stored.state, scoped.session);
+        assign_state(user_state_[stored.app_name][stored.user_id], scoped.user);
+    assign_state(stored.state, scoped.session);
 }
 
 Session InMemorySessionService::merged(const Session& s) const
@@ -63,9 +48,7 @@ asio::awaitable<Session> InMemorySessionService::do_create_session(CreateSession
     std::lock_guard lock(mutex_);
     auto& by_id = sessions_[request.app_name][request.user_id];
     if (by_id.count(request.session_id))
-        throw Error(errc::already_exists,
-                    describe(SessionKey(request.app_name, request.user_id, request.session_id)) +
-                        " already exists: choose another id, or get_session to resume it");
+        throw session_exists(SessionKey(request.app_name, request.user_id, request.session_id));
     Session s(request.session_id, request.app_name, request.user_id);
     s.last_update_time = now_seconds();
     apply_delta(s, request.state);
@@ -121,9 +104,7 @@ asio::awaitable<void> InMemorySessionService::do_append_event(AppendEventRequest
     std::lock_guard lock(mutex_);
     Session* stored = find(request.key);
     if (!stored)
-        throw Error(errc::not_found, describe(request.key) +
-                                         " does not exist (was it deleted?): the event was not stored; create "
-                                         "the session again before running");
+        throw session_missing(request.key);
     apply_delta(*stored, request.event.actions.state_delta);
     stored->events.push_back(request.event);
     stored->last_update_time = request.event.timestamp;

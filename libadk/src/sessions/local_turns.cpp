@@ -6,20 +6,18 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 namespace adk::detail {
 
 class LocalTurns::Held final : public SessionTurn::Holder {
 public:
-    Held(std::shared_ptr<LocalTurns> turns, std::string name, Line& line)
-        : turns_(std::move(turns)), name_(std::move(name)), line_(line)
-    {
-    }
-    ~Held() override { turns_->leave(name_, line_, true); }
+    Held(std::shared_ptr<LocalTurns> turns, std::string name) : turns_(std::move(turns)), name_(std::move(name)) {}
+    ~Held() override { turns_->release(name_); }
 
 private:
     std::shared_ptr<LocalTurns> turns_;
     std::string name_;
-    Line& line_;
 };
 
 namespace {
@@ -39,36 +37,51 @@ std::string line_name(const SessionKey& key)
 asio::awaitable<SessionTurn> LocalTurns::take(SessionKey key)
 {
     std::string name = line_name(key);
-    auto ex = co_await asio::this_coro::executor;
-    Line* line = nullptr;
+    auto ex = co_await asio::this_coro::executor;  // does not suspend
+    std::shared_ptr<Waiter> waiter;
     {
         std::lock_guard lock(mutex_);
-        auto& slot = lines_[name];
-        if (!slot)
-            slot = std::make_unique<Line>(ex);
-        ++slot->users;
-        line = slot.get();
-    }
-    if (!line->channel.try_send(boost::system::error_code{})) {
-        auto [ec] = co_await line->channel.async_send(boost::system::error_code{},
-                                                        asio::as_tuple(asio::use_awaitable));
-        if (ec) {
-            leave(name, *line, false);
-            throw Error(errc::cancelled, "waiting for the turn of session '" + key.session_id +
-                                             "' (another invocation of it was running) was cancelled");
+        auto [line, free] = lines_.try_emplace(name);
+        if (!free) {
+            waiter = std::make_shared<Waiter>(ex);
+            line->second.push_back(waiter);
         }
     }
-    SessionTurn turn(std::make_unique<Held>(shared_from_this(), std::move(name), *line));
+    if (waiter) {
+        auto [ec] = co_await waiter->channel.async_receive(asio::as_tuple(asio::use_awaitable));
+        if (ec) {
+            bool granted = false;
+            {
+                std::lock_guard lock(mutex_);
+                granted = waiter->granted;
+                if (!granted)
+                    std::erase(lines_[name], waiter);
+            }
+            if (granted)  // handed over as the wait was given up: pass it on
+                release(name);
+            throw Error(errc::cancelled, "waiting for the turn of " + key.describe() +
+                                             " (another invocation of it was running) was cancelled");
+        }
+    }
+    SessionTurn turn(std::make_unique<Held>(shared_from_this(), std::move(name)));
     co_return turn;
 }
 
-void LocalTurns::leave(const std::string& name, Line& line, bool held)
+void LocalTurns::release(const std::string& name)
 {
-    if (held)
-        line.channel.try_receive([](boost::system::error_code) {});
-    std::lock_guard lock(mutex_);
-    if (--line.users == 0)
-        lines_.erase(name);
+    std::shared_ptr<Waiter> next;
+    {
+        std::lock_guard lock(mutex_);
+        auto line = lines_.find(name);
+        if (line->second.empty()) {
+            lines_.erase(line);
+            return;
+        }
+        next = std::move(line->second.front());
+        line->second.erase(line->second.begin());
+        next->granted = true;
+    }
+    next->channel.try_send(boost::system::error_code{});
 }
 
 }  // namespace adk::detail

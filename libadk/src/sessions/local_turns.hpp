@@ -1,7 +1,7 @@
-// LocalTurns: the turns of a service's sessions among the invocations of this process (SessionTurn). One
-// line per session that someone holds or waits for: a channel with room for one message, so that sending
-// takes the turn (waiting while it is held, first come first served) and receiving gives it back. A line is
-// removed when nobody holds it or waits for it.
+// LocalTurns: the turns of a service's sessions among the invocations of this process (SessionTurn). A line
+// exists while a session's turn is held: taking a free turn only records the line, with no waiting
+// machinery. Who comes while it is held waits on a channel of its own, first come first served; giving the
+// turn back hands it to the first waiter, or forgets the line when nobody waits.
 #pragma once
 
 #include <adk/sessions/session_service.hpp>
@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace adk::detail {
 
@@ -20,20 +21,20 @@ public:
     asio::awaitable<SessionTurn> take(SessionKey key);
 
 private:
-    class Line {
+    class Waiter {
     public:
-        explicit Line(const asio::any_io_executor& ex) : channel(ex, 1) {}
+        explicit Waiter(const asio::any_io_executor& ex) : channel(ex, 1) {}
 
         asio::experimental::concurrent_channel<void(boost::system::error_code)> channel;
-        int users = 0;  // holders and waiters; guarded by LocalTurns::mutex_
+        bool granted = false;  // guarded by LocalTurns::mutex_
     };
     class Held;
 
-    // Gives the turn back (when `held`) and forgets the line once nobody uses it.
-    void leave(const std::string& name, Line& line, bool held);
+    // Hands the turn of the line to its first waiter, or forgets the line.
+    void release(const std::string& name);
 
     std::mutex mutex_;
-    std::unordered_map<std::string, std::unique_ptr<Line>> lines_;
+    std::unordered_map<std::string, std::vector<std::shared_ptr<Waiter>>> lines_;  // held turn -> its waiters
 };
 
 }  // namespace adk::detail

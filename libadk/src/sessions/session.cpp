@@ -14,6 +14,11 @@ SessionKey::SessionKey(std::string app_name_, std::string user_id_, std::string 
 {
 }
 
+std::string SessionKey::describe() const
+{
+    return "session '" + session_id + "' of user '" + user_id + "' in app '" + app_name + "'";
+}
+
 Session::Session(std::string id_, std::string app_name_, std::string user_id_)
     : id(std::move(id_)), app_name(std::move(app_name_)), user_id(std::move(user_id_))
 {

@@ -49,6 +49,18 @@ asio::awaitable<SessionTurn> SessionService::take_local_turn(SessionKey key)
     return local_turns_->take(std::move(key));
 }
 
+Error SessionService::session_exists(const SessionKey& key)
+{
+    return Error(errc::already_exists, key.describe() + " already exists: choose another id, or get_session to resume it");
+}
+
+Error SessionService::session_missing(const SessionKey& key)
+{
+    return Error(errc::not_found, key.describe() +
+                                      " does not exist (was it deleted?): the event was not stored; create the "
+                                      "session again before running");
+}
+
 asio::awaitable<Session> SessionService::create_session(CreateSessionRequest request)
 {
     if (request.app_name.empty() || request.user_id.empty())

@@ -100,4 +100,10 @@ json::object take_temp_state(json::object& delta)
     return temp;
 }
 
+void assign_state(json::object& state, json::object& delta)
+{
+    for (auto& kv : delta)
+        state[kv.key()] = std::move(kv.value());
+}
+
 }  // namespace adk

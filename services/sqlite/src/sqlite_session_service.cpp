@@ -61,11 +61,6 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS adk_events_by_session ON events (app_name, user_id, session_id, timestamp);
 )sql";
 
-std::string describe(const SessionKey& key)
-{
-    return "session '" + key.session_id + "' of user '" + key.user_id + "' in app '" + key.app_name + "'";
-}
-
 json::object parse_state(std::string_view text, std::string_view where)
 {
     boost::system::error_code ec;
@@ -74,12 +69,6 @@ json::object parse_state(std::string_view text, std::string_view where)
         throw Error(errc::storage_failed, "the stored state of " + std::string(where) +
                                               " is not a JSON object: the database holds a damaged row");
     return std::move(v.as_object());
-}
-
-void assign_all(json::object& into, json::object& from)
-{
-    for (auto& kv : from)
-        into[kv.key()] = std::move(kv.value());
 }
 
 }  // namespace
@@ -156,7 +145,15 @@ public:
         if (delta.empty())
             return;
         json::object state = user ? user_state(key) : app_state(key);
-        assign_all(state, delta);
+        store_scope(key, state, delta, user, now);
+    }
+
+    // The same, given the scope's stored `state` as read in this transaction; `state` is updated too.
+    void store_scope(const SessionKey& key, json::object& state, json::object& delta, bool user, const std::string& now)
+    {
+        if (delta.empty())
+            return;
+        assign_state(state, delta);
         std::string text = json::serialize(state);
         if (user) {
             db.prepare("INSERT INTO user_states (app_name, user_id, state, update_time) VALUES (?1, ?2, ?3, ?4) "
@@ -187,12 +184,13 @@ public:
         Database::Transaction tx(db);
         auto exists = db.prepare("SELECT 1 FROM sessions WHERE app_name = ?1 AND user_id = ?2 AND id = ?3");
         if (exists.bind(1, key.app_name).bind(2, key.user_id).bind(3, key.session_id).step())
-            throw Error(errc::already_exists,
-                        describe(key) + " already exists: choose another id, or get_session to resume it");
+            throw session_exists(key);
         exists.reset();
         ScopedState scoped = split_state_delta(request.state);
-        merge_scope(key, scoped.app, false, now_text);
-        merge_scope(key, scoped.user, true, now_text);
+        json::object app = app_state(key);
+        json::object user = user_state(key);
+        store_scope(key, app, scoped.app, false, now_text);
+        store_scope(key, user, scoped.user, true, now_text);
         db.prepare("INSERT INTO sessions (app_name, user_id, id, state, create_time, update_time) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?5)")
             .bind(1, key.app_name)
@@ -202,7 +200,7 @@ public:
             .bind(5, now_text)
             .run();
         Session s(key.session_id, key.app_name, key.user_id);
-        s.state = merge_state(app_state(key), user_state(key), scoped.session);
+        s.state = merge_state(app, user, scoped.session);
         s.last_update_time = now;
         tx.commit();
         return s;
@@ -216,7 +214,7 @@ public:
         if (!row.bind(1, key.app_name).bind(2, key.user_id).bind(3, key.session_id).step())
             return std::nullopt;
         Session s(key.session_id, key.app_name, key.user_id);
-        json::object session_state = parse_state(row.text(0), describe(key));
+        json::object session_state = parse_state(row.text(0), key.describe());
         s.last_update_time = database::parse_time(row.text(1));
         row.reset();
         s.state = merge_state(app_state(key), user_state(key), session_state);
@@ -252,7 +250,7 @@ public:
         std::vector<Session> out;
         while (rows.step()) {
             Session s(std::string(rows.text(0)), request.app_name, request.user_id);
-            s.state = merge_state(app, user, parse_state(rows.text(1), describe(s.key())));
+            s.state = merge_state(app, user, parse_state(rows.text(1), s.key().describe()));
             s.last_update_time = database::parse_time(rows.text(2));
             out.push_back(std::move(s));
         }
@@ -283,14 +281,12 @@ public:
         Database::Transaction tx(db);
         auto row = db.prepare("SELECT state FROM sessions WHERE app_name = ?1 AND user_id = ?2 AND id = ?3");
         if (!row.bind(1, key.app_name).bind(2, key.user_id).bind(3, key.session_id).step())
-            throw Error(errc::not_found, describe(key) +
-                                             " does not exist (was it deleted?): the event was not stored; create "
-                                             "the session again before running");
+            throw session_missing(key);
         ScopedState scoped = split_state_delta(event.actions.state_delta);
         std::optional<std::string> session_state;
         if (!scoped.session.empty()) {
-            json::object state = parse_state(row.text(0), describe(key));
-            assign_all(state, scoped.session);
+            json::object state = parse_state(row.text(0), key.describe());
+            assign_state(state, scoped.session);
             session_state = json::serialize(state);
         }
         row.reset();
@@ -369,7 +365,7 @@ asio::awaitable<SessionTurn> SqliteSessionService::do_take_turn(SessionKey key)
     try {
         co_await impl_->turns->lock(slot);
     } catch (const boost::system::system_error&) {
-        throw Error(errc::cancelled, "waiting for the turn of " + describe(key) +
+        throw Error(errc::cancelled, "waiting for the turn of " + key.describe() +
                                          " (another process was running it) was cancelled");
     }
     SessionTurn turn(std::make_unique<FileTurnHeld>(impl_->turns, slot, std::move(local)));

@@ -21,6 +21,9 @@ public:
     std::string user_id;
     std::string session_id;
 
+    // "session 'ID' of user 'USER' in app 'APP'", for messages.
+    std::string describe() const;
+
     friend bool operator==(const SessionKey&, const SessionKey&) = default;
 };
 

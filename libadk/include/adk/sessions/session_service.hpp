@@ -14,6 +14,7 @@
 // Every backend must pass the conformance suite in tests/conformance/session_service_suite.hpp.
 #pragma once
 
+#include <adk/core/error.hpp>
 #include <adk/core/event.hpp>
 #include <adk/sessions/session.hpp>
 
@@ -166,6 +167,11 @@ protected:
     // it first, then its own lock across processes.
     virtual asio::awaitable<SessionTurn> do_take_turn(SessionKey key);
     asio::awaitable<SessionTurn> take_local_turn(SessionKey key);
+
+    // The errors every backend gives, in the same words: an id that is taken (already_exists), an event
+    // for a session that does not exist (not_found).
+    static Error session_exists(const SessionKey& key);
+    static Error session_missing(const SessionKey& key);
 
     // Called with a session id and valid state keys.
     virtual asio::awaitable<Session> do_create_session(CreateSessionRequest request) = 0;

@@ -41,6 +41,9 @@ ScopedState split_state_delta(const json::object& delta);
 // The state a reader sees: the session's keys, then the app's and the user's with their prefixes.
 json::object merge_state(const json::object& app, const json::object& user, const json::object& session);
 
+// Sets each key of `delta` in `state`, moving the values out of `delta`.
+void assign_state(json::object& state, json::object& delta);
+
 // Moves the temp: keys out of `delta` and returns them.
 json::object take_temp_state(json::object& delta);
 
