@@ -126,7 +126,13 @@ public:
     std::exception_ptr failure;  // written by the producer before its terminal message
 
 private:
-    void cancel_channel() override { channel.cancel(); }
+    // Wakes a receive or send under way, and closes the channel so that one begun later (a consumer on
+    // another thread, between its check of the stop reason and its wait) completes at once too.
+    void cancel_channel() override
+    {
+        channel.cancel();
+        channel.close();
+    }
     std::shared_ptr<StreamControl> shared_from_base() override { return this->shared_from_this(); }
 };
 
@@ -470,7 +476,7 @@ template <class T>
 asio::awaitable<void> finish(StreamState<T>& state, std::exception_ptr failure)
 {
     if (state.stop_reason() != StopReason::none)
-        co_return;  // nobody reads the end; the consumer was already woken by stop()
+        co_return;  // nobody reads the end; stop() closed the channel, which woke the consumer
     boost::system::error_code code = asio::error::eof;
     if (failure) {
         state.failure = as_adk_error(failure);
