@@ -2,6 +2,7 @@
 
 #include <adk/core/error.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>
+#include <adk/postgres/postgres_session_service.hpp>
 #include <adk/sqlite/sqlite_session_service.hpp>
 
 #include <string>
@@ -10,8 +11,8 @@ namespace adk::services {
 
 namespace {
 
-constexpr std::string_view accepted =
-    "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db or sqlite://:memory:";
+constexpr std::string_view accepted = "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db, "
+                                      "sqlite://:memory: or postgresql://user@host:port/database";
 
 // The URL as it may be printed: its scheme and path, without credentials or a query string.
 std::string printable_url(std::string_view url)
@@ -58,8 +59,12 @@ std::shared_ptr<SessionService> open_session_service(std::string_view url)
             refuse(url, "the path holds a NUL character");
         return std::make_shared<sqlite::SqliteSessionService>(std::string(path));
     }
-    if (url.starts_with("postgres://") || url.starts_with("postgresql://"))
-        refuse(url, "PostgreSQL is not built into this adk-cpp yet");
+    if (url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        for (char c : url)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+                refuse(url, "the URL holds a control character");
+        return std::make_shared<postgres::PostgresSessionService>(std::string(url));
+    }
     refuse(url, "unknown scheme");
 }
 

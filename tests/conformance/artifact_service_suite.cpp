@@ -177,6 +177,7 @@ void concurrent_saves(ArtifactService& svc)
     CHECK(*versions.rbegin() == 39);
     auto listed = asio::co_spawn(pool, svc.list_versions(log), asio::use_future).get();
     CHECK(listed.size() == 40);
+    pool.join();  // a service's worker may still be letting go of the pool, which it posted to
 }
 
 }  // namespace

@@ -300,6 +300,7 @@ void concurrent_appends(const SessionServiceFactory& make)
                 CHECK(e.text() == std::to_string(expected++));
         CHECK(expected == per_writer);
     }
+    pool.join();  // a service's worker may still be letting go of the pool, which it posted to
 }
 
 std::int64_t count_of(const Session& s, std::string_view key)
@@ -339,6 +340,7 @@ void turns_serialize_read_modify_write(const SessionServiceFactory& make)
     CHECK(after->events.size() == workers * per_worker);
     CHECK(after->state.at("counter") == workers * per_worker);
     CHECK(after->state.at("user:counter") == workers * per_worker);
+    pool.join();  // a service's worker may still be letting go of the pool, which it posted to
 }
 
 // A turn blocks its own session only; a cancelled wait takes nothing and leaves the turn usable.

@@ -137,16 +137,39 @@ Event event_from_json(std::string_view text)
 {
     boost::system::error_code ec;
     json::value v = json::parse(text, ec);
-    if (ec || !v.is_object())
-        throw Error(errc::storage_failed, "a stored event is not a JSON object (" +
-                                              (ec ? ec.message() : std::string("another JSON type")) +
-                                              "): the database holds a damaged events row");
+    if (ec)
+        throw Error(errc::storage_failed,
+                    "a stored event is not JSON (" + ec.message() + "): the database holds a damaged events row");
+    return event_from_json_value(std::move(v));
+}
+
+Event event_from_json_value(json::value v)
+{
+    if (!v.is_object())
+        throw Error(errc::storage_failed, "a stored event is not a JSON object: the database holds a damaged events row");
     event_to_camel_case(v);
     try {
         return json::value_to<Event>(v);
     } catch (const std::exception& e) {
         throw Error(errc::storage_failed, std::string("a stored event cannot be read: ") + e.what());
     }
+}
+
+std::uint64_t session_key_hash(const SessionKey& key)
+{
+    std::uint64_t hash = 14695981039346656037ULL;
+    auto mix = [&](const std::string& part) {
+        for (unsigned char c : part) {
+            hash ^= c;
+            hash *= 1099511628211ULL;
+        }
+        hash ^= 0xff;  // a separator no UTF-8 text holds
+        hash *= 1099511628211ULL;
+    };
+    mix(key.app_name);
+    mix(key.user_id);
+    mix(key.session_id);
+    return hash;
 }
 
 std::string format_time(double seconds)

@@ -1,6 +1,7 @@
 #include "file_turns.hpp"
 
 #include <adk/core/error.hpp>
+#include <adk/sessions/database_format.hpp>
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -33,19 +34,7 @@ FileTurns::~FileTurns()
 
 std::int64_t FileTurns::slot_of(const SessionKey& key)
 {
-    std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a, 64 bits: the same in every process
-    auto mix = [&](const std::string& part) {
-        for (unsigned char c : part) {
-            hash ^= c;
-            hash *= 1099511628211ULL;
-        }
-        hash ^= 0xff;  // a separator no UTF-8 text holds
-        hash *= 1099511628211ULL;
-    };
-    mix(key.app_name);
-    mix(key.user_id);
-    mix(key.session_id);
-    return static_cast<std::int64_t>(hash >> 2);  // a non-negative file offset
+    return static_cast<std::int64_t>(database::session_key_hash(key) >> 2);  // a non-negative file offset
 }
 
 bool FileTurns::try_lock(std::int64_t slot)

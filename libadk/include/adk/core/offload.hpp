@@ -41,31 +41,26 @@ struct OffloadInitiation {
         using R = std::invoke_result_t<F&>;
         using Value = std::conditional_t<std::is_void_v<R>, Unit, R>;
         auto back = asio::make_work_guard(asio::get_associated_executor(handler));
-        auto run = [handler = std::move(handler), work = std::optional<F>(std::move(fn)),
-                    back = std::move(back)]() mutable {
+        asio::post(pool, [handler = std::move(handler), fn = std::move(fn), back = std::move(back)]() mutable {
             std::exception_ptr error;
             std::optional<Value> value;
             try {
                 if constexpr (std::is_void_v<R>) {
-                    (*work)();
+                    fn();
                     value.emplace();
                 } else {
-                    value.emplace((*work)());
+                    value.emplace(fn());
                 }
             } catch (...) {
                 error = std::current_exception();
             }
-            work.reset();
-            // Everything, the work guard included, moves to the caller's side: once the completion is
-            // dispatched, the caller may go on and destroy its executor's context, so this thread touches
-            // nothing of it afterwards. Nor does it keep a reference to the exception, whose count libstdc++
-            // keeps in code ThreadSanitizer does not see.
+            // Everything moves to the caller's side: this thread keeps no reference to the exception, whose
+            // count libstdc++ keeps in code ThreadSanitizer does not see.
             auto ex = back.get_executor();
-            auto complete = [handler = std::move(handler), error = std::move(error), value = std::move(value),
-                             back = std::move(back)]() mutable { handler(std::move(error), std::move(value)); };
-            asio::dispatch(ex, std::move(complete));
-        };
-        asio::post(pool, std::move(run));
+            asio::dispatch(ex, [handler = std::move(handler), error = std::move(error), value = std::move(value)]() mutable {
+                handler(std::move(error), std::move(value));
+            });
+        });
     }
 };
 

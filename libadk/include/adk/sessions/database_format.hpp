@@ -18,6 +18,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -35,10 +36,15 @@ void check_key_lengths(const SessionKey& key);
 // (storage_failed) for a row that is not an event.
 std::string event_to_json(const Event& event);
 Event event_from_json(std::string_view text);
+Event event_from_json_value(json::value event);
 
 // ADK's camelCase and snake_case forms of an event's JSON, converted in place.
 void event_to_snake_case(json::value& event);
 void event_to_camel_case(json::value& event);
+
+// A 64-bit hash of the session's key (FNV-1a), the same in every process and on every machine: what the
+// backends' locks across processes are keyed by.
+std::uint64_t session_key_hash(const SessionKey& key);
 
 // A time column as text, "YYYY-MM-DD HH:MM:SS.ffffff" in UTC (the form SQLAlchemy writes on SQLite): it
 // sorts as the time does. And back to seconds since the epoch.

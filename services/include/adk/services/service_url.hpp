@@ -4,6 +4,8 @@
 //   sqlite:///relative/path.db     SqliteSessionService on a file, relative to the working directory
 //   sqlite:////absolute/path.db    (four slashes: the path starts with '/', as in SQLAlchemy and ADK Python)
 //   sqlite://:memory:              SQLite in memory, private to this service
+//   postgresql://user@host/db      PostgresSessionService (also postgres://); the rest of the URL is libpq's:
+//                                  a port, ?sslmode=require, a unix socket as %2Fvar%2Frun%2Fpostgresql ...
 //
 // A URL of another form is refused with adk::Error (invalid_argument) that lists the accepted ones; the
 // message never repeats a password or a query string.
