@@ -188,6 +188,21 @@ void appending(SessionService& svc)
         auto after_refusal = co_await svc.get_session({"app", "u", "s"});
         CHECK(after_refusal->events.size() == 6);
         CHECK(!after_refusal->state.contains("ok"));
+
+        // Events of one timestamp are read in the order they were stored.
+        Session tied = co_await svc.create_session({"app", "u", "tied"});
+        std::vector<std::string> appended;
+        for (int i = 0; i < 20; ++i) {
+            Event e = text_event("tie " + std::to_string(i), 2e9);
+            co_await svc.append_event(tied, e);
+            appended.push_back(e.text());
+        }
+        auto tied_back = co_await svc.get_session({"app", "u", "tied"});
+        CHECK(texts(*tied_back) == appended);
+        GetSessionRequest last_tied("app", "u", "tied");
+        last_tied.num_recent_events = 3;
+        auto last_three = co_await svc.get_session(std::move(last_tied));
+        CHECK(texts(*last_three) == std::vector<std::string>(appended.end() - 3, appended.end()));
     }());
 }
 
@@ -393,7 +408,8 @@ void session_service_suite(const SessionServiceFactory& make)
     {
         state_scopes(*make());
     }
-    SECTION("append: order kept, partial events skipped, recent and after filters, a refusal changes nothing")
+    SECTION("append: order kept (ties too), partial events skipped, recent and after filters, a refusal changes "
+            "nothing")
     {
         appending(*make());
     }

@@ -41,20 +41,26 @@ public:
     std::string new_database()
     {
         std::string name = "test" + std::to_string(++databases_);
-        PGconn* admin = PQconnectdb(url_.c_str());
+        execute(url_, "CREATE DATABASE " + name);
+        return url_.substr(0, url_.rfind('/') + 1) + name;
+    }
+
+    // Runs SQL statements on the database at `url`, as a test sets up what a service then finds.
+    static void execute(const std::string& url, const std::string& sql)
+    {
+        PGconn* conn = PQconnectdb(url.c_str());
         std::string error;
-        if (PQstatus(admin) != CONNECTION_OK) {
-            error = PQerrorMessage(admin);
+        if (PQstatus(conn) != CONNECTION_OK) {
+            error = PQerrorMessage(conn);
         } else {
-            PGresult* r = PQexec(admin, ("CREATE DATABASE " + name).c_str());
-            if (PQresultStatus(r) != PGRES_COMMAND_OK)
+            PGresult* r = PQexec(conn, sql.c_str());
+            if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
                 error = PQresultErrorMessage(r);
             PQclear(r);
         }
-        PQfinish(admin);
+        PQfinish(conn);
         if (!error.empty())
-            throw std::runtime_error("cannot create a test database: " + error);
-        return url_.substr(0, url_.rfind('/') + 1) + name;
+            throw std::runtime_error("PostgreSQL refused '" + sql + "': " + error);
     }
 
     PostgresServer(const PostgresServer&) = delete;

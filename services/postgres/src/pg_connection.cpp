@@ -65,6 +65,9 @@ asio::awaitable<std::unique_ptr<Connection>> Connection::connect(asio::any_io_ex
     if (!conn)
         throw Error(errc::storage_failed, "cannot connect to PostgreSQL: libpq is out of memory");
     std::unique_ptr<Connection> c(new Connection(std::move(executor), conn));
+    // The server's notices ("relation ... already exists, skipping") are for people at a prompt; libpq
+    // would print them on stderr.
+    PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
     if (PQstatus(conn) == CONNECTION_BAD)
         c->fail("cannot connect to PostgreSQL");
     co_await c->wait_connected();
