@@ -84,6 +84,11 @@ std::string time_param(double seconds)
 }
 constexpr std::string_view utc_text = "'YYYY-MM-DD HH24:MI:SS.US'";
 
+// An event as read: its time from the timestamp column, in seconds. The copy in event_data is in seconds
+// when ADK Python or adk-cpp wrote it, in milliseconds when @google/adk did.
+constexpr std::string_view event_with_time =
+    "jsonb_set(event_data, '{timestamp}', to_jsonb(extract(epoch FROM \"timestamp\")))";
+
 json::object parse_object(std::string_view text, const std::string& where)
 {
     boost::system::error_code ec;
@@ -262,12 +267,13 @@ public:
         if (request.num_recent_events) {
             // The last N: newest first, then put back in order.
             std::size_t n = std::min<std::size_t>(*request.num_recent_events, INT64_MAX);
-            events = "(SELECT coalesce(json_agg(event_data ORDER BY \"timestamp\", adk_sequence), '[]')::text FROM "
-                     "(SELECT event_data, \"timestamp\", adk_sequence FROM events " + filter +
-                     " ORDER BY \"timestamp\" DESC, adk_sequence DESC LIMIT " + std::to_string(n) + ") recent)";
+            events = "(SELECT coalesce(json_agg(" + std::string(event_with_time) +
+                     " ORDER BY \"timestamp\", adk_sequence), '[]')::text FROM (SELECT event_data, \"timestamp\", "
+                     "adk_sequence FROM events " + filter + " ORDER BY \"timestamp\" DESC, adk_sequence DESC LIMIT " +
+                     std::to_string(n) + ") recent)";
         } else {
-            events = "(SELECT coalesce(json_agg(event_data ORDER BY \"timestamp\", adk_sequence), '[]')::text FROM "
-                     "events " + filter + ")";
+            events = "(SELECT coalesce(json_agg(" + std::string(event_with_time) +
+                     " ORDER BY \"timestamp\", adk_sequence), '[]')::text FROM events " + filter + ")";
         }
         // One statement, so one snapshot: the state read is the state the events left.
         std::string sql = "SELECT s.state::text, to_char(s.update_time AT TIME ZONE 'UTC', " + std::string(utc_text) +
