@@ -11,12 +11,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 NPM_PACKAGE_DIR=$here/adk_database source "$here/npm_install.sh" "$2" adk_sessions.mjs
 
 set +e
-server=$(bash "$here/../support/postgres_server.sh" start 2>&1)
+server=$(bash "$here/../support/postgres_server.sh" start 2>server_start.log)
 status=$?
 set -e
-if [ $status = 77 ]; then echo "$server"; exit 77; fi
-if [ $status != 0 ]; then echo "FAIL: PostgreSQL did not start: $server"; exit 1; fi
-read -r pg_dir admin_url <<<"$server"
+if [ $status = 77 ]; then cat server_start.log; exit 77; fi
+if [ $status != 0 ]; then echo "FAIL: PostgreSQL did not start: $(cat server_start.log)"; exit 1; fi
+read -r pg_dir admin_url <<<"$(tail -n 1 <<<"$server")"
 trap 'bash "$here/../support/postgres_server.sh" stop "$pg_dir"' EXIT
 base=${admin_url%/*}
 psql -X -q "$admin_url" -c "CREATE DATABASE written_by_cpp" -c "CREATE DATABASE written_by_adk"

@@ -19,11 +19,11 @@ find_bin() {
   command -v "$1" || true
 }
 
-as_server_user() {
+as_server_user() {  # from "/": the server's user may not be allowed into the caller's directory
   if [ "$(id -u)" = 0 ]; then
-    runuser -u postgres -- "$@"
+    (cd / && runuser -u postgres -- "$@")
   else
-    "$@"
+    (cd / && "$@")
   fi
 }
 
