@@ -85,7 +85,8 @@ TEST_CASE("PostgresSessionService reads tied events in the order they were store
     adk::postgres::PostgresSessionService svc(url);
     boost::asio::io_context ioc;
     adk::test::run(ioc, [&]() -> boost::asio::awaitable<void> {
-        adk::Session s = co_await svc.create_session({"app", "u", "s"});
+        adk::CreateSessionRequest request("app", "u", "s");
+        adk::Session s = co_await svc.create_session(std::move(request));
         for (int i = 0; i < 5; ++i) {
             adk::Event e("agent", adk::Content::model("tie " + std::to_string(i)));
             e.timestamp = 2e9;
@@ -96,7 +97,8 @@ TEST_CASE("PostgresSessionService reads tied events in the order they were store
     PostgresServer::execute(url, "UPDATE events SET event_data = event_data WHERE event_data->'content'->'parts'->0->>"
                                  "'text' = 'tie 0'");
     adk::Session back = adk::test::run(ioc, [&]() -> boost::asio::awaitable<adk::Session> {
-        auto s = co_await svc.get_session({"app", "u", "s"});
+        adk::GetSessionRequest request("app", "u", "s");
+        auto s = co_await svc.get_session(std::move(request));
         co_return std::move(*s);
     }());
     CHECK(texts(back) == std::vector<std::string>{"tie 0", "tie 1", "tie 2", "tie 3", "tie 4"});

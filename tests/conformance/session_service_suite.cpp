@@ -190,14 +190,16 @@ void appending(SessionService& svc)
         CHECK(!after_refusal->state.contains("ok"));
 
         // Events of one timestamp are read in the order they were stored.
-        Session tied = co_await svc.create_session({"app", "u", "tied"});
+        CreateSessionRequest tied_request("app", "u", "tied");
+        Session tied = co_await svc.create_session(std::move(tied_request));
         std::vector<std::string> appended;
         for (int i = 0; i < 20; ++i) {
             Event e = text_event("tie " + std::to_string(i), 2e9);
             co_await svc.append_event(tied, e);
             appended.push_back(e.text());
         }
-        auto tied_back = co_await svc.get_session({"app", "u", "tied"});
+        GetSessionRequest all_tied("app", "u", "tied");
+        auto tied_back = co_await svc.get_session(std::move(all_tied));
         CHECK(texts(*tied_back) == appended);
         GetSessionRequest last_tied("app", "u", "tied");
         last_tied.num_recent_events = 3;
@@ -338,8 +340,10 @@ void turns_serialize_read_modify_write(const SessionServiceFactory& make)
         auto worker = [svc]() -> asio::awaitable<void> {
             const SessionKey counted("app", "u", "counted");
             for (int i = 0; i < per_worker; ++i) {
-                SessionTurn turn = co_await svc->take_turn(counted);
-                std::optional<Session> s = co_await svc->get_session(counted);
+                asio::awaitable<SessionTurn> taking = svc->take_turn(counted);
+                SessionTurn turn = co_await std::move(taking);
+                asio::awaitable<std::optional<Session>> reading = svc->get_session(counted);
+                std::optional<Session> s = co_await std::move(reading);
                 Event e = text_event("one more");
                 e.actions.state_delta["counter"] = count_of(*s, "counter") + 1;
                 e.actions.state_delta["user:counter"] = count_of(*s, "user:counter") + 1;
@@ -366,11 +370,14 @@ void turns_are_per_session(SessionService& svc)
         const SessionKey key_a("app", "u", "a");
         const SessionKey key_b("app", "u", "b");
         const SessionKey other_user_a("app", "v", "a");
-        SessionTurn a = co_await svc.take_turn(key_a);
+        asio::awaitable<SessionTurn> taking_a = svc.take_turn(key_a);
+        SessionTurn a = co_await std::move(taking_a);
         CHECK(a.held());
-        SessionTurn b = co_await svc.take_turn(key_b);  // not blocked by a
+        asio::awaitable<SessionTurn> taking_b = svc.take_turn(key_b);
+        SessionTurn b = co_await std::move(taking_b);  // not blocked by a
         CHECK(b.held());
-        SessionTurn other_user = co_await svc.take_turn(other_user_a);
+        asio::awaitable<SessionTurn> taking_other = svc.take_turn(other_user_a);
+        SessionTurn other_user = co_await std::move(taking_other);
         CHECK(other_user.held());
 
         auto ex = co_await asio::this_coro::executor;
@@ -391,7 +398,8 @@ void turns_are_per_session(SessionService& svc)
         CHECK(refused->code() == make_error_code(errc::cancelled));
 
         a.release();
-        SessionTurn again = co_await svc.take_turn(key_a);
+        asio::awaitable<SessionTurn> taking_again = svc.take_turn(key_a);
+        SessionTurn again = co_await std::move(taking_again);
         CHECK(again.held());
     }());
 }

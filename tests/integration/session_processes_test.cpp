@@ -32,8 +32,8 @@ adk::Session read_session(const std::string& url, const std::string& id)
     auto sessions = adk::services::open_session_service(url);
     asio::io_context ioc;
     return adk::test::run(ioc, [&]() -> asio::awaitable<adk::Session> {
-        const adk::SessionKey key("app", "u", id);
-        auto s = co_await sessions->get_session(key);
+        adk::GetSessionRequest request("app", "u", id);
+        auto s = co_await sessions->get_session(std::move(request));
         if (!s)
             throw std::runtime_error("the session is gone");
         co_return std::move(*s);

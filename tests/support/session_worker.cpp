@@ -99,7 +99,8 @@ boost::json::object comparable(const adk::Event& e)
 
 asio::awaitable<void> show(std::shared_ptr<adk::SessionService> sessions, std::string session_id)
 {
-    auto s = co_await sessions->get_session({"app", "u", session_id});
+    adk::GetSessionRequest request("app", "u", session_id);
+    auto s = co_await sessions->get_session(std::move(request));
     if (!s)
         throw std::runtime_error("no session " + session_id);
     boost::json::array events;
@@ -135,7 +136,8 @@ asio::awaitable<void> write_sample(std::shared_ptr<adk::SessionService> sessions
     answer.actions.artifact_delta["report.txt"] = 0;
     answer.custom_metadata = {{"traceId", "t-1"}, {"nested_key", {{"innerKey", true}}}};
     co_await append(std::move(answer));
-    co_await show(sessions, session_id);
+    asio::awaitable<void> shown = show(sessions, session_id);
+    co_await std::move(shown);
 }
 
 }  // namespace

@@ -223,6 +223,14 @@ public:
     }
 
     fs::path root;
+    // Runs `work` on the worker thread for a caller that awaits it (adk::offload). Not a coroutine: the
+    // executor is made here, not inside the caller's co_await expression.
+    template <class F>
+    asio::awaitable<std::invoke_result_t<F&>> on_worker(F work)
+    {
+        return offload(worker.get_executor(), std::move(work));
+    }
+
     asio::thread_pool worker{1};
 };
 
@@ -241,32 +249,32 @@ asio::awaitable<std::int64_t> FileArtifactService::do_save_artifact(ArtifactKey 
     auto work = [impl = impl_.get(), key = std::move(key), artifact = std::move(artifact)] {
         return impl->save(key, artifact);
     };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<std::optional<Part>> FileArtifactService::do_load_artifact(ArtifactKey key,
                                                                            std::optional<std::int64_t> version)
 {
     auto work = [impl = impl_.get(), key = std::move(key), version] { return impl->load(key, version); };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<std::vector<std::string>> FileArtifactService::do_list_artifact_keys(SessionKey session)
 {
     auto work = [impl = impl_.get(), session = std::move(session)] { return impl->list(session); };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<void> FileArtifactService::do_delete_artifact(ArtifactKey key)
 {
     auto work = [impl = impl_.get(), key = std::move(key)] { impl->remove(key); };
-    co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<std::vector<std::int64_t>> FileArtifactService::do_list_versions(ArtifactKey key)
 {
     auto work = [impl = impl_.get(), key = std::move(key)] { return impl->versions(impl->file_folder(key)); };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 }  // namespace adk

@@ -176,8 +176,10 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     validate_state_keys(request.state_delta);
     // The session is read once its turn is ours, so that it holds what the invocation before this one left.
     SessionKey key(options_.app_name, request.user_id, request.session_id);
-    SessionTurn turn = co_await options_.session_service->take_turn(key);
-    std::optional<Session> session = co_await options_.session_service->get_session(key);
+    SessionKey turn_key = key;
+    SessionTurn turn = co_await options_.session_service->take_turn(std::move(turn_key));
+    GetSessionRequest read(key);
+    std::optional<Session> session = co_await options_.session_service->get_session(std::move(read));
     if (!session)
         throw Error(errc::not_found, key.describe() + " does not exist: create it first with create_session()");
 

@@ -155,6 +155,16 @@ Event event_from_json_value(json::value v)
     }
 }
 
+json::object parse_state(std::string_view text, std::string_view where)
+{
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec);
+    if (ec || !v.is_object())
+        throw Error(errc::storage_failed, "the stored state of " + std::string(where) +
+                                              " is not a JSON object: the database holds a damaged row");
+    return std::move(v.as_object());
+}
+
 std::uint64_t session_key_hash(const SessionKey& key)
 {
     std::uint64_t hash = 14695981039346656037ULL;

@@ -23,7 +23,9 @@ asio::awaitable<Pool::Lease> Pool::acquire()
             ++open_;
             std::unique_ptr<Connection> c;
             try {
-                c = co_await Connection::connect(executor_, conninfo_);
+                asio::any_io_executor executor = executor_;
+                std::string conninfo = conninfo_;
+                c = co_await Connection::connect(std::move(executor), std::move(conninfo));
             } catch (...) {
                 --open_;
                 freed_.cancel_one();  // a waiter may try in its turn

@@ -89,19 +89,9 @@ constexpr std::string_view utc_text = "'YYYY-MM-DD HH24:MI:SS.US'";
 constexpr std::string_view event_with_time =
     "jsonb_set(event_data, '{timestamp}', to_jsonb(extract(epoch FROM \"timestamp\")))";
 
-json::object parse_object(std::string_view text, const std::string& where)
-{
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec || !v.is_object())
-        throw Error(errc::storage_failed,
-                    "the stored state of " + where + " is not a JSON object: the database holds a damaged row");
-    return std::move(v.as_object());
-}
-
 json::object parse_optional_object(const Result& r, int row, int column, const std::string& where)
 {
-    return r.is_null(row, column) ? json::object() : parse_object(r.text(row, column), where);
+    return r.is_null(row, column) ? json::object() : database::parse_state(r.text(row, column), where);
 }
 
 json::array parse_array(std::string_view text, std::string_view what)
@@ -286,7 +276,7 @@ public:
         Session s(key.session_id, key.app_name, key.user_id);
         s.state = merge_state(parse_optional_object(r, 0, 2, "app '" + key.app_name + "'"),
                               parse_optional_object(r, 0, 3, "user '" + key.user_id + "'"),
-                              parse_object(r.text(0, 0), key.describe()));
+                              database::parse_state(r.text(0, 0), key.describe()));
         s.last_update_time = database::parse_time(r.text(0, 1));
         json::array stored = parse_array(r.text(0, 4), "a session's events");
         s.events.reserve(stored.size());
@@ -400,7 +390,8 @@ PostgresSessionService::~PostgresSessionService() = default;
 
 asio::awaitable<SessionTurn> PostgresSessionService::do_take_turn(SessionKey key)
 {
-    SessionTurn local = co_await take_local_turn(key);
+    SessionKey local_key = key;
+    SessionTurn local = co_await take_local_turn(std::move(local_key));
     auto lock = static_cast<std::int64_t>(database::session_key_hash(key));
     auto pause = std::chrono::milliseconds(1);
     for (;;) {

@@ -61,16 +61,6 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS adk_events_by_session ON events (app_name, user_id, session_id, timestamp);
 )sql";
 
-json::object parse_state(std::string_view text, std::string_view where)
-{
-    boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
-    if (ec || !v.is_object())
-        throw Error(errc::storage_failed, "the stored state of " + std::string(where) +
-                                              " is not a JSON object: the database holds a damaged row");
-    return std::move(v.as_object());
-}
-
 }  // namespace
 
 class SqliteSessionService::Impl {
@@ -126,7 +116,7 @@ public:
             q.bind(2, key.user_id);
         if (!q.step())
             return {};
-        return parse_state(q.text(0), with_user ? "user '" + key.user_id + "'" : "app '" + key.app_name + "'");
+        return database::parse_state(q.text(0), with_user ? "user '" + key.user_id + "'" : "app '" + key.app_name + "'");
     }
 
     json::object app_state(const SessionKey& key)
@@ -214,7 +204,7 @@ public:
         if (!row.bind(1, key.app_name).bind(2, key.user_id).bind(3, key.session_id).step())
             return std::nullopt;
         Session s(key.session_id, key.app_name, key.user_id);
-        json::object session_state = parse_state(row.text(0), key.describe());
+        json::object session_state = database::parse_state(row.text(0), key.describe());
         s.last_update_time = database::parse_time(row.text(1));
         row.reset();
         s.state = merge_state(app_state(key), user_state(key), session_state);
@@ -250,7 +240,7 @@ public:
         std::vector<Session> out;
         while (rows.step()) {
             Session s(std::string(rows.text(0)), request.app_name, request.user_id);
-            s.state = merge_state(app, user, parse_state(rows.text(1), s.key().describe()));
+            s.state = merge_state(app, user, database::parse_state(rows.text(1), s.key().describe()));
             s.last_update_time = database::parse_time(rows.text(2));
             out.push_back(std::move(s));
         }
@@ -285,7 +275,7 @@ public:
         ScopedState scoped = split_state_delta(event.actions.state_delta);
         std::optional<std::string> session_state;
         if (!scoped.session.empty()) {
-            json::object state = parse_state(row.text(0), key.describe());
+            json::object state = database::parse_state(row.text(0), key.describe());
             assign_state(state, scoped.session);
             session_state = json::serialize(state);
         }
@@ -326,6 +316,14 @@ public:
     std::string path;
     Database db;
     std::shared_ptr<FileTurns> turns;  // null for ":memory:"
+    // Runs `work` on the worker thread for a caller that awaits it (adk::offload). Not a coroutine: the
+    // executor is made here, not inside the caller's co_await expression.
+    template <class F>
+    asio::awaitable<std::invoke_result_t<F&>> on_worker(F work)
+    {
+        return offload(worker.get_executor(), std::move(work));
+    }
+
     asio::thread_pool worker{1};  // last: joined first, while the connection is still open
 };
 
@@ -358,7 +356,8 @@ const std::string& SqliteSessionService::path() const noexcept
 
 asio::awaitable<SessionTurn> SqliteSessionService::do_take_turn(SessionKey key)
 {
-    SessionTurn local = co_await take_local_turn(key);
+    SessionKey local_key = key;
+    SessionTurn local = co_await take_local_turn(std::move(local_key));
     if (!impl_->turns)
         co_return local;
     std::int64_t slot = FileTurns::slot_of(key);
@@ -375,25 +374,25 @@ asio::awaitable<SessionTurn> SqliteSessionService::do_take_turn(SessionKey key)
 asio::awaitable<Session> SqliteSessionService::do_create_session(CreateSessionRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->create(request); };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<std::optional<Session>> SqliteSessionService::do_get_session(GetSessionRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->get(request); };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<std::vector<Session>> SqliteSessionService::do_list_sessions(ListSessionsRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->list(request); };
-    co_return co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_return co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<void> SqliteSessionService::do_delete_session(DeleteSessionRequest request)
 {
     auto work = [impl = impl_.get(), key = std::move(request.key)] { impl->remove(key); };
-    co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_await impl_->on_worker(std::move(work));
 }
 
 asio::awaitable<void> SqliteSessionService::do_append_event(AppendEventRequest request)
@@ -401,7 +400,7 @@ asio::awaitable<void> SqliteSessionService::do_append_event(AppendEventRequest r
     // The worker sees the service through a plain pointer: a shared one could be the last, and the worker
     // would then destroy (and join) itself. The event stays the caller's, who awaits the worker's end.
     auto work = [impl = impl_.get(), key = std::move(request.key), &event = request.event] { impl->append(key, event); };
-    co_await offload(impl_->worker.get_executor(), std::move(work));
+    co_await impl_->on_worker(std::move(work));
 }
 
 }  // namespace adk::sqlite

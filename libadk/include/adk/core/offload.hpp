@@ -6,7 +6,10 @@
 //   int rows = co_await adk::offload(pool.get_executor(), [&] { return db.count(); });
 //
 // The work runs to its end even when the awaiting coroutine is cancelled (a blocking call cannot be
-// interrupted); its result is then dropped. Whatever `fn` refers to must live until it has run.
+// interrupted); its result is then dropped. Whatever `fn` refers to must live until it has run. The awaiting
+// coroutine's execution context must outlive the work too: the worker posts the result to it, then lets go
+// of it. A caller that runs on an asio::thread_pool joins the pool before destroying it (~thread_pool stops
+// without waiting for that).
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

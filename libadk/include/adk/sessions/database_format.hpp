@@ -42,6 +42,10 @@ Event event_from_json_value(json::value event);
 void event_to_snake_case(json::value& event);
 void event_to_camel_case(json::value& event);
 
+// A stored state column (a session's, a user's, an app's) read back; `where` names its owner for the error.
+// Throws adk::Error (storage_failed) when it is not a JSON object.
+json::object parse_state(std::string_view text, std::string_view where);
+
 // A 64-bit hash of the session's key (FNV-1a), the same in every process and on every machine: what the
 // backends' locks across processes are keyed by.
 std::uint64_t session_key_hash(const SessionKey& key);
