@@ -2,9 +2,11 @@
 #include <adk/artifacts/file_artifact_service.hpp>
 #include <adk/artifacts/in_memory_artifact_service.hpp>
 #include <adk/core/error.hpp>
+#include <adk/memory/in_memory_memory_service.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>
 
 #include "conformance/artifact_service_suite.hpp"
+#include "conformance/memory_service_suite.hpp"
 #include "conformance/session_service_suite.hpp"
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
@@ -23,6 +25,29 @@ TEST_CASE("InMemorySessionService passes the session service conformance suite",
 TEST_CASE("InMemoryArtifactService passes the artifact service conformance suite", "[artifacts][threads]")
 {
     adk::test::artifact_service_suite([] { return std::make_shared<adk::InMemoryArtifactService>(); });
+}
+
+TEST_CASE("InMemoryMemoryService passes the memory service conformance suite", "[memory][threads]")
+{
+    adk::test::memory_service_suite([] { return std::make_shared<adk::InMemoryMemoryService>(); });
+}
+
+TEST_CASE("InMemoryMemoryService: words are runs of ASCII letters, digits are not words", "[memory]")
+{
+    asio::io_context ioc;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::InMemoryMemoryService memory;
+        adk::Session s("s1", "app", "u");
+        adk::Event booked("planner", adk::Content::model("Booked: 3 nights in room42"));
+        s.events.push_back(booked);
+        co_await memory.add_session_to_memory(s);
+        adk::SearchMemoryRequest digits("app", "u", "3 42");
+        auto none = co_await memory.search_memory(std::move(digits));
+        CHECK(none.memories.empty());
+        adk::SearchMemoryRequest room("app", "u", "ROOM");
+        auto found = co_await memory.search_memory(std::move(room));
+        CHECK(found.memories.size() == 1);  // "room42" holds the word "room"
+    }());
 }
 
 TEST_CASE("FileArtifactService passes the artifact service conformance suite", "[artifacts][threads]")

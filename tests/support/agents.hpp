@@ -68,11 +68,15 @@ struct Harness {
     int threads;
     asio::io_context ioc;
     std::shared_ptr<InMemorySessionService> sessions = std::make_shared<InMemorySessionService>();
-    std::shared_ptr<InMemoryArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();
+    std::shared_ptr<ArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();
+    std::shared_ptr<MemoryService> memory;  // none unless a test sets one
     std::vector<std::shared_ptr<Plugin>> plugins;
 
     // Sends `text` to `agent` in session `session_id` (created when missing) and collects every event.
     std::vector<Event> send(std::shared_ptr<Agent> agent, std::string text, RunConfig config = {},
+                            std::string session_id = "s");
+    // The same with a message of any parts.
+    std::vector<Event> send(std::shared_ptr<Agent> agent, Content message, RunConfig config = {},
                             std::string session_id = "s");
 };
 

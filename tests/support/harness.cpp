@@ -10,13 +10,20 @@ namespace adk::test {
 std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, std::string text, RunConfig config,
                                  std::string session_id)
 {
+    return send(std::move(agent), Content::user(std::move(text)), std::move(config), std::move(session_id));
+}
+
+std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, Content message, RunConfig config,
+                                 std::string session_id)
+{
     Runner runner({.app_name = "app", .agent = std::move(agent), .session_service = sessions,
-                   .artifact_service = artifacts, .plugins = plugins});
+                   .artifact_service = artifacts, .memory_service = memory, .plugins = plugins});
     auto body = [&]() -> asio::awaitable<std::vector<Event>> {
         auto existing = co_await sessions->get_session({"app", "user1", session_id});
         if (!existing)
             co_await sessions->create_session({"app", "user1", session_id});
-        auto stream = co_await runner.run("user1", session_id, Content::user(text), config);
+        auto started = runner.run("user1", session_id, std::move(message), std::move(config));
+        auto stream = co_await std::move(started);
         co_return co_await drain(stream);
     };
     if (threads <= 1)

@@ -3,6 +3,7 @@
 // and prints the ratios.
 //
 //   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K [--warmup N]
+//               [--sessions URL]
 //
 // Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up
 // to 50, as ts/agent_bench.mjs does for the TypeScript ADK (a JIT runtime must be warm to be measured
@@ -10,14 +11,18 @@
 //
 // Workloads: (a) one LlmAgent: a tool call, then a streamed answer of K chunks; (b) the same with K = 100;
 // (c) a ParallelAgent of 4 such agents; (d) a SequentialAgent of 5. Invocations run `concurrency` at a time
-// on one thread (as Node runs), each on a new in-memory session, deleted when it ends. mock-llm runs with --stamp and a script
-// whose chunks are "w{t} ", so each partial event tells when its chunk left the server.
+// on one thread (as Node runs), each on a new session, deleted when it ends: in memory by default, or in the
+// service --sessions names (adk::services::open_session_service: sqlite:///file.db, postgresql://...).
+// mock-llm runs with --stamp and a script whose chunks are "w{t} ", so each partial event tells when its
+// chunk left the server.
 //
-// Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only), latency and
+// Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only; and the runtime's
+// thread alone, which excludes the SQLite service's worker threads and libpq's), latency and
 // chunk-to-event percentiles, peak RSS, RSS per concurrent invocation, and how many invocations produced
 // exactly the expected events.
 #include <adk/adk.hpp>
 #include <adk/providers/gemini/gemini.hpp>
+#include <adk/services/service_url.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -49,6 +54,7 @@ struct Options {
     int invocations = 100;
     int chunks = 20;
     int warmup = 300;
+    std::string sessions = "memory://";
 };
 
 long rss_kib(const char* field)
@@ -62,10 +68,11 @@ long rss_kib(const char* field)
     return 0;
 }
 
-double cpu_seconds()
+// RUSAGE_SELF: the whole process; RUSAGE_THREAD: the calling thread (the one the io_context runs on).
+double cpu_seconds(int who = RUSAGE_SELF)
 {
     rusage u{};
-    getrusage(RUSAGE_SELF, &u);
+    getrusage(who, &u);
     return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
            static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
@@ -140,13 +147,15 @@ int main(int argc, char** argv)
         else if (a == "--invocations") o.invocations = std::stoi(v);
         else if (a == "--chunks") o.chunks = std::stoi(v);
         else if (a == "--warmup") o.warmup = std::stoi(v);
+        else if (a == "--sessions") o.sessions = v;
         else {
             std::cerr << "agent_bench: unknown argument " << a << "\n";
             return 2;
         }
     }
     if (o.mock.empty()) {
-        std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n";
+        std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n"
+                     "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...]\n";
         return 2;
     }
 
@@ -160,7 +169,7 @@ int main(int argc, char** argv)
     auto model = adk::gemini::make_model(go);
     int agents = 1;
     auto agent = make_agent(o, model, agents);
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto sessions = adk::services::open_session_service(o.sessions);
     adk::Runner runner({.app_name = "bench", .agent = agent, .session_service = sessions, .single_threaded = true});
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;
@@ -232,12 +241,14 @@ int main(int argc, char** argv)
     target = o.invocations;
     const long rss_before = rss_kib("VmRSS:");
     const double cpu0 = cpu_seconds();
+    const double thread_cpu0 = cpu_seconds(RUSAGE_THREAD);
     const auto t0 = Clock::now();
     for (int i = 0; i < o.concurrency; ++i)
         asio::co_spawn(ioc, worker(), asio::detached);
     ioc.run();
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const double cpu = cpu_seconds() - cpu0;
+    const double thread_cpu = cpu_seconds(RUSAGE_THREAD) - thread_cpu0;
     const long peak = rss_kib("VmHWM:");
 
     json::object result{
@@ -253,6 +264,7 @@ int main(int argc, char** argv)
         {"invocations_per_s", o.invocations / seconds},
         {"events_per_s", static_cast<double>(events) / seconds},
         {"cpu_ms_per_invocation", cpu * 1000.0 / o.invocations},
+        {"runtime_thread_cpu_ms_per_invocation", thread_cpu * 1000.0 / o.invocations},
         {"latency_ms_p50", percentile(latencies_ms, 0.50)},
         {"latency_ms_p99", percentile(latencies_ms, 0.99)},
         {"chunk_to_event_us_p50", percentile(chunk_us, 0.50)},

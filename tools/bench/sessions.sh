@@ -1,14 +1,36 @@
 #!/usr/bin/env bash
-# session_bench on the three session backends: in memory, an SQLite file, and a PostgreSQL server started for
-# the run (tests/support/postgres_server.sh --durable: fsync on, PostgreSQL's defaults otherwise), all on
-# this machine.
-#   tools/bench/sessions.sh [BUILD_DIR] [APPENDS]     (default build/release, 2000)
+# The session backends measured: in memory, an SQLite file, and a PostgreSQL server started for the run
+# (tests/support/postgres_server.sh --durable: fsync on, PostgreSQL's defaults otherwise), all on this machine.
+#   1. session_bench: appends/s, p50/p99 latency, the caller thread's CPU per append; one session, 100 at once.
+#   2. agent_bench workload (a) (one LlmAgent: a tool call, then 20 streamed chunks, against mock-llm) on each
+#      backend, at concurrency 1 and 50: what persisting an invocation costs, in the process and on the
+#      runtime's own thread (the io_context's; SQLite's workers and libpq's socket waits are elsewhere).
+#   tools/bench/sessions.sh [BUILD_DIR] [APPENDS] [INVOCATIONS]     (default build/release, 2000, 3000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/release}
 appends=${2:-2000}
-cmake --build "$build" --target session_bench >/dev/null
+invocations=${3:-3000}
+cmake --build "$build" --target session_bench agent_bench mock-llm >/dev/null
 work=$(mktemp -d)
-read -r pg_dir pg_url < <(bash "$root/tests/support/postgres_server.sh" start --durable)
-trap 'bash "$root/tests/support/postgres_server.sh" stop "$pg_dir"; rm -rf "$work"' EXIT
+pg_out=$(bash "$root/tests/support/postgres_server.sh" start --durable)
+read -r pg_dir pg_url <<<"$(tail -n 1 <<<"$pg_out")"
+mock=
+trap '[ -n "$mock" ] && kill "$mock" 2>/dev/null; bash "$root/tests/support/postgres_server.sh" stop "$pg_dir"; rm -rf "$work"' EXIT
+
+echo "## session_bench ($appends appends)"
 "$build/tools/bench/session_bench" --appends "$appends" memory:// "sqlite:///$work/bench.db" "$pg_url"
+
+echo "## agent_bench workload (a), $invocations invocations after 300 unmeasured"
+printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": 20}]}\n' >"$work/script.json"
+"$build/tools/mock_llm/mock-llm" --stamp --script "$work/script.json" >"$work/mock.log" 2>&1 &
+mock=$!
+for _ in $(seq 100); do [ -s "$work/mock.log" ] && break; sleep 0.05; done
+url=$(sed -n '1s/^listening on //p' "$work/mock.log")
+for concurrency in 1 50; do
+  for sessions in memory:// "sqlite:///$work/agent.db" "$pg_url"; do
+    printf '%s concurrency %s: ' "${sessions%%:*}" "$concurrency"
+    "$build/tools/bench/agent_bench" --mock "$url" --workload a --concurrency "$concurrency" \
+      --invocations "$invocations" --chunks 20 --sessions "$sessions"
+  done
+done

@@ -83,6 +83,8 @@ asio::awaitable<SearchMemoryResponse> InMemoryMemoryService::do_search(SearchMem
                 response.memories.emplace_back(*event.content, event.author, event.timestamp);
         }
     }
+    std::stable_sort(response.memories.begin(), response.memories.end(),
+                     [](const MemoryEntry& a, const MemoryEntry& b) { return a.timestamp < b.timestamp; });
     co_return response;
 }
 

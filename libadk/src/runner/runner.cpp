@@ -1,6 +1,7 @@
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/agents/llm_agent.hpp>
+#include <adk/artifacts/artifact_service.hpp>
 #include <adk/core/strands.hpp>
 #include <adk/plugins/plugin.hpp>
 #include <adk/runner/runner.hpp>
@@ -12,6 +13,7 @@
 
 #include <boost/asio/this_coro.hpp>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -136,6 +138,47 @@ asio::awaitable<bool> answered_by_plugin(InvocationContext& ctx, EventSink& out)
     co_return true;
 }
 
+// The artifact name for an uploaded blob: its display name when that is a plain file name (letters, digits,
+// '.', '-', '_' and spaces, not starting with '.', at most 255 bytes); otherwise "artifact_<invocation
+// id>_<part index>", as ADK Python names it.
+std::string upload_name(const Blob& blob, const std::string& invocation_id, std::size_t index)
+{
+    if (blob.display_name && !blob.display_name->empty() && blob.display_name->size() <= 255 &&
+        blob.display_name->front() != '.') {
+        const std::string& name = *blob.display_name;
+        bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                   c == '-' || c == '_' || c == ' ';
+        });
+        if (plain)
+            return name;
+    }
+    return "artifact_" + invocation_id + "_" + std::to_string(index);
+}
+
+// RunConfig::save_input_blobs_as_artifacts: each inline blob of the user's message is saved as an artifact
+// of the session, and replaced in the message by a line that names it. Returns the versions saved, for the
+// user event's artifactDelta.
+asio::awaitable<std::map<std::string, std::int64_t>> save_input_blobs(const InvocationContext& ctx, Content& message)
+{
+    if (!ctx.artifact_service())
+        throw Error(errc::invalid_argument,
+                    "RunConfig::save_input_blobs_as_artifacts is set but this Runner has no artifact service: set "
+                    "RunnerOptions::artifact_service (e.g. std::make_shared<adk::InMemoryArtifactService>())");
+    std::map<std::string, std::int64_t> saved;
+    for (std::size_t i = 0; i < message.parts.size(); ++i) {
+        Part& part = message.parts[i];
+        if (!part.inline_data)
+            continue;
+        std::string name = upload_name(*part.inline_data, ctx.invocation_id(), i);
+        ArtifactKey key(ctx.app_name(), ctx.user_id(), ctx.session_id(), name);
+        Part blob = std::move(part);
+        saved[name] = co_await ctx.artifact_service()->save_artifact(std::move(key), std::move(blob));
+        part = Part::from_text("Uploaded file: " + name + ". It is saved into artifacts");
+    }
+    co_return saved;
+}
+
 }  // namespace
 
 Runner::Runner(RunnerOptions options)
@@ -198,12 +241,15 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
     auto invocation = ctx->invocation();
     invocation->session_turn = std::move(turn);
+    std::map<std::string, std::int64_t> uploads;  // the artifacts saved from the user's message
     if (request.new_message && !request.new_message->parts.empty()) {
         Content& message = *request.new_message;
         if (message.role.empty())
             message.role = "user";
         const detail::PluginManager plugins(options_.plugins);
         co_await plugins.on_user_message(*ctx, message);
+        if (ctx->run_config().save_input_blobs_as_artifacts)
+            uploads = co_await save_input_blobs(*ctx, message);
         invocation->options.user_content = message;
     }
 
@@ -215,6 +261,7 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         user_event.invocation_id = ctx->invocation_id();
         user_event.timestamp = now_seconds();
         user_event.actions.state_delta = std::move(request.state_delta);
+        user_event.actions.artifact_delta = std::move(uploads);
         co_await invocation->commit(user_event);
     }
 

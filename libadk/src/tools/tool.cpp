@@ -26,8 +26,8 @@ ArtifactService& artifacts_of(const InvocationContext& ctx)
 asio::awaitable<std::int64_t> ToolContext::save_artifact(std::string filename, Part artifact)
 {
     const InvocationContext& ctx = invocation_context();
-    std::int64_t version = co_await artifacts_of(ctx).save_artifact(
-        {ctx.app_name(), ctx.user_id(), ctx.session_id(), filename}, std::move(artifact));
+    ArtifactKey key(ctx.app_name(), ctx.user_id(), ctx.session_id(), filename);
+    std::int64_t version = co_await artifacts_of(ctx).save_artifact(std::move(key), std::move(artifact));
     actions().artifact_delta[filename] = version;
     co_return version;
 }
@@ -36,8 +36,26 @@ asio::awaitable<std::optional<Part>> ToolContext::load_artifact(std::string file
                                                                 std::optional<std::int64_t> version)
 {
     const InvocationContext& ctx = invocation_context();
-    co_return co_await artifacts_of(ctx).load_artifact(
-        {ctx.app_name(), ctx.user_id(), ctx.session_id(), std::move(filename)}, version);
+    ArtifactKey key(ctx.app_name(), ctx.user_id(), ctx.session_id(), std::move(filename));
+    co_return co_await artifacts_of(ctx).load_artifact(std::move(key), version);
+}
+
+asio::awaitable<std::vector<std::string>> ToolContext::list_artifacts()
+{
+    const InvocationContext& ctx = invocation_context();
+    SessionKey key(ctx.app_name(), ctx.user_id(), ctx.session_id());
+    co_return co_await artifacts_of(ctx).list_artifact_keys(std::move(key));
+}
+
+asio::awaitable<SearchMemoryResponse> ToolContext::search_memory(std::string query)
+{
+    const InvocationContext& ctx = invocation_context();
+    if (!ctx.memory_service())
+        throw Error(errc::invalid_argument,
+                    "this Runner has no memory service: set RunnerOptions::memory_service "
+                    "(e.g. std::make_shared<adk::InMemoryMemoryService>())");
+    SearchMemoryRequest request(ctx.app_name(), ctx.user_id(), std::move(query));
+    co_return co_await ctx.memory_service()->search_memory(std::move(request));
 }
 
 asio::awaitable<void> Tool::process_request(const ReadonlyContext&, LlmRequest& request)

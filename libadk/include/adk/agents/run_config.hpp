@@ -28,6 +28,11 @@ public:
     // sees are joined into the answer that is stored); a longer answer fails the model call with adk::Error
     // (bad_response). Guards memory against a model that never stops.
     std::size_t max_answer_bytes = std::size_t{64} << 20;
+    // Each inline blob (an uploaded file) of the user's message is saved as an artifact of the session, named
+    // by its display name when that is a plain file name, else "artifact_<invocation id>_<part index>"; in
+    // the stored message it becomes the text "Uploaded file: <name>. It is saved into artifacts", and the
+    // user event's artifactDelta lists it. The model sees it through load_artifacts_tool(). Needs
+    // RunnerOptions::artifact_service (Runner::run throws adk::Error without one).
     bool save_input_blobs_as_artifacts = false;
     std::vector<std::string> response_modalities;  // e.g. {"TEXT"}
     boost::json::object custom_metadata;           // passed through to plugins and callbacks

@@ -56,7 +56,7 @@ public:
     // Remembers the session's events that have content (adding the same session again replaces it).
     asio::awaitable<void> add_session_to_memory(Session session) { return do_add_session(std::move(session)); }
 
-    // What the user's remembered sessions in this app hold about `query`.
+    // What the user's remembered sessions in this app hold about `query`, oldest first.
     asio::awaitable<SearchMemoryResponse> search_memory(SearchMemoryRequest request)
     {
         return do_search(std::move(request));

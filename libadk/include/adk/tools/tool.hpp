@@ -2,6 +2,7 @@
 #pragma once
 
 #include <adk/agents/callback_context.hpp>
+#include <adk/memory/memory_service.hpp>
 #include <adk/models/llm_request.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -20,7 +21,7 @@ namespace adk {
 namespace asio = boost::asio;
 
 // A tool's view of the invocation: state reads and writes (collected in actions()), the function call's
-// id, artifacts when the Runner has an artifact service, and actions (skip_summarization, escalate,
+// id, artifacts and memory when the Runner has those services, and actions (skip_summarization, escalate,
 // transfer_to_agent) that ride on the function-response event.
 class ToolContext : public CallbackContext {
 public:
@@ -34,6 +35,12 @@ public:
     // The given version, or the latest; nullopt when missing. Throws when there is no artifact service.
     asio::awaitable<std::optional<Part>> load_artifact(std::string filename,
                                                        std::optional<std::int64_t> version = std::nullopt);
+    // The names of the session's artifacts and of its user's "user:" ones, sorted. Throws when there is no
+    // artifact service.
+    asio::awaitable<std::vector<std::string>> list_artifacts();
+    // What the user's remembered sessions in this app hold about `query` (MemoryService::search_memory).
+    // Throws adk::Error when the Runner has no memory service.
+    asio::awaitable<SearchMemoryResponse> search_memory(std::string query);
 
 private:
     std::string function_call_id_;
