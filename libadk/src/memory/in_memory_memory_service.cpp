@@ -42,6 +42,19 @@ std::set<std::string, std::less<>> words_of(const Content& content)
 
 }  // namespace
 
+std::string memory_text(const Content& content)
+{
+    std::string out;
+    for (const auto& part : content.parts) {
+        if (!part.text || part.text->empty())
+            continue;
+        if (!out.empty())
+            out += ' ';
+        out += *part.text;
+    }
+    return out;
+}
+
 MemoryEntry::MemoryEntry(Content content_, std::string author_, double timestamp_)
     : content(std::move(content_)), author(std::move(author_)), timestamp(timestamp_)
 {

@@ -7,20 +7,6 @@ namespace adk {
 
 namespace {
 
-// The text parts of a remembered content, joined by spaces (what the model is shown of a memory).
-std::string memory_text(const Content& content)
-{
-    std::string out;
-    for (const auto& part : content.parts) {
-        if (!part.text || part.text->empty())
-            continue;
-        if (!out.empty())
-            out += ' ';
-        out += *part.text;
-    }
-    return out;
-}
-
 // ISO 8601 in UTC, e.g. "2026-11-25T09:30:00.250000Z".
 std::string iso_time(double seconds)
 {

@@ -48,20 +48,6 @@ bool in_word(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || u >= 0x80;
 }
 
-// The text parts of an event's content, joined by spaces: what its memory is searched by.
-std::string text_of(const Content& content)
-{
-    std::string out;
-    for (const auto& part : content.parts) {
-        if (!part.text || part.text->empty())
-            continue;
-        if (!out.empty())
-            out += ' ';
-        out += *part.text;
-    }
-    return out;
-}
-
 }  // namespace
 
 std::string fts5_match_query(std::string_view query, std::size_t max_words)
@@ -121,7 +107,7 @@ public:
         for (const auto& event : session.events) {
             if (!event.content)
                 continue;
-            std::string text = text_of(*event.content);
+            std::string text = memory_text(*event.content);
             if (text.empty())
                 continue;
             db.prepare("INSERT INTO adk_memory_events (app_name, user_id, session_id, event_id, author, timestamp, "

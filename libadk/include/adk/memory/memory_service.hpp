@@ -30,6 +30,10 @@ public:
     friend bool operator==(const MemoryEntry&, const MemoryEntry&) = default;
 };
 
+// The text parts of a content, joined by spaces: what a memory is searched by, and what the memory tools
+// show the model of it.
+std::string memory_text(const Content& content);
+
 class SearchMemoryRequest {
 public:
     SearchMemoryRequest(std::string app_name_, std::string user_id_, std::string query_);
