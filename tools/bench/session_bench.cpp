@@ -1,6 +1,8 @@
 // Appends to session services, by URL (adk::services::open_session_service): how many per second, the
-// latency of each (p50, p99), and the CPU each costs the thread that runs the io_context (the runtime's
-// thread; a backend's own threads and its server are not counted there).
+// latency of each (p50, p99), the CPU each costs the thread that runs the io_context (the runtime's thread;
+// a backend's own threads and its server are not counted there), and the CPU of the whole process (the
+// backend's threads too; a database server's own CPU is not counted). ts/session_bench.mjs runs the same
+// workloads on @google/adk's DatabaseSessionService.
 //
 //   session_bench [--appends N] URL...        e.g. memory:// sqlite:////tmp/bench.db postgresql://...
 //
@@ -25,17 +27,18 @@ namespace asio = boost::asio;
 
 namespace {
 
-double thread_cpu_seconds()
+double cpu_seconds(clockid_t clock)
 {
     timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(clock, &t);
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
 struct Figures {
     std::vector<double> latencies_ms;
     double wall_s = 0;
-    double cpu_s = 0;
+    double cpu_s = 0;          // the io_context's thread
+    double process_cpu_s = 0;  // every thread of the process
 };
 
 asio::awaitable<void> writer(std::shared_ptr<adk::SessionService> sessions, std::string session_id, int appends,
@@ -60,7 +63,8 @@ Figures measure(const std::string& url, int sessions_count, int appends_each, co
     asio::io_context ioc(1);
     std::vector<std::vector<double>> latencies(static_cast<std::size_t>(sessions_count));
     auto wall0 = std::chrono::steady_clock::now();
-    double cpu0 = thread_cpu_seconds();
+    double cpu0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+    double process_cpu0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
     for (int n = 0; n < sessions_count; ++n)
         asio::co_spawn(ioc, writer(sessions, tag + "-" + std::to_string(n), appends_each, latencies[static_cast<std::size_t>(n)]),
                        [](std::exception_ptr e) {
@@ -69,7 +73,8 @@ Figures measure(const std::string& url, int sessions_count, int appends_each, co
                        });
     ioc.run();
     Figures f;
-    f.cpu_s = thread_cpu_seconds() - cpu0;
+    f.cpu_s = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    f.process_cpu_s = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - process_cpu0;
     f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     for (auto& l : latencies)
         f.latencies_ms.insert(f.latencies_ms.end(), l.begin(), l.end());
@@ -107,8 +112,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: session_bench [--appends N] URL...\n");
         return 2;
     }
-    std::printf("%-44s %-26s %9s %9s %9s %14s\n", "backend", "workload", "appends/s", "p50 ms", "p99 ms",
-                "caller CPU us");
+    std::printf("%-44s %-26s %9s %9s %9s %14s %15s\n", "backend", "workload", "appends/s", "p50 ms", "p99 ms",
+                "caller CPU us", "process CPU us");
     for (const auto& url : urls) {
         struct Workload {
             const char* name;
@@ -122,9 +127,9 @@ int main(int argc, char** argv)
             measure(url, w.sessions, std::max(1, w.each / 10), "warm" + std::to_string(round));
             Figures f = measure(url, w.sessions, w.each, "run" + std::to_string(round++));
             double count = static_cast<double>(f.latencies_ms.size());
-            std::printf("%-44s %-26s %9.0f %9.3f %9.3f %14.1f\n", printable_url(url).c_str(), w.name,
+            std::printf("%-44s %-26s %9.0f %9.3f %9.3f %14.1f %15.1f\n", printable_url(url).c_str(), w.name,
                         count / f.wall_s, percentile(f.latencies_ms, 0.5), percentile(f.latencies_ms, 0.99),
-                        f.cpu_s / count * 1e6);
+                        f.cpu_s / count * 1e6, f.process_cpu_s / count * 1e6);
         }
     }
     return 0;
