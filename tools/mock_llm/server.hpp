@@ -1,7 +1,10 @@
-// mock-llm's server: Gemini, OpenAI chat and Anthropic wire formats on 127.0.0.1 over HTTP or HTTPS,
-// answering by a script (render.hpp) or replaying a recorded body, with knobs that break the stream the
-// ways networks and providers do. The mock-llm program and the tests both run it.
+// mock-llm's server: Gemini, OpenAI chat and Anthropic wire formats on 127.0.0.1 over HTTP or HTTPS, answering
+// by a script (render.hpp) or replaying a recorded body, with knobs that break the stream the ways networks
+// and providers do. The mock-llm program and the tests both run it, on adk-cpp's HTTP server core
+// (adk/net/http_server.hpp).
 #pragma once
+
+#include <adk/net/http_server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/json/value.hpp>
@@ -38,16 +41,8 @@ public:
     bool stamp = false;  // "{t}" in a frame becomes CLOCK_MONOTONIC nanoseconds at its write (benchmarks)
 };
 
-// A request as the server received it.
-class ReceivedRequest {
-public:
-    ReceivedRequest() = default;
-    std::string method;
-    std::string target;
-    std::vector<std::pair<std::string, std::string>> headers;  // names in lower case
-    std::string body;
-    std::string header(const std::string& lower_name) const;
-};
+// A request as the server received it (header names in lower case).
+using ReceivedRequest = net::IncomingRequest;
 
 class Server {
 public:
@@ -72,8 +67,6 @@ public:
     std::size_t connections_accepted() const;
     std::size_t open_connections() const;
     std::size_t body_bytes_written() const;
-    // Connections that ended with a failure while being answered (each was closed).
-    std::size_t failed_connections() const;
 
     class Impl;
 

@@ -1,0 +1,142 @@
+// HttpServer: the HTTP/1.1 server core of adk-cpp, over TCP or TLS, for mock-llm and adk::server. It accepts
+// connections, reads each request within limits, and hands it to the handler coroutine, which answers it
+// whole or streams it (chunked: Server-Sent Events). Beast and OpenSSL stay in src/net/http_server.cpp.
+//
+//   adk::net::HttpServer server(ioc.get_executor(), options,
+//       [](adk::net::IncomingRequest& req, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
+//           if (req.target == "/health")
+//               co_return co_await res.send(200, "application/json", R"({"status":"ok"})");
+//           co_await res.begin_stream(200, "text/event-stream");
+//           co_await res.write("data: {}\n\n");     // one write per call: a frame is never split
+//           co_await res.end_stream();
+//       });
+//   server.start();                                   // binds; server.port() is the port
+//
+// * Limits: a request head over max_header_bytes is answered 431, a body over max_body_bytes 413, a request
+//   that does not parse 400, each with a JSON {"error": "..."} and the connection closed. Nothing a client
+//   sends is kept beyond those bounds.
+// * Timeouts: a request must arrive whole within read_timeout of the previous answer (a client that idles
+//   between requests is closed then too); each write of an answer must finish within write_timeout (a client
+//   that stops reading is closed). A handler that streams is held back by its client, never buffered.
+// * Failures: a handler that throws before answering gets a 500 with the exception's text; after it began
+//   a stream, the connection is closed (the client sees the stream end without its last chunk).
+// * Threads: each connection runs on a strand of the executor (or the executor itself when the server is
+//   told it is single_threaded); stop() is safe from any thread.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace adk::net {
+
+namespace asio = boost::asio;
+
+class HttpServerOptions {
+public:
+    HttpServerOptions() = default;
+    std::string host = "127.0.0.1";
+    unsigned short port = 0;  // 0: a free port (port() says which)
+    std::string cert_file;    // PEM; with key_file, the server speaks TLS
+    std::string key_file;
+    std::size_t max_header_bytes = std::size_t{16} << 10;
+    std::size_t max_body_bytes = std::size_t{16} << 20;
+    std::chrono::milliseconds read_timeout{std::chrono::seconds(60)};
+    std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
+    // One thread runs the executor's io_context: connections run on it directly, without strands.
+    bool single_threaded = false;
+};
+
+static_assert(!std::is_aggregate_v<HttpServerOptions>);
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// A request as it arrived: header names in lower case, the body whole.
+class IncomingRequest {
+public:
+    IncomingRequest() = default;
+    std::string method;  // "GET", "POST" ...
+    std::string target;  // "/apps/a/users/u/sessions?x=1": path and query as sent
+    HeaderList headers;
+    std::string body;
+    // The first value of the header, or empty.
+    std::string_view header(std::string_view lower_case_name) const;
+};
+
+static_assert(!std::is_aggregate_v<IncomingRequest>);
+
+// How a handler answers one request: send() once, or begin_stream(), write() any number of times, then
+// end_stream(). Header names and values are checked (validate_header): a value that could split the
+// response throws adk::Error before anything is written. A write to a client that went away throws
+// boost::system::system_error.
+class ResponseWriter {
+public:
+    virtual ~ResponseWriter() = default;
+
+    // (No defaulted class-type parameters: g++ 12 miscompiles class temporaries built in a co_await
+    // expression, so the overloads without headers make none.)
+    asio::awaitable<void> send(unsigned status, std::string_view content_type, std::string_view body);
+    asio::awaitable<void> send(unsigned status, std::string_view content_type, std::string_view body,
+                               const HeaderList& headers);
+    asio::awaitable<void> begin_stream(unsigned status, std::string_view content_type);
+    asio::awaitable<void> begin_stream(unsigned status, std::string_view content_type, const HeaderList& headers);
+    // One chunk, in one write.
+    asio::awaitable<void> write(std::string_view data);
+    asio::awaitable<void> end_stream();
+
+    // Whether an answer has begun (a handler that failed after it cannot send a 500).
+    bool answered() const noexcept { return answered_; }
+    // Closes the connection at once (a handler that wants the client to see the stream cut).
+    virtual void close() = 0;
+
+protected:
+    // The head, and the whole body when `body` is given; chunked (a stream follows) when it is not.
+    virtual asio::awaitable<void> write_head(unsigned status, std::string_view content_type,
+                                             const HeaderList& headers, const std::string_view* body) = 0;
+    virtual asio::awaitable<void> write_chunk(std::string_view data, bool last) = 0;
+    // A connection's next request starts unanswered.
+    void next_request() noexcept;
+
+private:
+    bool answered_ = false;
+    bool streaming_ = false;
+};
+
+class HttpServer {
+public:
+    using Handler = std::function<asio::awaitable<void>(IncomingRequest&, ResponseWriter&)>;
+
+    // Throws adk::Error (invalid_argument) when TLS files are given and cannot be read.
+    HttpServer(asio::any_io_executor executor, HttpServerOptions options, Handler handler);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    // Binds and starts accepting; throws boost::system::system_error when the address is taken.
+    void start();
+    // Closes the listener and every connection, and cancels what their handlers await (the pending wait
+    // throws operation_aborted, as asio's per-operation cancellation does). Safe from any thread. Destroy
+    // the server before its io_context.
+    void stop();
+
+    unsigned short port() const noexcept;
+    std::string base_url() const;  // "http://127.0.0.1:PORT", or https://
+    std::size_t connections_accepted() const noexcept;
+    std::size_t open_connections() const noexcept;
+
+    class Impl;
+
+private:
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace adk::net

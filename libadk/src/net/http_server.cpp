@@ -1,0 +1,471 @@
+#include <adk/net/http_server.hpp>
+
+#include <adk/core/error.hpp>
+#include <adk/net/url.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+namespace adk::net {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+std::string error_body(std::string_view message)
+{
+    return json::serialize(json::object{{"error", message}});
+}
+
+void check_head(std::string_view content_type, const HeaderList& headers)
+{
+    validate_header("content-type", content_type);
+    for (const auto& [name, value] : headers)
+        validate_header(name, value);
+}
+
+// What the server keeps of a live connection, to close it from stop().
+class Closable {
+public:
+    virtual ~Closable() = default;
+    virtual void close_from_anywhere() = 0;
+};
+
+}  // namespace
+
+std::string_view IncomingRequest::header(std::string_view lower_case_name) const
+{
+    for (const auto& [name, value] : headers)
+        if (name == lower_case_name)
+            return value;
+    return {};
+}
+
+asio::awaitable<void> ResponseWriter::send(unsigned status, std::string_view content_type, std::string_view body)
+{
+    const HeaderList none;
+    co_await send(status, content_type, body, none);
+}
+
+asio::awaitable<void> ResponseWriter::send(unsigned status, std::string_view content_type, std::string_view body,
+                                           const HeaderList& headers)
+{
+    if (answered_)
+        throw Error(errc::invalid_argument, "this request was answered already: send() once, or stream");
+    check_head(content_type, headers);
+    answered_ = true;
+    co_await write_head(status, content_type, headers, &body);
+}
+
+asio::awaitable<void> ResponseWriter::begin_stream(unsigned status, std::string_view content_type)
+{
+    const HeaderList none;
+    co_await begin_stream(status, content_type, none);
+}
+
+asio::awaitable<void> ResponseWriter::begin_stream(unsigned status, std::string_view content_type,
+                                                   const HeaderList& headers)
+{
+    if (answered_)
+        throw Error(errc::invalid_argument, "this request was answered already: send() once, or stream");
+    check_head(content_type, headers);
+    answered_ = true;
+    streaming_ = true;
+    co_await write_head(status, content_type, headers, nullptr);
+}
+
+asio::awaitable<void> ResponseWriter::write(std::string_view data)
+{
+    if (!streaming_)
+        throw Error(errc::invalid_argument, "write() needs begin_stream() first");
+    if (!data.empty())
+        co_await write_chunk(data, false);
+}
+
+asio::awaitable<void> ResponseWriter::end_stream()
+{
+    if (!streaming_)
+        throw Error(errc::invalid_argument, "end_stream() needs begin_stream() first");
+    streaming_ = false;
+    co_await write_chunk({}, true);
+}
+
+void ResponseWriter::next_request() noexcept
+{
+    answered_ = false;
+    streaming_ = false;
+}
+
+class HttpServer::Impl : public std::enable_shared_from_this<Impl> {
+public:
+    Impl(asio::any_io_executor ex, HttpServerOptions opts, Handler h)
+        : executor(std::move(ex)), options(std::move(opts)), handler(std::move(h)),
+          acceptor(options.single_threaded ? executor : asio::make_strand(executor)), tls(ssl::context::tls_server)
+    {
+        if (!handler)
+            throw Error(errc::invalid_argument, "HttpServer needs a handler");
+        if (options.cert_file.empty() != options.key_file.empty())
+            throw Error(errc::invalid_argument, "HttpServerOptions: give both cert_file and key_file for TLS, or neither");
+        if (!options.cert_file.empty()) {
+            try {
+                tls.use_certificate_chain_file(options.cert_file);
+                tls.use_private_key_file(options.key_file, ssl::context::pem);
+            } catch (const boost::system::system_error& e) {
+                throw Error(errc::invalid_argument, "cannot use the TLS certificate '" + options.cert_file +
+                                                        "' and key '" + options.key_file + "': " + e.what());
+            }
+        }
+    }
+
+    bool secure() const { return !options.cert_file.empty(); }
+
+    asio::awaitable<void> accept_loop();
+
+    void remember(std::size_t id, std::weak_ptr<Closable> conn)
+    {
+        std::lock_guard lock(mutex);
+        live.emplace(id, std::move(conn));
+    }
+
+    void forget(std::size_t id)
+    {
+        std::lock_guard lock(mutex);
+        live.erase(id);
+    }
+
+    asio::any_io_executor executor;
+    HttpServerOptions options;
+    Handler handler;
+    tcp::acceptor acceptor;
+    ssl::context tls;
+    unsigned short port = 0;
+    std::atomic<std::size_t> accepted{0};
+    std::atomic<std::size_t> open{0};
+    std::mutex mutex;
+    std::map<std::size_t, std::weak_ptr<Closable>> live;
+    std::size_t next_id = 0;  // on the acceptor's executor
+};
+
+namespace {
+
+// One connection: reads requests one after another and answers each through the handler. Stream is
+// beast::tcp_stream or ssl::stream<beast::tcp_stream>; the socket's executor is the connection's strand.
+template <class Stream>
+class Connection final : public Closable, public ResponseWriter, public std::enable_shared_from_this<Connection<Stream>> {
+public:
+    template <class... Args>
+    Connection(std::shared_ptr<HttpServer::Impl> server, Args&&... args)
+        : server_(std::move(server)), stream_(std::forward<Args>(args)...)
+    {
+    }
+
+    beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+    void close() override
+    {
+        error_code ec;
+        lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+        lowest().socket().close(ec);
+    }
+
+    // Closes the socket and cancels what the connection awaits (a handler's own waits too).
+    void close_from_anywhere() override
+    {
+        asio::dispatch(lowest().get_executor(), [self = this->shared_from_this()] {
+            self->close();
+            self->stop_.emit(asio::cancellation_type::terminal);
+        });
+    }
+
+    asio::cancellation_slot stop_slot() { return stop_.slot(); }
+
+    asio::awaitable<void> run()
+    {
+        if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+            lowest().expires_after(server_->options.read_timeout);
+            auto [ec] = co_await stream_.async_handshake(ssl::stream_base::server, use_tuple);
+            if (ec)
+                co_return;
+        }
+        beast::flat_buffer buffer;
+        const HttpServerOptions& opts = server_->options;
+        while (true) {
+            http::request_parser<http::string_body> parser;
+            parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts.max_header_bytes, UINT32_MAX)));
+            parser.body_limit(opts.max_body_bytes);
+            lowest().expires_after(opts.read_timeout);
+            auto [ec, n] = co_await http::async_read(stream_, buffer, parser, use_tuple);
+            (void)n;
+            next_request();
+            if (ec) {
+                // A request that breaks a limit or does not parse is answered; a connection that ended,
+                // timed out or failed is not.
+                if (ec.category() != http::make_error_code(http::error::end_of_stream).category() ||
+                    ec == http::error::end_of_stream || ec == http::error::partial_message)
+                    co_return;
+                keep_alive_ = false;
+                unsigned status = ec == http::error::body_limit ? 413 : ec == http::error::header_limit ? 431 : 400;
+                std::string message = status == 413   ? "the request body is larger than this server accepts (" +
+                                                            std::to_string(opts.max_body_bytes) + " bytes)"
+                                      : status == 431 ? "the request's headers are larger than this server accepts (" +
+                                                            std::to_string(opts.max_header_bytes) + " bytes)"
+                                                      : "the request is not valid HTTP/1.1: " + ec.message();
+                std::string body = error_body(message);
+                co_await try_send(status, body);
+                co_await drain_before_close();
+                co_return;
+            }
+            lowest().expires_never();  // a handler may take long (a model's answer); each write has its own
+            auto& message = parser.get();
+            keep_alive_ = message.keep_alive();
+            IncomingRequest request;
+            request.method = std::string(message.method_string());
+            request.target = std::string(message.target());
+            for (const auto& field : message) {
+                std::string name(field.name_string());
+                for (char& c : name)
+                    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+                request.headers.emplace_back(std::move(name), std::string(field.value()));
+            }
+            request.body = std::move(message.body());
+
+            std::string failure;
+            try {
+                co_await server_->handler(request, *this);
+            } catch (const std::exception& e) {
+                failure = e.what();
+            }
+            if (!answered()) {
+                std::string body = error_body(failure.empty() ? "the server's handler did not answer the request"
+                                                              : failure);
+                co_await try_send(500, body);
+            }
+            if (!failure.empty() || streaming() || !keep_alive_)
+                co_return;  // a stream cut short, or the client asked to close
+        }
+    }
+
+private:
+    bool streaming() const noexcept { return open_stream_; }
+
+    // After an error answer to a request that was not read whole: says it is done sending, then reads and
+    // drops what the client still sends (at most 1 MiB, for at most 2 s). Closing with unread bytes would
+    // make the kernel reset the connection, and the client could lose the answer.
+    asio::awaitable<void> drain_before_close()
+    {
+        error_code ec;
+        lowest().socket().shutdown(tcp::socket::shutdown_send, ec);
+        lowest().expires_after(std::min<std::chrono::milliseconds>(server_->options.read_timeout, std::chrono::seconds(2)));
+        std::array<char, 4096> sink;
+        std::size_t drained = 0;
+        while (drained < (std::size_t{1} << 20)) {
+            auto [e, n] = co_await lowest().async_read_some(asio::buffer(sink), use_tuple);
+            if (e)
+                break;
+            drained += n;
+        }
+    }
+
+    asio::awaitable<void> try_send(unsigned status, const std::string& body)
+    {
+        try {
+            co_await send(status, "application/json", body);
+        } catch (const std::exception&) {
+            // the client is gone: nothing to tell it
+        }
+    }
+
+    asio::awaitable<void> write_head(unsigned status, std::string_view content_type, const HeaderList& headers,
+                                     const std::string_view* body) override
+    {
+        lowest().expires_after(server_->options.write_timeout);
+        if (body) {
+            http::response<http::string_body> res{static_cast<http::status>(status), 11};
+            res.set(http::field::content_type, content_type);
+            for (const auto& [name, value] : headers)
+                res.set(name, value);
+            res.keep_alive(keep_alive_);
+            res.body().assign(body->data(), body->size());
+            res.prepare_payload();
+            auto [ec, n] = co_await http::async_write(stream_, res, use_tuple);
+            (void)n;
+            lowest().expires_never();
+            if (ec)
+                throw boost::system::system_error(ec, "writing the response");
+            co_return;
+        }
+        http::response<http::empty_body> res{static_cast<http::status>(status), 11};
+        res.set(http::field::content_type, content_type);
+        for (const auto& [name, value] : headers)
+            res.set(name, value);
+        res.keep_alive(keep_alive_);
+        res.chunked(true);
+        http::response_serializer<http::empty_body> serializer{res};
+        auto [ec, n] = co_await http::async_write_header(stream_, serializer, use_tuple);
+        (void)n;
+        lowest().expires_never();
+        if (ec)
+            throw boost::system::system_error(ec, "writing the response's head");
+        open_stream_ = true;
+    }
+
+    asio::awaitable<void> write_chunk(std::string_view data, bool last) override
+    {
+        lowest().expires_after(server_->options.write_timeout);
+        error_code ec;
+        if (last) {
+            auto [e, n] = co_await asio::async_write(stream_, http::make_chunk_last(), use_tuple);
+            (void)n;
+            ec = e;
+            open_stream_ = false;
+        } else {
+            auto [e, n] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(data.data(), data.size())),
+                                                     use_tuple);
+            (void)n;
+            ec = e;
+        }
+        lowest().expires_never();
+        if (ec)
+            throw boost::system::system_error(ec, "writing the response's stream");
+    }
+
+    std::shared_ptr<HttpServer::Impl> server_;
+    Stream stream_;
+    asio::cancellation_signal stop_;  // on the connection's executor
+    bool keep_alive_ = true;
+    bool open_stream_ = false;  // a chunked answer began and has not ended
+};
+
+template <class Stream>
+asio::awaitable<void> serve(std::shared_ptr<HttpServer::Impl> server, std::shared_ptr<Connection<Stream>> conn,
+                            std::size_t id)
+{
+    try {
+        co_await conn->run();
+    } catch (const std::exception&) {
+        // a connection's failure ends that connection only
+    }
+    conn->close();
+    server->forget(id);
+    server->open--;
+}
+
+}  // namespace
+
+asio::awaitable<void> HttpServer::Impl::accept_loop()
+{
+    auto self = shared_from_this();
+    while (true) {
+        asio::any_io_executor conn_executor = options.single_threaded ? executor : asio::make_strand(executor);
+        auto [ec, socket] = co_await acceptor.async_accept(conn_executor, use_tuple);
+        if (ec) {
+            if (ec == asio::error::operation_aborted || !acceptor.is_open())
+                co_return;
+            continue;  // e.g. too many open files: the next accept may succeed
+        }
+        error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        const std::size_t id = next_id++;
+        accepted++;
+        open++;
+        if (secure()) {
+            auto conn = std::make_shared<Connection<ssl::stream<beast::tcp_stream>>>(self, std::move(socket), tls);
+            remember(id, conn);
+            auto on_stop = asio::bind_cancellation_slot(conn->stop_slot(), asio::detached);
+            asio::co_spawn(conn_executor, serve(self, conn, id), std::move(on_stop));
+        } else {
+            auto conn = std::make_shared<Connection<beast::tcp_stream>>(self, std::move(socket));
+            remember(id, conn);
+            auto on_stop = asio::bind_cancellation_slot(conn->stop_slot(), asio::detached);
+            asio::co_spawn(conn_executor, serve(self, conn, id), std::move(on_stop));
+        }
+    }
+}
+
+HttpServer::HttpServer(asio::any_io_executor executor, HttpServerOptions options, Handler handler)
+    : impl_(std::make_shared<Impl>(std::move(executor), std::move(options), std::move(handler)))
+{
+}
+
+HttpServer::~HttpServer()
+{
+    stop();
+}
+
+void HttpServer::start()
+{
+    const tcp::endpoint ep(asio::ip::make_address(impl_->options.host), impl_->options.port);
+    impl_->acceptor.open(ep.protocol());
+    impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+    impl_->acceptor.bind(ep);
+    impl_->acceptor.listen();
+    impl_->port = impl_->acceptor.local_endpoint().port();
+    asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
+}
+
+void HttpServer::stop()
+{
+    asio::dispatch(impl_->acceptor.get_executor(), [impl = impl_] {
+        error_code ec;
+        impl->acceptor.close(ec);
+    });
+    std::vector<std::shared_ptr<Closable>> connections;
+    {
+        std::lock_guard lock(impl_->mutex);
+        for (auto& [id, weak] : impl_->live)
+            if (auto conn = weak.lock())
+                connections.push_back(std::move(conn));
+    }
+    for (auto& conn : connections)
+        conn->close_from_anywhere();
+}
+
+unsigned short HttpServer::port() const noexcept
+{
+    return impl_->port;
+}
+
+std::string HttpServer::base_url() const
+{
+    return std::string(impl_->secure() ? "https" : "http") + "://" + impl_->options.host + ":" + std::to_string(port());
+}
+
+std::size_t HttpServer::connections_accepted() const noexcept
+{
+    return impl_->accepted;
+}
+
+std::size_t HttpServer::open_connections() const noexcept
+{
+    return impl_->open;
+}
+
+}  // namespace adk::net

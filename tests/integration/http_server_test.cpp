@@ -1,0 +1,328 @@
+// HttpServer (adk/net/http_server.hpp) over real loopback HTTP and TLS: whole and streamed answers on
+// kept-alive connections, the limits and the errors a hostile or broken client meets, handlers that fail,
+// timeouts, stop(), and many requests on an io_context run by four threads. Raw sockets play the clients
+// that HttpClient would never be.
+#include <adk/core/error.hpp>
+#include <adk/net/http_client.hpp>
+#include <adk/net/http_server.hpp>
+
+#include "support/run.hpp"
+#include "support/tls.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/asio/write.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include <sys/socket.h>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using adk::net::HttpServer;
+using adk::net::HttpServerOptions;
+using adk::net::IncomingRequest;
+using adk::net::ResponseWriter;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// A server on an io_context of its own, run by `threads` threads for the test's length.
+class ServerThread {
+public:
+    ServerThread(HttpServerOptions options, HttpServer::Handler handler, int threads = 1)
+        : server(ioc.get_executor(), std::move(options), std::move(handler))
+    {
+        server.start();
+        for (int i = 0; i < threads; ++i)
+            pool.emplace_back([this] { ioc.run(); });
+    }
+    ~ServerThread()
+    {
+        server.stop();
+        guard.reset();
+        ioc.stop();
+        for (auto& t : pool)
+            t.join();
+    }
+
+    asio::io_context ioc;
+    asio::executor_work_guard<asio::io_context::executor_type> guard{ioc.get_executor()};
+    HttpServer server;
+    std::vector<std::thread> pool;
+};
+
+// Connects to the server, writes `request` as it is, and returns every byte the server sends until it closes
+// the connection (or 10 s pass).
+std::string raw_exchange(unsigned short port, const std::string& request)
+{
+    asio::io_context io;
+    tcp::socket socket(io);
+    socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    timeval ten_seconds{10, 0};
+    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
+    boost::system::error_code ec;
+    asio::write(socket, asio::buffer(request), ec);
+    std::string out;
+    char buffer[4096];
+    while (!ec) {
+        std::size_t n = socket.read_some(asio::buffer(buffer), ec);
+        out.append(buffer, n);
+    }
+    return out;
+}
+
+asio::awaitable<void> answer_by_path(IncomingRequest& req, ResponseWriter& res)
+{
+    if (req.target == "/whole") {
+        std::string body = req.method + " " + std::string(req.header("x-test")) + " " + req.body;
+        co_await res.send(200, "text/plain", body);
+    } else if (req.target == "/stream") {
+        const adk::net::HeaderList headers{{"cache-control", "no-cache"}};
+        co_await res.begin_stream(200, "text/event-stream", headers);
+        for (int i = 0; i < 3; ++i) {
+            std::string frame = "data: " + std::to_string(i) + "\n\n";
+            co_await res.write(frame);
+        }
+        co_await res.end_stream();
+    } else if (req.target == "/throw") {
+        throw adk::Error(adk::errc::invalid_argument, "the handler refused it");
+    } else if (req.target == "/throw-mid-stream") {
+        co_await res.begin_stream(200, "text/event-stream");
+        co_await res.write("data: first\n\n");
+        throw adk::Error(adk::errc::invalid_argument, "the handler failed mid-stream");
+    } else if (req.target == "/split-header") {
+        const adk::net::HeaderList headers{{"x-injected", "a\r\nset-cookie: evil=1"}};
+        co_await res.send(200, "text/plain", "never", headers);
+    } else if (req.target == "/silent") {
+        co_return;  // answers nothing
+    } else {
+        co_await res.send(404, "application/json", R"({"error":"no such path"})");
+    }
+}
+
+}  // namespace
+
+TEST_CASE("HttpServer: whole and streamed answers on one kept-alive connection", "[http][server]")
+{
+    ServerThread s(HttpServerOptions(), answer_by_path);
+    asio::io_context ioc;
+    adk::net::HttpClient client;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        for (int i = 0; i < 3; ++i) {
+            adk::net::HttpRequest req("POST", s.server.base_url() + "/whole");
+            req.set("x-test", "t" + std::to_string(i));
+            req.body = "hello";
+            adk::net::HttpResponse res = co_await client.send(std::move(req));
+            CHECK(res.status() == 200);
+            CHECK(res.header("content-type") == "text/plain");
+            std::string body = co_await res.read_all();
+            CHECK(body == "POST t" + std::to_string(i) + " hello");
+
+            adk::net::HttpRequest stream_req("GET", s.server.base_url() + "/stream");
+            adk::net::HttpResponse streamed = co_await client.send(std::move(stream_req));
+            CHECK(streamed.status() == 200);
+            CHECK(streamed.header("cache-control") == "no-cache");
+            std::string events = co_await streamed.read_all();
+            CHECK(events == "data: 0\n\ndata: 1\n\ndata: 2\n\n");
+        }
+    }());
+    CHECK(s.server.connections_accepted() == 1);
+}
+
+TEST_CASE("HttpServer: bodies and headers over the limits, and requests that do not parse, get a JSON error",
+          "[http][server]")
+{
+    HttpServerOptions options;
+    options.max_body_bytes = 1000;
+    options.max_header_bytes = 2048;
+    options.read_timeout = 500ms;
+    ServerThread s(options, answer_by_path);
+
+    std::string big_body = raw_exchange(s.server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n" +
+                                                             std::string(1001, 'b'));
+    CHECK(big_body.rfind("HTTP/1.1 413 ", 0) == 0);
+    CHECK_THAT(big_body, Catch::Contains(R"json({"error":"the request body is larger than this server accepts (1000 bytes)"})json"));
+    CHECK_THAT(big_body, Catch::Contains("Connection: close"));
+
+    std::string big_head = raw_exchange(s.server.port(), "GET /whole HTTP/1.1\r\nHost: x\r\nX-Big: " +
+                                                             std::string(4000, 'h') + "\r\n\r\n");
+    CHECK(big_head.rfind("HTTP/1.1 431 ", 0) == 0);
+    CHECK_THAT(big_head, Catch::Contains("headers are larger than this server accepts (2048 bytes)"));
+
+    std::string garbage = raw_exchange(s.server.port(), "HELLO THERE\r\n\r\n");
+    CHECK(garbage.rfind("HTTP/1.1 400 ", 0) == 0);
+    CHECK_THAT(garbage, Catch::Contains("not valid HTTP/1.1"));
+
+    std::string bad_length = raw_exchange(s.server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
+    CHECK(bad_length.rfind("HTTP/1.1 400 ", 0) == 0);
+
+    // A request that never arrives whole is not answered: the connection is closed after read_timeout, and
+    // the server goes on.
+    std::string cut = raw_exchange(s.server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+    CHECK(cut.empty());
+    std::string after = raw_exchange(s.server.port(), "GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    CHECK(after.rfind("HTTP/1.1 200 ", 0) == 0);
+}
+
+TEST_CASE("HttpServer: a handler that throws, answers nothing, or writes a header that splits the response",
+          "[http][server]")
+{
+    ServerThread s(HttpServerOptions(), answer_by_path);
+    auto get = [&](const std::string& path) {
+        return raw_exchange(s.server.port(), "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    };
+    std::string thrown = get("/throw");
+    CHECK(thrown.rfind("HTTP/1.1 500 ", 0) == 0);
+    CHECK_THAT(thrown, Catch::Contains("the handler refused it"));
+
+    std::string silent = get("/silent");
+    CHECK(silent.rfind("HTTP/1.1 500 ", 0) == 0);
+    CHECK_THAT(silent, Catch::Contains("did not answer"));
+
+    std::string split = get("/split-header");
+    CHECK(split.rfind("HTTP/1.1 500 ", 0) == 0);
+    CHECK_THAT(split, !Catch::Contains("evil=1\r\n"));  // nothing of the header was written
+
+    // After the stream began, the connection is cut: the first frame arrived, the stream's end never does.
+    std::string mid = get("/throw-mid-stream");
+    CHECK(mid.rfind("HTTP/1.1 200 ", 0) == 0);
+    CHECK_THAT(mid, Catch::Contains("data: first"));
+    CHECK_THAT(mid, !Catch::Contains("\r\n0\r\n\r\n"));  // no last chunk
+}
+
+TEST_CASE("HttpServer: a client that sends nothing, or stops reading, is closed after the timeout",
+          "[http][server]")
+{
+    HttpServerOptions options;
+    options.read_timeout = 200ms;
+    options.write_timeout = 200ms;
+    std::promise<std::string> handler_saw;
+    auto flood = [&](IncomingRequest&, ResponseWriter& res) -> asio::awaitable<void> {
+        co_await res.begin_stream(200, "text/plain");
+        const std::string block(1 << 20, 'x');
+        try {
+            for (int i = 0; i < 1000; ++i)
+                co_await res.write(block);
+            handler_saw.set_value("every block written");
+        } catch (const boost::system::system_error& e) {
+            handler_saw.set_value(e.code().message());
+            throw;
+        }
+    };
+    ServerThread s(options, flood);
+
+    asio::io_context io;
+    tcp::socket idle(io);
+    idle.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s.server.port()));
+    char byte = 0;
+    boost::system::error_code ec;
+    idle.read_some(asio::buffer(&byte, 1), ec);  // returns when the server closes it
+    CHECK(ec == asio::error::eof);
+
+    tcp::socket reader(io);
+    reader.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s.server.port()));
+    asio::write(reader, asio::buffer(std::string("GET / HTTP/1.1\r\nHost: x\r\n\r\n")));
+    auto outcome = handler_saw.get_future();
+    REQUIRE(outcome.wait_for(20s) == std::future_status::ready);  // the test never reads: the write times out
+    CHECK(outcome.get() != "every block written");
+}
+
+TEST_CASE("HttpServer: stop() closes the listener and every connection, a handler mid-stream included",
+          "[http][server]")
+{
+    std::promise<void> streaming;
+    auto endless = [&](IncomingRequest&, ResponseWriter& res) -> asio::awaitable<void> {
+        co_await res.begin_stream(200, "text/event-stream");
+        co_await res.write("data: hello\n\n");
+        streaming.set_value();
+        asio::steady_timer forever(co_await asio::this_coro::executor, 1h);
+        co_await forever.async_wait(asio::use_awaitable);
+    };
+    ServerThread s(HttpServerOptions(), endless);
+    std::future<std::string> got = std::async(std::launch::async, [&] {
+        return raw_exchange(s.server.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    });
+    streaming.get_future().wait();
+    CHECK(s.server.open_connections() == 1);
+    s.server.stop();
+    REQUIRE(got.wait_for(10s) == std::future_status::ready);
+    CHECK_THAT(got.get(), Catch::Contains("data: hello"));
+    for (int i = 0; i < 200 && s.server.open_connections() > 0; ++i)
+        std::this_thread::sleep_for(10ms);
+    CHECK(s.server.open_connections() == 0);
+    asio::io_context io;
+    tcp::socket refused(io);
+    boost::system::error_code ec;
+    refused.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s.server.port()), ec);
+    CHECK(ec);
+}
+
+TEST_CASE("HttpServer: TLS with the test certificate", "[http][server]")
+{
+    HttpServerOptions options;
+    options.cert_file = adk::test::test_certificate().cert_file;
+    options.key_file = adk::test::test_certificate().key_file;
+    ServerThread s(options, answer_by_path);
+    CHECK(s.server.base_url().rfind("https://127.0.0.1:", 0) == 0);
+    adk::net::HttpClientOptions client_options;
+    client_options.ca_file = options.cert_file;
+    adk::net::HttpClient client(client_options);
+    asio::io_context ioc;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpRequest req("GET", s.server.base_url() + "/stream");
+        adk::net::HttpResponse res = co_await client.send(std::move(req));
+        std::string events = co_await res.read_all();
+        CHECK(events == "data: 0\n\ndata: 1\n\ndata: 2\n\n");
+    }());
+
+    HttpServerOptions missing;
+    missing.cert_file = "/nonexistent/cert.pem";
+    missing.key_file = "/nonexistent/key.pem";
+    asio::io_context unused;
+    CHECK_THROWS_WITH(HttpServer(unused.get_executor(), missing, answer_by_path),
+                      Catch::Contains("cannot use the TLS certificate '/nonexistent/cert.pem'"));
+}
+
+TEST_CASE("HttpServer: 200 requests from 20 clients at once on an io_context run by four threads",
+          "[http][server][threads]")
+{
+    std::atomic<int> handled{0};
+    auto count = [&](IncomingRequest& req, ResponseWriter& res) -> asio::awaitable<void> {
+        ++handled;
+        co_await answer_by_path(req, res);
+    };
+    ServerThread s(HttpServerOptions(), count, 4);
+    asio::thread_pool clients(2);
+    adk::net::HttpClient client;
+    std::vector<std::future<int>> done;
+    for (int c = 0; c < 20; ++c) {
+        auto one_client = [&client, &s, c]() -> asio::awaitable<int> {
+            int ok = 0;
+            for (int i = 0; i < 10; ++i) {
+                adk::net::HttpRequest req("POST", s.server.base_url() + (i % 2 ? "/stream" : "/whole"));
+                req.set("x-test", std::to_string(c));
+                adk::net::HttpResponse res = co_await client.send(std::move(req));
+                std::string body = co_await res.read_all();
+                ok += res.status() == 200 && !body.empty();
+            }
+            co_return ok;
+        };
+        done.push_back(asio::co_spawn(clients, one_client, asio::use_future));
+    }
+    int ok = 0;
+    for (auto& f : done)
+        ok += f.get();
+    clients.join();
+    CHECK(ok == 200);
+    CHECK(handled == 200);
+}
