@@ -8,7 +8,8 @@ provider_stream  the provider's letter (g, o, a), then its recorded stream or wh
 json_decode      sessions and events an ADK server wrote, events of its /run_sse streams, and the content of
                  every candidate in the recorded Gemini streams
 json_schema      [schema, arguments] from the recorded requests' tools and the calls that answered them
-The seeds of session_row (stored rows) and memory_query (users' queries) are written by hand and kept.
+The seeds of session_row (stored rows), memory_query (users' queries) and request_target (the server's request
+targets) are written by hand and kept.
 The fuzzers add what they find to a scratch corpus (tools/fuzz.sh); only these seeds are checked in."""
 import json
 import pathlib
@@ -18,7 +19,7 @@ here = pathlib.Path(__file__).resolve().parent
 fixtures = here.parent.parent.parent / "shared" / "fixtures"
 corpus = here / "corpus"
 for name in ("sse_parser", "provider_stream", "json_decode", "json_schema"):
-    shutil.rmtree(corpus / name, ignore_errors=True)  # session_row/ and memory_query/ are written by hand: kept
+    shutil.rmtree(corpus / name, ignore_errors=True)  # the hand-written seeds (session_row/ ...) are kept
     (corpus / name).mkdir(parents=True)
 providers = fixtures / "providers"
 

@@ -1,0 +1,85 @@
+// ApiServer: ADK's HTTP API (the one ADK's web UI and ADK's own tools call) over adk-cpp's HTTP server core,
+// started on the caller's io_context with the caller's apps and services. ../shared/fixtures/adk/API.md is
+// the contract, Python's JSON the form (camelCase, times in float seconds).
+//
+//   adk::server::ApiServerOptions options;
+//   options.session_service = adk::services::open_session_service("sqlite:///agents.db");
+//   adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent}}, options);
+//   server.start();   // http://127.0.0.1:8000 unless options.http says otherwise
+//
+// Routes so far: GET /list-apps (a sorted array of names), /version, /health; sessions: POST
+// /apps/{app}/users/{user}/sessions (body null, {"state"}, {"sessionId"}, {"events"} to import), POST
+// .../sessions/{id}, GET .../sessions (a bare array), GET/PATCH ({"stateDelta"})/DELETE .../sessions/{id}.
+// Anything else: 404 Not Found with {"error": "..."}.
+//
+// Errors are {"error": "<what was wrong, and what to do>"}: 400 for a body or path that is not what the
+// route takes, 404 for an unknown app, session or route, 409 for a session id that is taken, 413/431 for a
+// request over the limits (HttpServerOptions), 500 for a failure of the server's own (a database's).
+#pragma once
+
+#include <adk/agents/agent.hpp>
+#include <adk/net/http_server.hpp>
+#include <adk/plugins/plugin.hpp>
+#include <adk/sessions/session_service.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace adk {
+class ArtifactService;
+class MemoryService;
+}  // namespace adk
+
+namespace adk::server {
+
+// One app: the {app} of the API's paths, and its root agent.
+class App {
+public:
+    App(std::string name_, std::shared_ptr<Agent> root_agent_);
+
+    std::string name;
+    std::shared_ptr<Agent> root_agent;
+};
+
+class ApiServerOptions {
+public:
+    ApiServerOptions();
+
+    net::HttpServerOptions http;  // host, port, TLS, limits, timeouts; port 8000 unless set
+    std::shared_ptr<SessionService> session_service;  // every app's sessions; required
+    std::shared_ptr<ArtifactService> artifact_service;
+    std::shared_ptr<MemoryService> memory_service;
+    std::vector<std::shared_ptr<Plugin>> plugins;
+    std::string version = "adk-cpp 0.1";  // GET /version's "version"
+};
+
+static_assert(!std::is_aggregate_v<ApiServerOptions>);
+
+class ApiServer {
+public:
+    // Throws adk::Error (invalid_argument) for an app name that is not an identifier, two apps of one name,
+    // an app without a root agent, or no session service.
+    ApiServer(asio::any_io_executor executor, std::vector<App> apps, ApiServerOptions options);
+    ~ApiServer();
+    ApiServer(const ApiServer&) = delete;
+    ApiServer& operator=(const ApiServer&) = delete;
+
+    // Binds and serves; throws boost::system::system_error when the address is taken.
+    void start();
+    // Closes the listener and every connection. Safe from any thread.
+    void stop();
+    unsigned short port() const noexcept;
+    std::string base_url() const;
+
+    class Impl;
+
+private:
+    std::shared_ptr<Impl> impl_;
+    std::unique_ptr<net::HttpServer> http_;
+};
+
+}  // namespace adk::server

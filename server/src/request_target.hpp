@@ -1,0 +1,32 @@
+// A request's target ("/apps/a/users/u/sessions?x=1") as the server routes it: the path's segments,
+// percent-decoded, and the query's parameters. Everything in it came over the socket: parse() refuses what
+// a route could be fooled by, and says why.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace adk::server::detail {
+
+class RequestTarget {
+public:
+    // The segments of the path; the query's parameters (the last value of a repeated name).
+    std::vector<std::string> segments;
+    std::map<std::string, std::string, std::less<>> query;
+
+    // The target parsed; or the reason it is refused: not starting with '/', longer than `max_length`, a bad
+    // percent-encoding, or a segment that decodes to a control character, '/', '\\', "." or "..".
+    static RequestTarget parse(std::string_view target, std::string& refused, std::size_t max_length = 4096);
+
+    // Whether the segments fit `pattern`, where "{}" matches any one segment; the matched segments go to
+    // `params`, in order.
+    bool matches(std::initializer_list<std::string_view> pattern, std::vector<std::string>& params) const;
+
+    std::optional<std::string_view> query_value(std::string_view name) const;
+};
+
+}  // namespace adk::server::detail

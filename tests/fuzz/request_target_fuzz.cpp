@@ -1,0 +1,27 @@
+// The server's request targets (server/src/request_target.hpp): any target a client sends is either refused
+// with a reason or split into segments that hold no '/', '\\', control character, "." or "..", which the
+// routes then match safely.
+#include "request_target.hpp"
+
+#include "fuzz.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
+{
+    std::string_view target = adk::fuzz::as_text(data, size);
+    std::string refused;
+    auto parsed = adk::server::detail::RequestTarget::parse(target, refused);
+    if (!refused.empty())
+        return 0;
+    adk::fuzz::check(!target.empty() && target.front() == '/', "an accepted target starts with '/'");
+    for (const auto& segment : parsed.segments) {
+        adk::fuzz::check(!segment.empty() && segment != "." && segment != "..", "no empty, '.' or '..' segment");
+        for (char c : segment) {
+            auto u = static_cast<unsigned char>(c);
+            adk::fuzz::check(c != '/' && c != '\\' && u >= 0x20 && u != 0x7f, "no separator or control character");
+        }
+    }
+    std::vector<std::string> params;
+    if (parsed.matches({"apps", "{}", "users", "{}", "sessions", "{}"}, params))
+        adk::fuzz::check(params.size() == 3, "a match yields each wildcard's segment");
+    return 0;
+}

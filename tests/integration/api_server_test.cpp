@@ -1,0 +1,218 @@
+// ApiServer (adk/server/api_server.hpp) over real loopback HTTP: ADK's routes for apps and sessions, the JSON
+// they answer (checked against what an ADK server answered, ../shared/fixtures/adk/api_samples), and the
+// errors bad requests get.
+#include <adk/adk.hpp>
+#include <adk/net/http_client.hpp>
+#include <adk/server/api_server.hpp>
+
+#include "support/run.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+class Reply {
+public:
+    unsigned status = 0;
+    std::string body;
+    json::value json() const { return body.empty() ? json::value() : json::parse(body); }
+};
+
+// (string_view parameters: g++ 12 miscompiles std::string temporaries built in a co_await expression.)
+asio::awaitable<Reply> call(adk::net::HttpClient& client, const adk::server::ApiServer& server, std::string_view method,
+                            std::string_view path, std::string_view body = {})
+{
+    adk::net::HttpRequest req(std::string(method), server.base_url() + std::string(path));
+    if (!body.empty())
+        req.set("content-type", "application/json");
+    req.body = std::string(body);
+    adk::net::HttpResponse res = co_await client.send(std::move(req));
+    Reply r;
+    r.status = res.status();
+    r.body = co_await res.read_all();
+    co_return r;
+}
+
+std::set<std::string> keys_of(const json::value& v)
+{
+    std::set<std::string> out;
+    for (const auto& [k, value] : v.as_object())
+        out.emplace(k);
+    return out;
+}
+
+std::shared_ptr<adk::Agent> quiet_agent(std::string name)
+{
+    return adk::LlmAgent::builder(std::move(name))
+        .model(std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{}))
+        .build();
+}
+
+// A client that never retries: a 409 is an answer here, not a reason to try again.
+adk::net::HttpClientOptions no_retries()
+{
+    adk::net::HttpClientOptions o;
+    o.retry.max_retries = 0;
+    return o;
+}
+
+adk::server::ApiServerOptions options_with(std::shared_ptr<adk::SessionService> sessions)
+{
+    adk::server::ApiServerOptions options;
+    options.http.port = 0;
+    options.session_service = std::move(sessions);
+    return options;
+}
+
+}  // namespace
+
+TEST_CASE("ApiServer: apps, version, health, and sessions created, listed, read, patched and deleted", "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServer server(ioc.get_executor(),
+                                  {{"weather", quiet_agent("weather_agent")}, {"alpha", quiet_agent("alpha")}},
+                                  options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        Reply apps = co_await call(client, server, "GET", "/list-apps?relative_path=./");
+        CHECK(apps.status == 200);
+        CHECK(apps.json() == json::parse(R"(["alpha", "weather"])"));
+        Reply version = co_await call(client, server, "GET", "/version");
+        CHECK(version.json().at("version").is_string());
+        Reply health = co_await call(client, server, "GET", "/health");
+        CHECK(health.json() == json::parse(R"({"status": "ok"})"));
+
+        // Created as the web UI creates it: a display name in the state; and with a null body.
+        Reply named = co_await call(client, server, "POST", "/apps/weather/users/user/sessions",
+                                    R"({"state": {"__session_metadata__": {"displayName": "Trip"}}})");
+        CHECK(named.status == 200);
+        json::value created = named.json();
+        json::value recorded = json::parse(adk::test::fixture("adk/api_samples/create_session_state.body"));
+        CHECK(keys_of(created) == keys_of(recorded));  // the shape an ADK server answers
+        CHECK(created.at("state").at("__session_metadata__").at("displayName") == "Trip");
+        CHECK(created.at("appName") == "weather");
+        CHECK(created.at("lastUpdateTime").as_double() < 1e11);  // seconds, as the UI reads it
+        Reply unnamed = co_await call(client, server, "POST", "/apps/weather/users/user/sessions", "null");
+        CHECK(unnamed.status == 200);
+        Reply by_path = co_await call(client, server, "POST", "/apps/weather/users/user/sessions/s-fixed-1");
+        CHECK(by_path.json().at("id") == "s-fixed-1");
+        Reply again = co_await call(client, server, "POST", "/apps/weather/users/user/sessions/s-fixed-1");
+        CHECK(again.status == 409);
+        CHECK_THAT(again.body, Catch::Contains("s-fixed-1"));
+
+        Reply listed = co_await call(client, server, "GET", "/apps/weather/users/user/sessions");
+        REQUIRE(listed.json().is_array());  // a bare array: the UI's session picker needs it
+        CHECK(listed.json().as_array().size() == 3);
+        Reply other_user = co_await call(client, server, "GET", "/apps/weather/users/someone/sessions");
+        CHECK(other_user.json() == json::array{});
+
+        Reply patched = co_await call(client, server, "PATCH", "/apps/weather/users/user/sessions/s-fixed-1",
+                                      R"({"stateDelta": {"__session_metadata__": {"displayName": "Renamed"}, "n": 2}})");
+        CHECK(patched.status == 200);
+        json::value p = patched.json();
+        CHECK(p.at("state").at("n") == 2);
+        REQUIRE(p.at("events").as_array().size() == 1);
+        const json::value& event = p.at("events").at(0);
+        CHECK(event.at("author") == "user");
+        CHECK(event.at("invocationId").as_string().starts_with("p-"));
+        CHECK(event.at("actions").at("stateDelta").at("n") == 2);
+
+        Reply read = co_await call(client, server, "GET", "/apps/weather/users/user/sessions/s-fixed-1");
+        CHECK(read.json() == p);
+        Reply deleted = co_await call(client, server, "DELETE", "/apps/weather/users/user/sessions/s-fixed-1");
+        CHECK(deleted.status == 204);
+        CHECK(deleted.body.empty());
+        Reply gone = co_await call(client, server, "GET", "/apps/weather/users/user/sessions/s-fixed-1");
+        CHECK(gone.status == 404);
+        CHECK(gone.json() == json::parse(R"({"error": "Session not found: s-fixed-1"})"));
+        // The same form as the ADK server's answer for the session "nope".
+        CHECK(json::parse(adk::test::fixture("adk/api_samples/get_session_404.body")) ==
+              json::parse(R"({"error": "Session not found: nope"})"));
+        Reply delete_again = co_await call(client, server, "DELETE", "/apps/weather/users/user/sessions/s-fixed-1");
+        CHECK(delete_again.status == 404);
+        server.stop();
+    }());
+}
+
+TEST_CASE("ApiServer: a session imported with its events, as the UI's Import sends it", "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather_agent", quiet_agent("weather_agent")}},
+                                  options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        json::value recorded = json::parse(adk::test::fixture("adk/api_samples/get_session.body"));
+        json::object import{{"state", recorded.at("state")}, {"events", recorded.at("events")}};
+        const std::string body = json::serialize(import);
+        Reply imported = co_await call(client, server, "POST", "/apps/weather_agent/users/user/sessions", body);
+        CHECK(imported.status == 200);
+        json::value s = imported.json();
+        CHECK(s.at("events").as_array().size() == recorded.at("events").as_array().size());
+        for (std::size_t i = 0; i < s.at("events").as_array().size(); ++i)
+            CHECK(s.at("events").at(i).at("id") == recorded.at("events").at(i).at("id"));
+        CHECK(s.at("state").at("last_city") == "Paris");
+        server.stop();
+    }());
+}
+
+TEST_CASE("ApiServer: bad requests get 4xx with a message that says what was wrong", "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", quiet_agent("weather_agent")}},
+                                  options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        struct Case {
+            const char* method;
+            const char* path;
+            const char* body;
+            unsigned status;
+            const char* says;
+        };
+        const Case cases[] = {
+            {"GET", "/apps/nope/users/u/sessions", "", 404, "App not found: nope"},
+            {"POST", "/apps/weather/users/u/sessions", "{not json", 400, "not JSON"},
+            {"POST", "/apps/weather/users/u/sessions", "[1]", 400, "must be a JSON object"},
+            {"POST", "/apps/weather/users/u/sessions", R"({"state": 3})", 400, "\"state\" must be an object"},
+            {"POST", "/apps/weather/users/u/sessions", R"({"events": [{"id": 5}]})", 400, "events[0] is not an event"},
+            {"POST", "/apps/weather/users/u/sessions", R"({"state": {"temp:x/y": 1}})", 400, "state key"},
+            {"PATCH", "/apps/weather/users/u/sessions/missing", R"({"stateDelta": {"a": 1}})", 404, "Session not found"},
+            {"PATCH", "/apps/weather/users/u/sessions/missing", R"({"delta": {}})", 400, "stateDelta"},
+            {"GET", "/apps/weather/users/u%2Fx/sessions", "", 400, "slash"},
+            {"GET", "/no/such/route?token=secret", "", 404, "no route for GET /no/such/route"},
+            {"PUT", "/apps/weather/users/u/sessions", "", 404, "no route for PUT"},
+        };
+        for (const Case& c : cases) {
+            Reply r = co_await call(client, server, c.method, c.path, c.body);
+            INFO(c.method << " " << c.path << " " << c.body << " -> " << r.status << " " << r.body);
+            CHECK(r.status == c.status);
+            REQUIRE(r.json().at("error").is_string());
+            CHECK_THAT(std::string(r.json().at("error").as_string()), Catch::Contains(c.says));
+            CHECK_THAT(r.body, !Catch::Contains("secret"));  // a query string is never repeated
+        }
+        server.stop();
+    }());
+
+    CHECK_THROWS_WITH(adk::server::ApiServer(ioc.get_executor(), {{"bad name", quiet_agent("a")}},
+                                             options_with(sessions)),
+                      Catch::Contains("not an identifier"));
+    CHECK_THROWS_WITH(adk::server::ApiServer(ioc.get_executor(), {{"a", quiet_agent("a")}, {"a", quiet_agent("b")}},
+                                             options_with(sessions)),
+                      Catch::Contains("two apps are named 'a'"));
+    CHECK_THROWS_WITH(adk::server::ApiServer(ioc.get_executor(), {{"a", quiet_agent("a")}}, options_with(nullptr)),
+                      Catch::Contains("session_service is null"));
+}
