@@ -163,6 +163,12 @@ TEST_CASE("HttpServer: bodies and headers over the limits, and requests that do 
     CHECK(garbage.rfind("HTTP/1.1 400 ", 0) == 0);
     CHECK_THAT(garbage, Catch::Contains("not valid HTTP/1.1"));
 
+    // A client that waits for "100 Continue" before its body (curl does, past 1 KB) gets it, then the answer.
+    std::string expect = raw_exchange(s.server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+                                                       "Content-Length: 2\r\nConnection: close\r\n\r\nhi");
+    CHECK(expect.rfind("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n", 0) == 0);
+    CHECK_THAT(expect, Catch::EndsWith("POST  hi"));
+
     std::string bad_length = raw_exchange(s.server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
     CHECK(bad_length.rfind("HTTP/1.1 400 ", 0) == 0);
 

@@ -222,8 +222,7 @@ public:
             parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts.max_header_bytes, UINT32_MAX)));
             parser.body_limit(opts.max_body_bytes);
             lowest().expires_after(opts.read_timeout);
-            auto [ec, n] = co_await http::async_read(stream_, buffer, parser, use_tuple);
-            (void)n;
+            error_code ec = co_await read_request(buffer, parser);
             next_request();
             if (ec) {
                 // A request that breaks a limit or does not parse is answered; a connection that ended,
@@ -275,6 +274,26 @@ public:
 
 private:
     bool streaming() const noexcept { return open_stream_; }
+
+    // The head, then (after "100 Continue" when the client waits for it, as curl does before a large body)
+    // the body.
+    asio::awaitable<error_code> read_request(beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser)
+    {
+        auto [ec, n] = co_await http::async_read_header(stream_, buffer, parser, use_tuple);
+        (void)n;
+        if (ec || parser.is_done())
+            co_return ec;
+        if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+            http::response<http::empty_body> go_on{http::status::continue_, 11};
+            auto [wec, wn] = co_await http::async_write(stream_, go_on, use_tuple);
+            (void)wn;
+            if (wec)
+                co_return wec;
+        }
+        auto [bec, bn] = co_await http::async_read(stream_, buffer, parser, use_tuple);
+        (void)bn;
+        co_return bec;
+    }
 
     // After an error answer to a request that was not read whole: says it is done sending, then reads and
     // drops what the client still sends (at most 1 MiB, for at most 2 s). Closing with unread bytes would
