@@ -259,6 +259,8 @@ public:
             std::string failure;
             try {
                 co_await server_->handler(request, *this);
+            } catch (const Error& e) {
+                failure = e.message();  // what() adds the code's own words and a location
             } catch (const std::exception& e) {
                 failure = e.what();
             }
