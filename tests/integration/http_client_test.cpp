@@ -741,7 +741,8 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
     asio::io_context server_ioc;
     const std::string body = numbered_events(8);
     auto steady_options = replay(body);
-    steady_options.chunk_delay = 15ms;  // reads pending while the 40 ms idle timer fires and re-arms
+    steady_options.chunk_delay = 10ms;  // reads pending while the 80 ms idle timer fires and re-arms (8x margin:
+                                        // a loaded 2-core machine stalls a thread for tens of ms)
     Server steady(server_ioc.get_executor(), steady_options);
     steady.start();
     auto stalled_options = replay(body);
@@ -752,7 +753,7 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
 
     asio::io_context ioc;
     HttpClientOptions options;
-    options.idle_timeout = 40ms;
+    options.idle_timeout = 80ms;
     HttpClient client(options);
     std::atomic<int> whole{0}, timed_out{0}, aborted{0}, other{0};
     std::mutex responses_mutex;
@@ -774,7 +775,7 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
             }
             if (failure.empty() && got == body)
                 ++whole;
-            else if (failure.find("no bytes for 40 ms") != std::string::npos)
+            else if (failure.find("no bytes for 80 ms") != std::string::npos)
                 ++timed_out;
             else if (failure.find("was cancelled") != std::string::npos)
                 ++aborted;
@@ -786,7 +787,7 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&] { ioc.run(); });
-    std::this_thread::sleep_for(60ms);  // the aborted ones are reading by now (8 events take 105 ms)
+    std::this_thread::sleep_for(40ms);  // the aborted ones are reading by now (8 events take 70 ms)
     {
         std::lock_guard lock(responses_mutex);
         for (HttpResponse* r : reading)
