@@ -238,10 +238,8 @@ asio::awaitable<void> ApiServer::Impl::create_session(const IncomingRequest& req
     }
     CreateSessionRequest create(app_name, user, session_id, std::move(state));
     Session session = co_await options.session_service->create_session(std::move(create));
-    for (Event& event : imported)
+    for (Event& event : imported)  // each append adds the event and its state delta to `session` too
         co_await options.session_service->append_event(session, event);
-    if (!imported.empty())
-        session = co_await read_session(app_name, user, session.id);
     json::value v = json::value_from(session);
     co_await reply_json(res, 200, v);
 }
@@ -286,9 +284,8 @@ asio::awaitable<void> ApiServer::Impl::patch_session(const IncomingRequest& req,
     event.invocation_id = "p-" + new_uuid();
     event.timestamp = now_seconds();
     event.actions.state_delta = delta->get_object();
-    co_await options.session_service->append_event(session, event);
-    Session updated = co_await read_session(app_name, user, id);
-    json::value v = json::value_from(updated);
+    co_await options.session_service->append_event(session, event);  // `session` now holds it too
+    json::value v = json::value_from(session);
     co_await reply_json(res, 200, v);
 }
 

@@ -275,8 +275,6 @@ public:
     }
 
 private:
-    bool streaming() const noexcept { return open_stream_; }
-
     // The head, then (after "100 Continue" when the client waits for it, as curl does before a large body)
     // the body.
     asio::awaitable<error_code> read_request(beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser)
@@ -355,7 +353,6 @@ private:
         lowest().expires_never();
         if (ec)
             throw boost::system::system_error(ec, "writing the response's head");
-        open_stream_ = true;
     }
 
     asio::awaitable<void> write_chunk(std::string_view data, bool last) override
@@ -366,7 +363,6 @@ private:
             auto [e, n] = co_await asio::async_write(stream_, http::make_chunk_last(), use_tuple);
             (void)n;
             ec = e;
-            open_stream_ = false;
         } else {
             auto [e, n] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(data.data(), data.size())),
                                                      use_tuple);
@@ -382,7 +378,6 @@ private:
     Stream stream_;
     asio::cancellation_signal stop_;  // on the connection's executor
     bool keep_alive_ = true;
-    bool open_stream_ = false;  // a chunked answer began and has not ended
 };
 
 template <class Stream>

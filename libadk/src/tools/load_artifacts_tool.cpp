@@ -22,11 +22,6 @@ std::string mime_type_only(std::string_view mime)  // "text/plain; charset=utf-8
     return std::string(mime);
 }
 
-bool starts_with(std::string_view s, std::string_view prefix)
-{
-    return s.substr(0, prefix.size()) == prefix;
-}
-
 // An artifact as a part the model can take: images, audio, video and PDF as they are; text-like files as
 // their text; other bytes as a line that says what they are.
 Part part_for_model(Part artifact, const std::string& name)
@@ -34,13 +29,13 @@ Part part_for_model(Part artifact, const std::string& name)
     if (!artifact.inline_data)
         return artifact;
     std::string mime = mime_type_only(artifact.inline_data->mime_type);
-    if (starts_with(mime, "image/") || starts_with(mime, "audio/") || starts_with(mime, "video/") ||
+    if (mime.starts_with("image/") || mime.starts_with("audio/") || mime.starts_with("video/") ||
         mime == "application/pdf")
         return artifact;
     if (mime.empty())
         mime = "application/octet-stream";
     const std::string& data = artifact.inline_data->data;
-    if (starts_with(mime, "text/") || mime == "application/json" || mime == "application/xml" ||
+    if (mime.starts_with("text/") || mime == "application/json" || mime == "application/xml" ||
         mime == "application/csv")
         return Part::from_text(net::to_valid_utf8(data));
     char size[32];
@@ -72,7 +67,8 @@ public:
     // stored in the session).
     asio::awaitable<void> process_request(const ReadonlyContext& ctx, LlmRequest& request) override
     {
-        co_await Tool::process_request(ctx, request);
+        auto declare = Tool::process_request(ctx, request);  // the declaration, as every tool adds it
+        co_await std::move(declare);
         const InvocationContext& ic = ctx.invocation_context();
         if (!ic.artifact_service())
             co_return;

@@ -36,7 +36,8 @@ public:
 
     asio::awaitable<void> process_request(const ReadonlyContext& ctx, LlmRequest& request) override
     {
-        co_await Tool::process_request(ctx, request);
+        auto declare = Tool::process_request(ctx, request);  // the declaration, as every tool adds it
+        co_await std::move(declare);
         if (ctx.invocation_context().memory_service())
             request.append_instruction("You have memory. You can use it to answer questions. If any questions need\n"
                                        "you to look up the memory, you should call load_memory function with a query.");

@@ -40,13 +40,6 @@ asio::awaitable<std::optional<Part>> ToolContext::load_artifact(std::string file
     co_return co_await artifacts_of(ctx).load_artifact(std::move(key), version);
 }
 
-asio::awaitable<std::vector<std::string>> ToolContext::list_artifacts()
-{
-    const InvocationContext& ctx = invocation_context();
-    SessionKey key(ctx.app_name(), ctx.user_id(), ctx.session_id());
-    co_return co_await artifacts_of(ctx).list_artifact_keys(std::move(key));
-}
-
 asio::awaitable<SearchMemoryResponse> ToolContext::search_memory(std::string query)
 {
     const InvocationContext& ctx = invocation_context();

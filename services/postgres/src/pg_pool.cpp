@@ -25,7 +25,9 @@ asio::awaitable<Pool::Lease> Pool::acquire()
             try {
                 asio::any_io_executor executor = executor_;
                 std::string conninfo = conninfo_;
-                c = co_await Connection::connect(std::move(executor), std::move(conninfo));
+                // The awaitable is made in its own statement: no argument is built inside the co_await.
+                auto connecting = Connection::connect(std::move(executor), std::move(conninfo));
+                c = co_await std::move(connecting);
             } catch (...) {
                 --open_;
                 freed_.cancel_one();  // a waiter may try in its turn

@@ -46,6 +46,14 @@ void Database::exec(std::string_view sql)
     }
 }
 
+void Database::use_shared_settings()
+{
+    exec("PRAGMA busy_timeout = 10000");  // another connection's or process's write: wait for it, up to 10 s
+    if (path_ != ":memory:")
+        exec("PRAGMA journal_mode = WAL");
+    exec("PRAGMA synchronous = NORMAL");
+}
+
 Statement Database::prepare(const std::string& sql)
 {
     auto it = statements_.find(sql);

@@ -54,6 +54,9 @@ public:
 
     // Runs one or more statements with no parameters and no rows.
     void exec(std::string_view sql);
+    // How adk-cpp's services share a file with other connections and processes: wait up to 10 s for another
+    // writer, WAL journal (not for ":memory:"), synchronous=NORMAL.
+    void use_shared_settings();
     // The cached prepared statement for `sql`, reset when the returned Statement goes.
     Statement prepare(const std::string& sql);
 

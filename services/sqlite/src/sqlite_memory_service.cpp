@@ -1,11 +1,10 @@
 #include <adk/sqlite/sqlite_memory_service.hpp>
 
 #include <adk/core/error.hpp>
-#include <adk/core/offload.hpp>
 
 #include "sqlite_db.hpp"
+#include "worker.hpp"
 
-#include <boost/asio/thread_pool.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -75,12 +74,9 @@ std::string fts5_match_query(std::string_view query, std::size_t max_words)
 
 class SqliteMemoryService::Impl {
 public:
-    Impl(std::string path, SqliteMemoryOptions options_) : db(path), options(options_)
+    Impl(const std::string& path, SqliteMemoryOptions options_) : db(path), options(options_)
     {
-        db.exec("PRAGMA busy_timeout = 10000");  // another connection's write: wait for it, up to 10 s
-        if (path != ":memory:")
-            db.exec("PRAGMA journal_mode = WAL");
-        db.exec("PRAGMA synchronous = NORMAL");
+        db.use_shared_settings();
         Database::Transaction tx(db);
         try {
             db.exec(create_tables);
@@ -93,8 +89,6 @@ public:
         }
         tx.commit();
     }
-
-    ~Impl() { worker.join(); }
 
     void add(const Session& session)
     {
@@ -161,17 +155,9 @@ public:
         return response;
     }
 
-    // Runs `work` on the worker thread for a caller that awaits it. Not a coroutine: the executor is made
-    // here, not inside the caller's co_await expression.
-    template <class F>
-    asio::awaitable<std::invoke_result_t<F&>> on_worker(F work)
-    {
-        return offload(worker.get_executor(), std::move(work));
-    }
-
     Database db;
     SqliteMemoryOptions options;
-    asio::thread_pool worker{1};  // last: joined first, while the connection is still open
+    Worker worker;  // last: joined first, while the connection is still open
 };
 
 SqliteMemoryService::SqliteMemoryService(std::string path, SqliteMemoryOptions options)
@@ -184,13 +170,15 @@ SqliteMemoryService::~SqliteMemoryService() = default;
 asio::awaitable<void> SqliteMemoryService::do_add_session(Session session)
 {
     auto work = [impl = impl_.get(), session = std::move(session)] { impl->add(session); };
-    co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_await std::move(running);
 }
 
 asio::awaitable<SearchMemoryResponse> SqliteMemoryService::do_search(SearchMemoryRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->search(request); };
-    co_return co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_return co_await std::move(running);
 }
 
 }  // namespace adk::sqlite

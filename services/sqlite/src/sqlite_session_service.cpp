@@ -8,8 +8,8 @@
 
 #include "file_turns.hpp"
 #include "sqlite_db.hpp"
+#include "worker.hpp"
 
-#include <boost/asio/thread_pool.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -67,12 +67,10 @@ class SqliteSessionService::Impl {
 public:
     explicit Impl(std::string path_) : path(std::move(path_)), db(path)
     {
-        db.exec("PRAGMA busy_timeout = 10000");  // other processes' writes: wait for them, up to 10 s
-        if (path != ":memory:") {
-            db.exec("PRAGMA journal_mode = WAL");
+        db.use_shared_settings();
+        db.exec("PRAGMA foreign_keys = ON");
+        if (path != ":memory:")
             turns = std::make_shared<FileTurns>(path + "-adk-turns");
-        }
-        db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
         Database::Transaction tx(db);
         check_older_schema();
         db.exec(create_tables);
@@ -92,8 +90,6 @@ public:
         }
         tx.commit();
     }
-
-    ~Impl() { worker.join(); }
 
     // A database made by ADK Python before schema version 1 has an events table without event_data.
     void check_older_schema()
@@ -316,15 +312,7 @@ public:
     std::string path;
     Database db;
     std::shared_ptr<FileTurns> turns;  // null for ":memory:"
-    // Runs `work` on the worker thread for a caller that awaits it (adk::offload). Not a coroutine: the
-    // executor is made here, not inside the caller's co_await expression.
-    template <class F>
-    asio::awaitable<std::invoke_result_t<F&>> on_worker(F work)
-    {
-        return offload(worker.get_executor(), std::move(work));
-    }
-
-    asio::thread_pool worker{1};  // last: joined first, while the connection is still open
+    Worker worker;  // last: joined first, while the connection is still open
 };
 
 namespace {
@@ -374,25 +362,29 @@ asio::awaitable<SessionTurn> SqliteSessionService::do_take_turn(SessionKey key)
 asio::awaitable<Session> SqliteSessionService::do_create_session(CreateSessionRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->create(request); };
-    co_return co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_return co_await std::move(running);
 }
 
 asio::awaitable<std::optional<Session>> SqliteSessionService::do_get_session(GetSessionRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->get(request); };
-    co_return co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_return co_await std::move(running);
 }
 
 asio::awaitable<std::vector<Session>> SqliteSessionService::do_list_sessions(ListSessionsRequest request)
 {
     auto work = [impl = impl_.get(), request = std::move(request)] { return impl->list(request); };
-    co_return co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_return co_await std::move(running);
 }
 
 asio::awaitable<void> SqliteSessionService::do_delete_session(DeleteSessionRequest request)
 {
     auto work = [impl = impl_.get(), key = std::move(request.key)] { impl->remove(key); };
-    co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_await std::move(running);
 }
 
 asio::awaitable<void> SqliteSessionService::do_append_event(AppendEventRequest request)
@@ -400,7 +392,8 @@ asio::awaitable<void> SqliteSessionService::do_append_event(AppendEventRequest r
     // The worker sees the service through a plain pointer: a shared one could be the last, and the worker
     // would then destroy (and join) itself. The event stays the caller's, who awaits the worker's end.
     auto work = [impl = impl_.get(), key = std::move(request.key), &event = request.event] { impl->append(key, event); };
-    co_await impl_->on_worker(std::move(work));
+    auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
+    co_await std::move(running);
 }
 
 }  // namespace adk::sqlite

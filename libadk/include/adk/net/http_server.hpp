@@ -105,6 +105,8 @@ protected:
     virtual asio::awaitable<void> write_chunk(std::string_view data, bool last) = 0;
     // A connection's next request starts unanswered.
     void next_request() noexcept;
+    // Between begin_stream() and end_stream().
+    bool streaming() const noexcept { return streaming_; }
 
 private:
     bool answered_ = false;

@@ -35,9 +35,6 @@ public:
     // The given version, or the latest; nullopt when missing. Throws when there is no artifact service.
     asio::awaitable<std::optional<Part>> load_artifact(std::string filename,
                                                        std::optional<std::int64_t> version = std::nullopt);
-    // The names of the session's artifacts and of its user's "user:" ones, sorted. Throws when there is no
-    // artifact service.
-    asio::awaitable<std::vector<std::string>> list_artifacts();
     // What the user's remembered sessions in this app hold about `query` (MemoryService::search_memory).
     // Throws adk::Error when the Runner has no memory service.
     asio::awaitable<SearchMemoryResponse> search_memory(std::string query);
