@@ -9,6 +9,7 @@
 #include "support/run.hpp"
 #include "support/tls.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -298,6 +299,60 @@ TEST_CASE("HttpServer: TLS with the test certificate", "[http][server]")
     asio::io_context unused;
     CHECK_THROWS_WITH(HttpServer(unused.get_executor(), missing, answer_by_path),
                       Catch::Contains("cannot use the TLS certificate '/nonexistent/cert.pem'"));
+}
+
+TEST_CASE("HttpServer: a handler that waits mid-stream learns at once that its client left, over TCP and TLS",
+          "[http][server]")
+{
+    const bool tls = GENERATE(false, true);
+    HttpServerOptions options;
+    if (tls) {
+        options.cert_file = adk::test::test_certificate().cert_file;
+        options.key_file = adk::test::test_certificate().key_file;
+    }
+    std::promise<bool> left;
+    // Streams one frame, then waits 60 s for something that never comes, unless its client leaves.
+    auto wait = [&left](IncomingRequest& req, ResponseWriter& res) -> asio::awaitable<void> {
+        if (req.target != "/wait") {
+            co_await answer_by_path(req, res);
+            co_return;
+        }
+        co_await res.begin_stream(200, "text/event-stream");
+        co_await res.write("data: started\n\n");
+        asio::steady_timer timer(co_await asio::this_coro::executor, 60s);
+        res.on_client_gone([&timer] { timer.cancel(); });
+        auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        (void)ec;
+        left.set_value(res.client_gone());
+    };
+    ServerThread s(options, wait);
+    adk::net::HttpClientOptions client_options;
+    client_options.ca_file = adk::test::test_certificate().cert_file;
+    adk::net::HttpClient client(client_options);
+    asio::io_context ioc;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpRequest req("GET", s.server.base_url() + "/wait");
+        adk::net::HttpResponse res = co_await client.send(std::move(req));
+        std::string first(co_await res.read_some());
+        CHECK(first == "data: started\n\n");
+    }());  // the response is dropped unread: the client closes the connection
+    auto gone = left.get_future();
+    REQUIRE(gone.wait_for(20s) == std::future_status::ready);
+    CHECK(gone.get());
+
+    // A stream that ends normally leaves the connection usable (over TCP): the watch of the connection took
+    // none of the next request's bytes.
+    if (!tls) {
+        adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+            for (int i = 0; i < 2; ++i) {
+                adk::net::HttpRequest stream_req("GET", s.server.base_url() + "/stream");
+                adk::net::HttpResponse streamed = co_await client.send(std::move(stream_req));
+                std::string events = co_await streamed.read_all();
+                CHECK(events == "data: 0\n\ndata: 1\n\ndata: 2\n\n");
+                CHECK(streamed.reused_connection() == (i == 1));
+            }
+        }());
+    }
 }
 
 TEST_CASE("HttpServer: 200 requests from 20 clients at once on an io_context run by four threads",

@@ -11,6 +11,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -122,6 +123,27 @@ void ResponseWriter::next_request() noexcept
 {
     answered_ = false;
     streaming_ = false;
+    client_gone_ = false;
+    on_client_gone_ = nullptr;
+}
+
+void ResponseWriter::on_client_gone(std::function<void()> callback)
+{
+    if (client_gone_) {
+        if (callback)
+            callback();
+        return;
+    }
+    on_client_gone_ = std::move(callback);
+}
+
+void ResponseWriter::notify_client_gone()
+{
+    if (client_gone_)
+        return;
+    client_gone_ = true;
+    if (auto callback = std::move(on_client_gone_))
+        callback();
 }
 
 class HttpServer::Impl : public std::enable_shared_from_this<Impl> {
@@ -183,9 +205,12 @@ class Connection final : public Closable, public ResponseWriter, public std::ena
 public:
     template <class... Args>
     Connection(std::shared_ptr<HttpServer::Impl> server, Args&&... args)
-        : server_(std::move(server)), stream_(std::forward<Args>(args)...)
+        : server_(std::move(server)), stream_(std::forward<Args>(args)...),
+          watch_done_(beast::get_lowest_layer(stream_).get_executor())
     {
     }
+
+    static constexpr bool plain = std::is_same_v<Stream, beast::tcp_stream>;
 
     beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
 
@@ -209,13 +234,13 @@ public:
 
     asio::awaitable<void> run()
     {
-        if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+        if constexpr (!plain) {
             lowest().expires_after(server_->options.read_timeout);
             auto [ec] = co_await stream_.async_handshake(ssl::stream_base::server, use_tuple);
             if (ec)
                 co_return;
         }
-        beast::flat_buffer buffer;
+        beast::flat_buffer& buffer = buffer_;
         const HttpServerOptions& opts = server_->options;
         while (true) {
             http::request_parser<http::string_body> parser;
@@ -269,12 +294,55 @@ public:
                                                               : failure);
                 co_await try_send(500, body);
             }
+            co_await end_watch();
             if (!failure.empty() || streaming() || !keep_alive_)
                 co_return;  // a stream cut short, or the client asked to close
         }
     }
 
 private:
+    // While a stream is open, one read of the connection tells when the client leaves. Bytes that arrive
+    // instead (a pipelined request) stay in the buffer for the next request, and the watch ends there.
+    void start_watch()
+    {
+        if (watching_ || buffer_.size() > 0)
+            return;  // a pipelined request is waiting: reading on would take its bytes
+        watching_ = true;
+        watch_stopped_ = false;
+        watch_done_.expires_at(asio::steady_timer::time_point::max());
+        auto on_read = [self = this->shared_from_this()](error_code ec, std::size_t n) {
+            self->watching_ = false;
+            self->watch_done_.cancel();
+            if (!ec)
+                self->buffer_.commit(n);
+            else if (!self->watch_stopped_)
+                self->notify_client_gone();
+        };
+        auto space = buffer_.prepare(1024);
+        if constexpr (plain)
+            lowest().socket().async_read_some(space, asio::bind_cancellation_slot(watch_cancel_.slot(), std::move(on_read)));
+        else
+            stream_.async_read_some(space, std::move(on_read));
+    }
+
+    // After a request: stops the watch before the next request is read. A TLS read cannot be cancelled and
+    // the stream used again, so a TLS connection that watched ends after its stream.
+    asio::awaitable<void> end_watch()
+    {
+        if (!watching_)
+            co_return;
+        if constexpr (!plain) {
+            keep_alive_ = false;
+            co_return;
+        }
+        watch_stopped_ = true;
+        watch_cancel_.emit(asio::cancellation_type::terminal);
+        if (watching_) {
+            auto [ec] = co_await watch_done_.async_wait(use_tuple);
+            (void)ec;
+        }
+    }
+
     // The head, then (after "100 Continue" when the client waits for it, as curl does before a large body)
     // the body.
     asio::awaitable<error_code> read_request(beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser)
@@ -353,6 +421,7 @@ private:
         lowest().expires_never();
         if (ec)
             throw boost::system::system_error(ec, "writing the response's head");
+        start_watch();
     }
 
     asio::awaitable<void> write_chunk(std::string_view data, bool last) override
@@ -378,6 +447,11 @@ private:
     Stream stream_;
     asio::cancellation_signal stop_;  // on the connection's executor
     bool keep_alive_ = true;
+    beast::flat_buffer buffer_;  // what was read of the connection and not parsed yet
+    asio::cancellation_signal watch_cancel_;
+    asio::steady_timer watch_done_;  // cancelled when the watch's read completes
+    bool watching_ = false;
+    bool watch_stopped_ = false;  // the watch was cancelled by the connection itself
 };
 
 template <class Stream>

@@ -20,6 +20,9 @@
 //   that stops reading is closed). A handler that streams is held back by its client, never buffered.
 // * Failures: a handler that throws before answering gets a 500 with the exception's text; after it began
 //   a stream, the connection is closed (the client sees the stream end without its last chunk).
+// * A client that leaves mid-stream: while a stream is open the server reads the connection, so it learns at
+//   once that the client closed it (client_gone(), on_client_gone()), even while the handler writes nothing.
+//   A client that half-closes its side after its request counts as gone too.
 // * Threads: each connection runs on a strand of the executor (or the executor itself when the server is
 //   told it is single_threaded); stop() is safe from any thread.
 #pragma once
@@ -98,6 +101,13 @@ public:
     // Closes the connection at once (a handler that wants the client to see the stream cut).
     virtual void close() = 0;
 
+    // Whether the client closed the connection (or it failed) while this request's stream was open.
+    bool client_gone() const noexcept { return client_gone_; }
+    // `callback` runs once, on the connection's executor, when the client closes the connection while this
+    // request's stream is open (or at once if it has): a handler that waits on something other than its own
+    // writes (a run's next event) learns that its client left. It is dropped when the request ends.
+    void on_client_gone(std::function<void()> callback);
+
 protected:
     // The head, and the whole body when `body` is given; chunked (a stream follows) when it is not.
     virtual asio::awaitable<void> write_head(unsigned status, std::string_view content_type,
@@ -105,12 +115,16 @@ protected:
     virtual asio::awaitable<void> write_chunk(std::string_view data, bool last) = 0;
     // A connection's next request starts unanswered.
     void next_request() noexcept;
+    // The connection saw its client leave during a stream.
+    void notify_client_gone();
     // Between begin_stream() and end_stream().
     bool streaming() const noexcept { return streaming_; }
 
 private:
     bool answered_ = false;
     bool streaming_ = false;
+    bool client_gone_ = false;
+    std::function<void()> on_client_gone_;
 };
 
 class HttpServer {
