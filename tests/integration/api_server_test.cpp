@@ -5,6 +5,7 @@
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
 
+#include "support/api_client.hpp"
 #include "support/run.hpp"
 
 #include <boost/json/parse.hpp>
@@ -16,30 +17,12 @@
 
 namespace asio = boost::asio;
 namespace json = boost::json;
+using adk::test::call;
+using adk::test::no_retries;
+using adk::test::options_with;
+using adk::test::Reply;
 
 namespace {
-
-class Reply {
-public:
-    unsigned status = 0;
-    std::string body;
-    json::value json() const { return body.empty() ? json::value() : json::parse(body); }
-};
-
-// (string_view parameters: g++ 12 miscompiles std::string temporaries built in a co_await expression.)
-asio::awaitable<Reply> call(adk::net::HttpClient& client, const adk::server::ApiServer& server, std::string_view method,
-                            std::string_view path, std::string_view body = {})
-{
-    adk::net::HttpRequest req(std::string(method), server.base_url() + std::string(path));
-    if (!body.empty())
-        req.set("content-type", "application/json");
-    req.body = std::string(body);
-    adk::net::HttpResponse res = co_await client.send(std::move(req));
-    Reply r;
-    r.status = res.status();
-    r.body = co_await res.read_all();
-    co_return r;
-}
 
 std::set<std::string> keys_of(const json::value& v)
 {
@@ -54,22 +37,6 @@ std::shared_ptr<adk::Agent> quiet_agent(std::string name)
     return adk::LlmAgent::builder(std::move(name))
         .model(std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{}))
         .build();
-}
-
-// A client that never retries: a 409 is an answer here, not a reason to try again.
-adk::net::HttpClientOptions no_retries()
-{
-    adk::net::HttpClientOptions o;
-    o.retry.max_retries = 0;
-    return o;
-}
-
-adk::server::ApiServerOptions options_with(std::shared_ptr<adk::SessionService> sessions)
-{
-    adk::server::ApiServerOptions options;
-    options.http.port = 0;
-    options.session_service = std::move(sessions);
-    return options;
 }
 
 }  // namespace

@@ -24,6 +24,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -55,6 +57,17 @@ public:
     std::shared_ptr<MemoryService> memory_service;
     std::vector<std::shared_ptr<Plugin>> plugins;
     std::string version = "adk-cpp 0.1";  // GET /version's "version"
+
+    // Runs belong to the server (see run_sse below). How long a run whose client left goes on without one
+    // before it is cancelled, and how long a finished run's frames stay for a client that comes back. 0:
+    // cancel at once, as ADK Python does.
+    std::chrono::milliseconds run_grace{std::chrono::seconds(30)};
+    // The frames a run keeps for clients that come back; past it, partial frames go first.
+    std::size_t max_run_log_bytes = std::size_t{1} << 20;
+    // Runs held at once (running, or finished within the grace period); past it /run_sse answers 503.
+    std::size_t max_runs = 100000;
+    // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413.
+    std::size_t max_inline_data_bytes = std::size_t{10} << 20;
 };
 
 static_assert(!std::is_aggregate_v<ApiServerOptions>);

@@ -1,0 +1,113 @@
+// What the ApiServer's routes share: the apps and their runners, the services, the run registry, and the
+// helpers that read a body and answer with JSON. Each group of routes has its file: session_routes.cpp,
+// run_routes.cpp, artifact_routes.cpp, dev_routes.cpp; api_server.cpp routes a request to them.
+#pragma once
+
+#include <adk/core/error.hpp>
+#include <adk/runner/runner.hpp>
+#include <adk/server/api_server.hpp>
+
+#include "request_target.hpp"
+#include "run_registry.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace adk {
+class ArtifactService;
+}
+
+namespace adk::server {
+
+namespace json = boost::json;
+using net::IncomingRequest;
+using net::ResponseWriter;
+
+namespace detail {
+
+class TraceRecorder;
+
+// A failure with the HTTP status to answer it with (for what adk::errc has no code for: 413, 503).
+class HttpFailure : public std::runtime_error {
+public:
+    HttpFailure(unsigned status_, const std::string& message) : std::runtime_error(message), status(status_) {}
+    unsigned status;
+};
+
+asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const json::value& value);
+// {"error": message}
+asio::awaitable<void> reply_error(ResponseWriter& res, unsigned status, std::string_view message);
+// The body as JSON: null when empty. Throws adk::Error (invalid_argument) when it does not parse.
+json::value body_json(const IncomingRequest& req);
+// A member of the body that must be of one kind when present; nullptr when absent or null. Throws adk::Error
+// (invalid_argument) that names it when it is of another kind.
+const json::value* member(const json::value& body, std::string_view name, json::kind kind, std::string_view what);
+Error session_not_found(const std::string& id);
+
+}  // namespace detail
+
+class ApiServer::Impl {
+public:
+    Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts);
+
+    asio::awaitable<void> handle(IncomingRequest& req, ResponseWriter& res);
+
+    class AppEntry {
+    public:
+        AppEntry(App app_, std::unique_ptr<Runner> runner_) : app(std::move(app_)), runner(std::move(runner_)) {}
+        App app;
+        std::unique_ptr<Runner> runner;
+    };
+
+    // The app of that name; throws not_found.
+    const AppEntry& app(const std::string& name) const;
+    // The session as stored; throws not_found.
+    asio::awaitable<Session> read_session(const std::string& app_name, const std::string& user, const std::string& id);
+
+    // session_routes.cpp
+    asio::awaitable<void> list_apps(ResponseWriter& res);
+    asio::awaitable<void> create_session(const IncomingRequest& req, ResponseWriter& res, const std::string& app_name,
+                                         const std::string& user, const std::string& path_id);
+    asio::awaitable<void> list_sessions(ResponseWriter& res, const std::string& app_name, const std::string& user);
+    asio::awaitable<void> get_session(ResponseWriter& res, const std::string& app_name, const std::string& user,
+                                      const std::string& id);
+    asio::awaitable<void> patch_session(const IncomingRequest& req, ResponseWriter& res, const std::string& app_name,
+                                        const std::string& user, const std::string& id);
+    asio::awaitable<void> delete_session(ResponseWriter& res, const std::string& app_name, const std::string& user,
+                                         const std::string& id);
+
+    // run_routes.cpp
+    asio::awaitable<void> run(const IncomingRequest& req, ResponseWriter& res);
+    asio::awaitable<void> run_sse(const IncomingRequest& req, ResponseWriter& res);
+    asio::awaitable<void> list_runs(ResponseWriter& res, const detail::RunOwner& owner);
+    asio::awaitable<void> follow_run(const IncomingRequest& req, ResponseWriter& res, const detail::RunOwner& owner,
+                                     const std::string& run_id);
+    asio::awaitable<void> cancel_run(ResponseWriter& res, const detail::RunOwner& owner, const std::string& run_id);
+
+    // artifact_routes.cpp; `p` holds app, user, session[, name]
+    ArtifactService& artifacts(const std::vector<std::string>& p) const;
+    asio::awaitable<void> list_artifacts(ResponseWriter& res, const std::vector<std::string>& p);
+    asio::awaitable<void> load_artifact(ResponseWriter& res, const std::vector<std::string>& p,
+                                        std::optional<std::int64_t> version);
+    asio::awaitable<void> list_artifact_versions(ResponseWriter& res, const std::vector<std::string>& p);
+    asio::awaitable<void> delete_artifact(ResponseWriter& res, const std::vector<std::string>& p);
+
+    // dev_routes.cpp
+    asio::awaitable<void> build_graph(ResponseWriter& res, const std::string& app_name);
+    asio::awaitable<void> build_graph_image(ResponseWriter& res, const std::string& app_name,
+                                            const detail::RequestTarget& target);
+    asio::awaitable<void> event_graph(ResponseWriter& res, const std::vector<std::string>& p);
+    asio::awaitable<void> session_trace(ResponseWriter& res, const std::string& session_id);
+    asio::awaitable<void> event_trace(ResponseWriter& res, const std::string& event_id);
+
+    ApiServerOptions options;
+    std::map<std::string, AppEntry, std::less<>> apps;
+    std::shared_ptr<detail::RunRegistry> runs;
+    std::shared_ptr<detail::TraceRecorder> traces;  // the first plugin of every app's runner
+};
+
+}  // namespace adk::server

@@ -1,0 +1,330 @@
+#include "run_registry.hpp"
+
+#include <adk/core/error.hpp>
+#include <adk/core/ids.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+
+#include <algorithm>
+#include <charconv>
+
+namespace adk::server::detail {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string error_frame(std::string_view message)
+{
+    json::value body = json::object{{"error", message}};
+    return "data: " + json::serialize(body) + "\n\n";
+}
+
+}  // namespace
+
+Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
+         std::weak_ptr<RunRegistry> registry, Canceller canceller)
+    : id(std::move(id_)), number(number_), owner(std::move(owner_)), strand_(std::move(strand)), limits_(limits),
+      registry_(std::move(registry)), timer_(strand_), canceller_(std::move(canceller))
+{
+}
+
+void Run::start(EventStream stream)
+{
+    asio::co_spawn(strand_, pump(std::move(stream)), asio::detached);
+}
+
+// The coroutine's frame holds `self` (a member coroutine's `this` would not keep the run alive).
+asio::awaitable<void> Run::pump(EventStream stream)
+{
+    std::shared_ptr<Run> self = shared_from_this();
+    std::string failure;
+    try {
+        while (true) {
+            std::optional<Event> event = co_await stream.next();
+            if (!event)
+                break;
+            {
+                std::lock_guard lock(mutex_);
+                if (invocation_id_.empty())
+                    invocation_id_ = event->invocation_id;
+            }
+            json::value v = json::value_from(*event);
+            append(json::serialize(v), event->partial);
+        }
+    } catch (const Error& e) {
+        failure = e.message();
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    if (!failure.empty()) {
+        json::value v = json::object{{"error", failure}};
+        append(json::serialize(v), false);
+    }
+    finish();
+}
+
+void Run::append(std::string json_text, bool partial)
+{
+    std::unique_lock lock(mutex_);
+    const std::uint64_t n = next_frame_++;
+    std::string text = "id: " + id + ":" + std::to_string(n) + "\ndata: " + json_text + "\n\n";
+    log_bytes_ += text.size();
+    log_.emplace_back(n, partial, std::move(text));
+    // Past the bound: the oldest partial frame goes first (the whole event after it repeats its text), then
+    // the oldest frame. The newest frame always stays.
+    while (log_bytes_ > limits_.max_log_bytes && log_.size() > 1) {
+        auto victim = std::find_if(log_.begin(), log_.end() - 1, [](const Frame& f) { return f.partial; });
+        if (victim == log_.end() - 1)
+            victim = log_.begin();
+        if (!victim->partial)
+            last_whole_dropped_ = std::max(last_whole_dropped_, victim->n);
+        log_bytes_ -= victim->text.size();
+        log_.erase(victim);
+    }
+    wake_waiting(lock);
+}
+
+void Run::finish()
+{
+    std::unique_lock lock(mutex_);
+    finished_ = true;
+    const bool unfollowed = followers_ == 0;
+    wake_waiting(lock);
+    if (unfollowed)
+        asio::post(strand_, [self = shared_from_this()] { self->arm_timer(); });
+}
+
+void Run::wake_waiting(std::unique_lock<std::mutex>& lock)
+{
+    if (waiting_.empty())
+        return;
+    std::map<std::uint64_t, std::function<void()>> wake;
+    wake.swap(waiting_);
+    lock.unlock();
+    for (auto& [key, fn] : wake)
+        fn();
+}
+
+void Run::detach(std::uint64_t key)
+{
+    std::lock_guard lock(mutex_);
+    waiting_.erase(key);
+    if (--followers_ == 0)
+        asio::post(strand_, [self = shared_from_this()] { self->arm_timer(); });
+}
+
+void Run::arm_timer()
+{
+    {
+        std::lock_guard lock(mutex_);
+        if (followers_ > 0)
+            return;
+    }
+    timer_.expires_after(limits_.grace);
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+        if (ec)
+            return;  // re-armed, or the server stopped
+        std::unique_lock lock(self->mutex_);
+        if (self->followers_ > 0)
+            return;  // someone came back
+        if (!self->finished_) {
+            lock.unlock();
+            self->canceller_.cancel("the run's client left and none came back within the grace period (" +
+                                    std::to_string(self->limits_.grace.count()) + " ms): the run was cancelled");
+            return;  // its end arms the timer again, to forget it later
+        }
+        lock.unlock();
+        if (auto registry = self->registry_.lock())
+            registry->forget(self->id);
+    });
+}
+
+bool Run::cancel(const std::string& why)
+{
+    {
+        std::lock_guard lock(mutex_);
+        if (finished_)
+            return false;
+    }
+    canceller_.cancel(why);
+    return true;
+}
+
+bool Run::finished() const
+{
+    std::lock_guard lock(mutex_);
+    return finished_;
+}
+
+std::string Run::invocation_id() const
+{
+    std::lock_guard lock(mutex_);
+    return invocation_id_;
+}
+
+std::uint64_t Run::last_frame() const
+{
+    std::lock_guard lock(mutex_);
+    return next_frame_ - 1;
+}
+
+std::size_t Run::followers() const
+{
+    std::lock_guard lock(mutex_);
+    return followers_;
+}
+
+Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor)
+    : run_(std::move(run)), executor_(std::move(executor)), timer_(std::make_shared<asio::steady_timer>(executor_))
+{
+    std::lock_guard lock(run_->mutex_);
+    ++run_->followers_;
+    key_ = run_->next_follower_++;
+}
+
+Run::Follower::~Follower()
+{
+    run_->detach(key_);
+}
+
+Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
+{
+    Read out;
+    std::lock_guard lock(run_->mutex_);
+    if (run_->last_whole_dropped_ > cursor) {
+        out.text = error_frame("events " + std::to_string(cursor + 1) + " to " +
+                               std::to_string(run_->last_whole_dropped_) + " of run " + run_->id +
+                               " are no longer held by the server (it keeps the last " +
+                               std::to_string(run_->limits_.max_log_bytes) +
+                               " bytes of a run): the session holds every whole event; read it with GET on the session");
+        cursor = run_->last_whole_dropped_;
+    }
+    const std::uint64_t after = cursor;
+    auto it = std::lower_bound(run_->log_.begin(), run_->log_.end(), after + 1,
+                               [](const Frame& f, std::uint64_t n) { return f.n < n; });
+    for (; it != run_->log_.end(); ++it) {
+        if (!out.text.empty() && out.text.size() + it->text.size() > max_bytes)
+            break;
+        out.text += it->text;
+        cursor = it->n;
+    }
+    if (it == run_->log_.end()) {
+        if (run_->finished_)
+            out.finished = true;
+        else if (out.text.empty())
+            run_->waiting_[key_] = [ex = executor_, weak = std::weak_ptr<asio::steady_timer>(timer_)] {
+                asio::post(ex, [weak] {
+                    if (auto timer = weak.lock())
+                        timer->cancel();
+                });
+            };
+    }
+    return out;
+}
+
+asio::awaitable<void> Run::Follower::wait()
+{
+    timer_->expires_at(asio::steady_timer::time_point::max());
+    auto [ec] = co_await timer_->async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+}
+
+void Run::Follower::stop()
+{
+    timer_->cancel();
+}
+
+RunRegistry::RunRegistry(asio::any_io_executor executor, RunLimits limits, std::size_t max_runs, bool single_threaded)
+    : executor_(std::move(executor)), limits_(limits), max_runs_(max_runs), single_threaded_(single_threaded)
+{
+}
+
+bool RunRegistry::full() const
+{
+    std::lock_guard lock(mutex_);
+    return runs_.size() >= max_runs_;
+}
+
+std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream)
+{
+    asio::any_io_executor strand = single_threaded_ ? executor_ : asio::make_strand(executor_);
+    std::shared_ptr<Run> run;
+    {
+        std::lock_guard lock(mutex_);
+        run = std::make_shared<Run>(new_uuid(), ++started_, std::move(owner), std::move(strand), limits_,
+                                    weak_from_this(), stream.canceller());
+        runs_.emplace(run->id, run);
+    }
+    run->start(std::move(stream));
+    return run;
+}
+
+std::shared_ptr<Run> RunRegistry::find(const std::string& id, const RunOwner& owner) const
+{
+    std::lock_guard lock(mutex_);
+    auto it = runs_.find(id);
+    if (it == runs_.end() || !(it->second->owner == owner))
+        return nullptr;
+    return it->second;
+}
+
+std::vector<std::shared_ptr<Run>> RunRegistry::of_session(const RunOwner& owner) const
+{
+    std::vector<std::shared_ptr<Run>> out;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& [id, run] : runs_)
+            if (run->owner == owner)
+                out.push_back(run);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->number < b->number; });
+    return out;
+}
+
+std::size_t RunRegistry::size() const
+{
+    std::lock_guard lock(mutex_);
+    return runs_.size();
+}
+
+void RunRegistry::forget(const std::string& id)
+{
+    std::lock_guard lock(mutex_);
+    runs_.erase(id);
+}
+
+void RunRegistry::cancel_all(const std::string& why)
+{
+    std::vector<std::shared_ptr<Run>> all;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& [id, run] : runs_)
+            all.push_back(run);
+    }
+    for (auto& run : all)
+        run->cancel(why);
+}
+
+std::optional<std::pair<std::string, std::uint64_t>> parse_frame_id(std::string_view id)
+{
+    const auto colon = id.rfind(':');
+    if (colon == std::string_view::npos || colon == 0 || colon + 1 == id.size() || id.size() > 200)
+        return std::nullopt;
+    std::uint64_t n = 0;
+    const char* first = id.data() + colon + 1;
+    const char* last = id.data() + id.size();
+    auto [end, ec] = std::from_chars(first, last, n);
+    if (ec != std::errc() || end != last)
+        return std::nullopt;
+    return std::make_pair(std::string(id.substr(0, colon)), n);
+}
+
+}  // namespace adk::server::detail

@@ -1,0 +1,176 @@
+// Runs that belong to the server, not to the connection that started them. A run's pump reads the Runner's
+// EventStream into the run's log, a bounded list of numbered frames (the SSE text of one event each); any
+// number of connections follow the log from where they are. When no connection follows an unfinished run,
+// a grace timer starts; if nobody comes back before it fires, the run is cancelled. A finished run stays for
+// the same grace period, so that a client that lost the end of its stream can still read it.
+//
+// Frame ids: "<run id>:<n>", n from 1; a client that sends Last-Event-ID "<run id>:<n>" gets the frames
+// after n. Past the log's bound, partial frames (deltas whose text the next whole event repeats) are dropped
+// first, then the oldest whole ones; a follower that missed a whole frame gets an error frame that says so.
+//
+// Threads: a run's log is guarded by its mutex; its timers live on the run's strand; followers are woken by
+// a post to their own executor.
+#pragma once
+
+#include <adk/agents/event_sink.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace adk::server::detail {
+
+class RunLimits {
+public:
+    RunLimits() = default;
+    std::chrono::milliseconds grace{std::chrono::seconds(30)};
+    std::size_t max_log_bytes = std::size_t{1} << 20;
+};
+
+class RunRegistry;
+
+// Who a run belongs to: a follower must name the same app, user and session.
+class RunOwner {
+public:
+    RunOwner(std::string app_, std::string user_, std::string session_)
+        : app(std::move(app_)), user(std::move(user_)), session(std::move(session_))
+    {
+    }
+    std::string app;
+    std::string user;
+    std::string session;
+    friend bool operator==(const RunOwner&, const RunOwner&) = default;
+};
+
+class Run : public std::enable_shared_from_this<Run> {
+public:
+    Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
+        std::weak_ptr<RunRegistry> registry, Canceller canceller);
+
+    const std::string id;
+    const std::uint64_t number;  // the order the server started runs in
+    const RunOwner owner;
+
+    // What a follower read: frames to write (SSE text, whole frames only), and whether the run is over and
+    // they were the last.
+    class Read {
+    public:
+        std::string text;
+        bool finished = false;
+    };
+
+    // A connection that follows the run; detaches when destroyed.
+    class Follower {
+    public:
+        Follower(std::shared_ptr<Run> run, asio::any_io_executor executor);
+        ~Follower();
+        Follower(const Follower&) = delete;
+        Follower& operator=(const Follower&) = delete;
+
+        // The frames after `cursor` (moved on past them), up to about `max_bytes` (at least one frame).
+        // When there are none and the run is not over, wake() will run once, on the follower's executor,
+        // when there are.
+        Read read(std::uint64_t& cursor, std::size_t max_bytes);
+        // Waits for frames after read() found none: returns when they come, the run ends, stop() is
+        // called, or the awaiting coroutine is cancelled.
+        asio::awaitable<void> wait();
+        // Ends a wait() under way; on the follower's executor.
+        void stop();
+
+    private:
+        friend class Run;
+        std::shared_ptr<Run> run_;
+        asio::any_io_executor executor_;
+        std::shared_ptr<asio::steady_timer> timer_;
+        std::uint64_t key_ = 0;
+    };
+
+    // The pump's side. Starts reading `stream` (whose canceller the run was made with) on the run's strand.
+    void start(EventStream stream);
+    // Cancels the run from any thread; false when it had finished.
+    bool cancel(const std::string& why);
+
+    bool finished() const;
+    std::string invocation_id() const;
+    std::uint64_t last_frame() const;
+    std::size_t followers() const;
+
+private:
+    friend class Follower;
+    asio::awaitable<void> pump(EventStream stream);
+    void append(std::string json, bool partial);
+    void finish();
+    void wake_waiting(std::unique_lock<std::mutex>& lock);
+    void detach(std::uint64_t key);
+    void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
+
+    class Frame {
+    public:
+        Frame(std::uint64_t n_, bool partial_, std::string text_) : n(n_), partial(partial_), text(std::move(text_)) {}
+        std::uint64_t n;
+        bool partial;
+        std::string text;
+    };
+
+    asio::any_io_executor strand_;
+    RunLimits limits_;
+    std::weak_ptr<RunRegistry> registry_;
+    asio::steady_timer timer_;  // on strand_
+    const Canceller canceller_;
+
+    mutable std::mutex mutex_;
+    std::deque<Frame> log_;
+    std::size_t log_bytes_ = 0;
+    std::uint64_t next_frame_ = 1;
+    std::uint64_t last_whole_dropped_ = 0;  // the highest frame number of a whole frame dropped from the log
+    bool finished_ = false;
+    std::string invocation_id_;
+    std::map<std::uint64_t, std::function<void()>> waiting_;  // followers to wake at the next frame
+    std::size_t followers_ = 0;
+    std::uint64_t next_follower_ = 1;
+};
+
+class RunRegistry : public std::enable_shared_from_this<RunRegistry> {
+public:
+    // Each run's pump and timers run on a strand of `executor`, or on `executor` itself when one thread runs it.
+    RunRegistry(asio::any_io_executor executor, RunLimits limits, std::size_t max_runs, bool single_threaded);
+
+    // Whether the registry holds max_runs runs (check before starting an invocation: start() takes one more).
+    bool full() const;
+    // A new run of `owner`'s, reading `stream`.
+    std::shared_ptr<Run> start(RunOwner owner, EventStream stream);
+    // The run of that id, when it is `owner`'s and still held.
+    std::shared_ptr<Run> find(const std::string& id, const RunOwner& owner) const;
+    // The runs held for a session, oldest first.
+    std::vector<std::shared_ptr<Run>> of_session(const RunOwner& owner) const;
+    std::size_t size() const;
+
+    void forget(const std::string& id);
+    // Cancels every unfinished run (the server stops).
+    void cancel_all(const std::string& why);
+
+private:
+    asio::any_io_executor executor_;
+    RunLimits limits_;
+    std::size_t max_runs_;
+    bool single_threaded_;
+    mutable std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<Run>> runs_;
+    std::uint64_t started_ = 0;
+};
+
+// "<run id>:<n>" split; nullopt when it is not of that form.
+std::optional<std::pair<std::string, std::uint64_t>> parse_frame_id(std::string_view id);
+
+}  // namespace adk::server::detail

@@ -1,0 +1,232 @@
+// The run routes: POST /run (the events as one array), POST /run_sse (a run of the server's, followed over
+// Server-Sent Events), and a session's runs: list, follow again, cancel.
+#include "api_impl.hpp"
+
+#include <boost/asio/this_coro.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+namespace adk::server {
+
+using detail::member;
+using detail::Run;
+using detail::RunOwner;
+
+namespace {
+
+// How much of a run's log one write carries at most (whole frames; one frame may be larger).
+constexpr std::size_t max_write_bytes = std::size_t{64} << 10;
+
+std::string required_string(const json::value& body, std::string_view name)
+{
+    const json::value* v = member(body, name, json::kind::string, "a string");
+    if (!v || v->get_string().empty())
+        throw Error(errc::invalid_argument, "\"" + std::string(name) + "\" is required (a non-empty string)");
+    return std::string(v->get_string());
+}
+
+// The body of /run and /run_sse: {appName, userId, sessionId, newMessage, streaming, stateDelta,
+// invocationId}, checked.
+class RunBody {
+public:
+    RunBody(const IncomingRequest& req, std::size_t max_inline_bytes)
+    {
+        json::value body = detail::body_json(req);
+        if (!body.is_object())
+            throw Error(errc::invalid_argument, "the body must be a JSON object: {\"appName\", \"userId\", \"sessionId\", "
+                                                "\"newMessage\", \"streaming\", \"stateDelta\"}");
+        app = required_string(body, "appName");
+        user = required_string(body, "userId");
+        session = required_string(body, "sessionId");
+        if (const json::value* m = member(body, "newMessage", json::kind::object, "a Content object")) {
+            try {
+                message = json::value_to<Content>(*m);
+            } catch (const std::exception& e) {
+                throw Error(errc::invalid_argument, std::string("\"newMessage\" is not a Content: ") + e.what());
+            }
+            for (std::size_t i = 0; i < message->parts.size(); ++i) {
+                const auto& blob = message->parts[i].inline_data;
+                if (blob && blob->data.size() > max_inline_bytes)
+                    throw detail::HttpFailure(413, "newMessage.parts[" + std::to_string(i) + "].inlineData holds " +
+                                                       std::to_string(blob->data.size()) +
+                                                       " bytes; this server takes files of at most " +
+                                                       std::to_string(max_inline_bytes) + " bytes");
+            }
+        }
+        if (const json::value* s = body.get_object().if_contains("streaming"); s && !s->is_null()) {
+            if (!s->is_bool())
+                throw Error(errc::invalid_argument, "\"streaming\" must be true or false");
+            streaming = s->get_bool();
+        }
+        if (const json::value* d = member(body, "stateDelta", json::kind::object, "an object"))
+            state_delta = d->get_object();
+        if (const json::value* id = member(body, "invocationId", json::kind::string, "a string"))
+            invocation_id = std::string(id->get_string());
+    }
+
+    RunRequest request() const
+    {
+        RunRequest r(user, session, message);
+        r.state_delta = state_delta;
+        r.invocation_id = invocation_id;
+        r.run_config.streaming_mode = streaming ? StreamingMode::sse : StreamingMode::none;
+        return r;
+    }
+
+    std::string app;
+    std::string user;
+    std::string session;
+    std::optional<Content> message;
+    bool streaming = false;
+    json::object state_delta;
+    std::optional<std::string> invocation_id;
+};
+
+// Writes the run's frames after `cursor` to the client as they come, until the run ends or the client
+// leaves. The run goes on without it.
+asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor)
+{
+    auto executor = co_await asio::this_coro::executor;
+    auto follower = std::make_shared<Run::Follower>(run, executor);
+    const net::HeaderList headers{{"cache-control", "no-cache"}, {"x-adk-run-id", run->id}};
+    co_await res.begin_stream(200, "text/event-stream", headers);
+    res.on_client_gone([weak = std::weak_ptr<Run::Follower>(follower)] {
+        if (auto f = weak.lock())
+            f->stop();
+    });
+    while (true) {
+        Run::Read read = follower->read(cursor, max_write_bytes);
+        if (!read.text.empty())
+            co_await res.write(read.text);
+        if (read.finished)
+            break;
+        if (read.text.empty()) {
+            co_await follower->wait();
+            if (res.client_gone())
+                co_return;  // the stream stays unfinished: the connection closes
+            asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
+            if (state.cancelled() != asio::cancellation_type::none)
+                co_return;  // the server stops
+        }
+    }
+    co_await res.end_stream();
+}
+
+// The invocation started: the user's message stored, the stream returned. A session that is not there is
+// answered as ADK's servers answer it.
+asio::awaitable<EventStream> start_run(Runner& runner, const RunBody& body)
+{
+    RunRequest request = body.request();
+    auto start = runner.run(std::move(request));
+    std::optional<EventStream> stream;
+    std::optional<Error> failure;
+    try {
+        stream.emplace(co_await std::move(start));
+    } catch (const Error& e) {
+        failure = e;
+    }
+    if (failure && failure->code() == errc::not_found)
+        throw detail::session_not_found(body.session);
+    if (failure)
+        throw *failure;
+    co_return std::move(*stream);
+}
+
+Error run_not_found(const std::string& id)
+{
+    return Error(errc::not_found, "Run not found: " + id +
+                                      " (it finished longer ago than the server keeps runs, or it is another "
+                                      "session's): GET the session for its events");
+}
+
+}  // namespace
+
+asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseWriter& res)
+{
+    RunBody body(req, options.max_inline_data_bytes);
+    Runner& runner = *app(body.app).runner;
+    EventStream stream = co_await start_run(runner, body);
+    json::array events;
+    while (true) {
+        std::optional<Event> event = co_await stream.next();
+        if (!event)
+            break;
+        events.push_back(json::value_from(*event));
+    }
+    json::value v = std::move(events);
+    co_await detail::reply_json(res, 200, v);
+}
+
+asio::awaitable<void> ApiServer::Impl::run_sse(const IncomingRequest& req, ResponseWriter& res)
+{
+    RunBody body(req, options.max_inline_data_bytes);
+    Runner& runner = *app(body.app).runner;
+    RunOwner owner(body.app, body.user, body.session);
+    // A client that comes back (the same request, with the id of the last frame it read) follows its run
+    // again; it never starts a second one.
+    if (std::string_view last = req.header("last-event-id"); !last.empty()) {
+        auto frame = detail::parse_frame_id(last);
+        if (!frame)
+            throw Error(errc::invalid_argument, "Last-Event-ID must be an id this server sent (\"<run id>:<n>\")");
+        std::shared_ptr<Run> run = runs->find(frame->first, owner);
+        if (!run)
+            throw run_not_found(frame->first);
+        co_await follow(res, std::move(run), frame->second);
+        co_return;
+    }
+    if (runs->full())
+        throw detail::HttpFailure(503, "the server holds " + std::to_string(options.max_runs) +
+                                           " runs already (ApiServerOptions::max_runs): try again later");
+    EventStream stream = co_await start_run(runner, body);
+    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(stream));
+    co_await follow(res, std::move(run), 0);
+}
+
+asio::awaitable<void> ApiServer::Impl::list_runs(ResponseWriter& res, const RunOwner& owner)
+{
+    app(owner.app);
+    json::array out;
+    for (const auto& run : runs->of_session(owner)) {
+        const std::uint64_t last = run->last_frame();
+        out.push_back(json::object{{"runId", run->id},
+                                   {"invocationId", run->invocation_id()},
+                                   {"finished", run->finished()},
+                                   {"followers", run->followers()},
+                                   {"lastEventId", run->id + ":" + std::to_string(last)}});
+    }
+    json::value v = std::move(out);
+    co_await detail::reply_json(res, 200, v);
+}
+
+asio::awaitable<void> ApiServer::Impl::follow_run(const IncomingRequest& req, ResponseWriter& res,
+                                                  const RunOwner& owner, const std::string& run_id)
+{
+    app(owner.app);
+    std::shared_ptr<Run> run = runs->find(run_id, owner);
+    if (!run)
+        throw run_not_found(run_id);
+    std::uint64_t cursor = 0;
+    if (std::string_view last = req.header("last-event-id"); !last.empty()) {
+        auto frame = detail::parse_frame_id(last);
+        if (!frame || frame->first != run_id)
+            throw Error(errc::invalid_argument, "Last-Event-ID must be an id of this run's frames (\"" + run_id +
+                                                    ":<n>\")");
+        cursor = frame->second;
+    }
+    co_await follow(res, std::move(run), cursor);
+}
+
+asio::awaitable<void> ApiServer::Impl::cancel_run(ResponseWriter& res, const RunOwner& owner,
+                                                  const std::string& run_id)
+{
+    app(owner.app);
+    std::shared_ptr<Run> run = runs->find(run_id, owner);
+    if (!run)
+        throw run_not_found(run_id);
+    const bool cancelled = run->cancel("the run was cancelled by a client (POST .../runs/" + run_id + "/cancel)");
+    json::value v = json::object{{"runId", run_id}, {"cancelled", cancelled}};
+    co_await detail::reply_json(res, 200, v);
+}
+
+}  // namespace adk::server

@@ -1,0 +1,93 @@
+// TraceRecorder: a plugin that keeps, in memory, the spans of each session's invocations in the shape ADK's
+// web UI reads from /dev/apps/{app}/debug/trace/...: "invocation" > "invoke_agent <agent>" > "call_llm" and
+// "execute_tool <tool>", with the model's request and answer and the tool's arguments and result. A call_llm
+// span carries the id of the event the model's answer became, an execute_tool span that of the function
+// response event, so that the UI finds the span of an event it shows.
+//
+// Bounded: at most max_spans spans per session (the oldest go first) and max_sessions sessions (the session
+// seen least recently goes); spans of invocations that never finish are forgotten past max_open.
+#pragma once
+
+#include <adk/plugins/plugin.hpp>
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace adk::server::detail {
+
+class TraceRecorder final : public Plugin {
+public:
+    explicit TraceRecorder(std::size_t max_spans = 2000, std::size_t max_sessions = 1000, std::size_t max_open = 10000);
+
+    // The session's finished spans, oldest first (the UI's zod schema: name, span_id, trace_id,
+    // parent_span_id, start_time and end_time in ns, attributes).
+    json::array session_spans(const std::string& session_id) const;
+    // The attributes of the call_llm or execute_tool span of that event, with trace_id and span_id.
+    std::optional<json::object> event_trace(const std::string& event_id) const;
+
+    asio::awaitable<std::optional<Content>> before_run(InvocationContext& ctx) override;
+    asio::awaitable<void> after_run(InvocationContext& ctx) override;
+    asio::awaitable<std::optional<Event>> on_event(InvocationContext& ctx, const Event& event) override;
+    asio::awaitable<std::optional<Content>> before_agent(Agent& agent, CallbackContext& ctx) override;
+    asio::awaitable<std::optional<Content>> after_agent(Agent& agent, CallbackContext& ctx) override;
+    asio::awaitable<std::optional<LlmResponse>> before_model(CallbackContext& ctx, LlmRequest& request) override;
+    asio::awaitable<std::optional<LlmResponse>> after_model(CallbackContext& ctx, const LlmResponse& response) override;
+    asio::awaitable<std::optional<LlmResponse>> on_model_error(CallbackContext& ctx, const LlmRequest& request,
+                                                               const Error& error) override;
+    asio::awaitable<std::optional<json::value>> before_tool(Tool& tool, json::object& args, ToolContext& ctx) override;
+    asio::awaitable<std::optional<json::value>> after_tool(Tool& tool, const json::object& args, ToolContext& ctx,
+                                                           const json::value& result) override;
+    asio::awaitable<std::optional<json::value>> on_tool_error(Tool& tool, const json::object& args, ToolContext& ctx,
+                                                              const Error& error) override;
+
+private:
+    class Span {
+    public:
+        std::string name;
+        std::string span_id;
+        std::string trace_id;
+        std::string parent_span_id;  // empty for an invocation's root
+        std::int64_t start_ns = 0;
+        std::int64_t end_ns = 0;
+        json::object attributes;
+        std::string session_id;
+        std::string event_id;  // indexed once known
+    };
+    using SpanPtr = std::shared_ptr<Span>;
+
+    class Session {
+    public:
+        std::deque<SpanPtr> spans;
+        std::list<std::string>::iterator lru;
+    };
+
+    // Under mutex_.
+    SpanPtr open(const std::string& key, std::string name, const std::string& trace_key, const std::string& parent_key,
+                 const std::string& session_id);
+    SpanPtr close(const std::string& key);  // moves the span to its session's finished list; null when not open
+    void index_event(const SpanPtr& span, const std::string& event_id);
+    std::string trace_id_of(const std::string& invocation_id);
+
+    const std::size_t max_spans_;
+    const std::size_t max_sessions_;
+    const std::size_t max_open_;
+
+    mutable std::mutex mutex_;
+    std::map<std::string, SpanPtr> open_;  // by key: "run|inv", "agent|inv|branch|name", "llm|...", "tool|inv|call id"
+    std::deque<std::pair<std::string, std::weak_ptr<Span>>> open_order_;  // oldest first, to forget what never closes
+    std::map<std::string, SpanPtr> awaiting_event_;  // a finished span whose event comes next, by the same keys
+    std::map<std::string, Session> sessions_;
+    std::list<std::string> session_lru_;  // most recent last
+    std::map<std::string, SpanPtr> by_event_;
+};
+
+}  // namespace adk::server::detail
