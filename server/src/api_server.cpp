@@ -281,7 +281,7 @@ void ApiServer::start()
 void ApiServer::stop()
 {
     http_->stop();
-    impl_->runs->cancel_all("the server stopped");
+    impl_->runs->stop("the server stopped");
 }
 
 unsigned short ApiServer::port() const noexcept

@@ -125,7 +125,7 @@ void Run::arm_timer()
 {
     {
         std::lock_guard lock(mutex_);
-        if (followers_ > 0)
+        if (followers_ > 0 || closed_)
             return;
     }
     timer_.expires_after(limits_.grace);
@@ -156,6 +156,16 @@ bool Run::cancel(const std::string& why)
     }
     canceller_.cancel(why);
     return true;
+}
+
+void Run::close(const std::string& why)
+{
+    {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+    }
+    cancel(why);
+    asio::post(strand_, [self = shared_from_this()] { self->timer_.cancel(); });
 }
 
 bool Run::finished() const
@@ -301,16 +311,15 @@ void RunRegistry::forget(const std::string& id)
     runs_.erase(id);
 }
 
-void RunRegistry::cancel_all(const std::string& why)
+void RunRegistry::stop(const std::string& why)
 {
-    std::vector<std::shared_ptr<Run>> all;
+    std::map<std::string, std::shared_ptr<Run>> all;
     {
         std::lock_guard lock(mutex_);
-        for (const auto& [id, run] : runs_)
-            all.push_back(run);
+        all.swap(runs_);
     }
-    for (auto& run : all)
-        run->cancel(why);
+    for (auto& [id, run] : all)
+        run->close(why);
 }
 
 std::optional<std::pair<std::string, std::uint64_t>> parse_frame_id(std::string_view id)

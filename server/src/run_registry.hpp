@@ -100,6 +100,8 @@ public:
     void start(EventStream stream);
     // Cancels the run from any thread; false when it had finished.
     bool cancel(const std::string& why);
+    // Cancels the run and its timer for good (the server stops).
+    void close(const std::string& why);
 
     bool finished() const;
     std::string invocation_id() const;
@@ -135,6 +137,7 @@ private:
     std::uint64_t next_frame_ = 1;
     std::uint64_t last_whole_dropped_ = 0;  // the highest frame number of a whole frame dropped from the log
     bool finished_ = false;
+    bool closed_ = false;
     std::string invocation_id_;
     std::map<std::uint64_t, std::function<void()>> waiting_;  // followers to wake at the next frame
     std::size_t followers_ = 0;
@@ -157,8 +160,8 @@ public:
     std::size_t size() const;
 
     void forget(const std::string& id);
-    // Cancels every unfinished run (the server stops).
-    void cancel_all(const std::string& why);
+    // The server stops: every unfinished run is cancelled, every run forgotten, and no timer is left.
+    void stop(const std::string& why);
 
 private:
     asio::any_io_executor executor_;

@@ -1,0 +1,402 @@
+// ApiServer's runs over real loopback HTTP: /run and /run_sse against a real LlmAgent (ScriptedModel below
+// it), the frames and their ids, deltas when streaming, the errors before and after the stream's head; and
+// runs that belong to the server: a client that reconnects with Last-Event-ID gets what it missed and no
+// second run, a run whose client left is cancelled after the grace period (at once with 0), the cancel route,
+// and a log past its bound.
+#include <adk/adk.hpp>
+#include <adk/server/api_server.hpp>
+
+#include "support/api_client.hpp"
+#include "support/run.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using adk::test::call;
+using adk::test::Frame;
+using adk::test::FrameReader;
+using adk::test::Reply;
+using adk::testing::ScriptedModel;
+
+namespace {
+
+// get_weather waits `delay` before it answers, so that a run goes on while its client is away.
+std::shared_ptr<adk::FunctionTool> weather_tool(std::chrono::milliseconds delay = 0ms)
+{
+    return adk::FunctionTool::create(
+        "get_weather", "Returns the weather for a city.",
+        json::parse(R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]})"),
+        [delay](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
+            asio::steady_timer timer(co_await asio::this_coro::executor, delay);
+            co_await timer.async_wait(asio::use_awaitable);
+            co_return json::object{{"city", args.at("city")}, {"sky", "sunny"}};
+        });
+}
+
+std::shared_ptr<adk::Agent> weather_agent(std::shared_ptr<ScriptedModel> model, std::chrono::milliseconds delay = 0ms)
+{
+    return adk::LlmAgent::builder("weather_agent").model(std::move(model)).tool(weather_tool(delay)).build();
+}
+
+std::string run_body(std::string_view session, bool streaming, std::string_view text = "Weather in Paris?")
+{
+    json::value body = json::object{{"appName", "weather"},
+                                    {"userId", "u"},
+                                    {"sessionId", session},
+                                    {"newMessage", json::object{{"role", "user"}, {"parts", json::array{json::object{{"text", text}}}}}},
+                                    {"streaming", streaming}};
+    return json::serialize(body);
+}
+
+// POST /run_sse (with Last-Event-ID when given); the response, head read.
+asio::awaitable<adk::net::HttpResponse> post_sse(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                                 std::string_view body, std::string_view last_event_id = {})
+{
+    adk::net::HttpRequest req("POST", server.base_url() + "/run_sse");
+    req.set("content-type", "application/json");
+    req.set("accept", "text/event-stream");
+    if (!last_event_id.empty())
+        req.set("last-event-id", std::string(last_event_id));
+    req.body = std::string(body);
+    co_return co_await client.send(std::move(req));
+}
+
+asio::awaitable<adk::net::HttpResponse> get_sse(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                                std::string_view path, std::string_view last_event_id = {})
+{
+    adk::net::HttpRequest req("GET", server.base_url() + std::string(path));
+    if (!last_event_id.empty())
+        req.set("last-event-id", std::string(last_event_id));
+    co_return co_await client.send(std::move(req));
+}
+
+asio::awaitable<void> sleep_for(std::chrono::milliseconds d)
+{
+    asio::steady_timer timer(co_await asio::this_coro::executor, d);
+    co_await timer.async_wait(asio::use_awaitable);
+}
+
+// Polls the session's runs until the run is finished or no longer held (or 10 s pass); returns its entry, or
+// {"gone": true}.
+asio::awaitable<json::value> wait_finished(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                           std::string_view session, std::string_view run_id)
+{
+    const std::string path = "/apps/weather/users/u/sessions/" + std::string(session) + "/runs";
+    for (int i = 0; i < 200; ++i) {
+        Reply runs = co_await call(client, server, "GET", path);
+        bool held = false;
+        const json::value list = runs.json();
+        for (const auto& r : list.as_array()) {
+            const bool same = r.at("runId").as_string() == run_id;
+            held = held || same;
+            if (same && r.at("finished").as_bool())
+                co_return r;
+        }
+        if (!held)
+            co_return json::object{{"gone", true}};
+        co_await sleep_for(50ms);
+    }
+    co_return json::value();
+}
+
+asio::awaitable<std::size_t> stored_events(adk::SessionService& sessions, std::string_view session)
+{
+    adk::GetSessionRequest read(adk::SessionKey("weather", "u", std::string(session)));
+    std::optional<adk::Session> s = co_await sessions.get_session(std::move(read));
+    co_return s ? s->events.size() : 0;
+}
+
+class Fixture {
+public:
+    explicit Fixture(std::vector<ScriptedModel::Turn> turns, std::chrono::milliseconds tool_delay = 0ms,
+                     std::function<void(adk::server::ApiServerOptions&)> configure = {})
+        : model(std::make_shared<ScriptedModel>(std::move(turns))),
+          sessions(std::make_shared<adk::InMemorySessionService>())
+    {
+        adk::server::ApiServerOptions options = adk::test::options_with(sessions);
+        if (configure)
+            configure(options);
+        server = std::make_unique<adk::server::ApiServer>(
+            ioc.get_executor(), std::vector<adk::server::App>{{"weather", weather_agent(model, tool_delay)}}, options);
+        server->start();
+    }
+
+    asio::awaitable<void> create_session(std::string_view id)
+    {
+        const std::string path = "/apps/weather/users/u/sessions/" + std::string(id);
+        Reply created = co_await call(client, *server, "POST", path);
+        REQUIRE(created.status == 200);
+    }
+
+    asio::io_context ioc;
+    std::shared_ptr<ScriptedModel> model;
+    std::shared_ptr<adk::InMemorySessionService> sessions;
+    std::unique_ptr<adk::server::ApiServer> server;
+    adk::net::HttpClient client{adk::test::no_retries()};
+};
+
+bool partial(const Frame& frame)
+{
+    const json::value event = frame.json();
+    const json::value* p = event.as_object().if_contains("partial");
+    return p && p->as_bool();
+}
+
+json::object paris()
+{
+    return json::object{{"city", "Paris"}};
+}
+
+}  // namespace
+
+TEST_CASE("ApiServer: /run answers the events as an array, /run_sse as one frame each with an id, deltas when "
+          "streaming",
+          "[server][runs]")
+{
+    Fixture f({adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("It is sunny in Paris."),
+               adk::LlmResponse::function_call("get_weather", paris()), ScriptedModel::chunks({"It is ", "sunny."})});
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string unary_body = run_body("s1", false);
+        Reply unary = co_await call(f.client, *f.server, "POST", "/run", unary_body);
+        REQUIRE(unary.status == 200);
+        json::array events = unary.json().as_array();
+        REQUIRE(events.size() == 3);
+        CHECK(events[0].at("content").at("parts").at(0).at("functionCall").at("name") == "get_weather");
+        CHECK(events[1].at("content").at("parts").at(0).at("functionResponse").at("response").at("sky") == "sunny");
+        CHECK(events[2].at("content").at("parts").at(0).at("text") == "It is sunny in Paris.");
+        CHECK(events[2].at("author") == "weather_agent");
+        CHECK(events[2].at("timestamp").as_double() < 1e11);  // seconds
+
+        const std::string sse_body = run_body("s1", true);
+        adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, sse_body);
+        CHECK(res.status() == 200);
+        CHECK(res.header("content-type") == "text/event-stream");
+        CHECK(res.header("cache-control") == "no-cache");
+        const std::string run_id(res.header("x-adk-run-id"));
+        REQUIRE(!run_id.empty());
+        FrameReader reader(res);
+        std::vector<Frame> frames = co_await reader.read_all();
+        REQUIRE(frames.size() == 5);  // call, response, two deltas, the whole answer
+        for (std::size_t i = 0; i < frames.size(); ++i)
+            CHECK(frames[i].id == run_id + ":" + std::to_string(i + 1));
+        CHECK(partial(frames[2]));
+        CHECK(frames[2].json().at("content").at("parts").at(0).at("text") == "It is ");
+        CHECK(frames[3].json().at("content").at("parts").at(0).at("text") == "sunny.");
+        CHECK(!partial(frames[4]));
+        CHECK(frames[4].json().at("content").at("parts").at(0).at("text") == "It is sunny.");
+        CHECK(frames[4].data.find('\n') == std::string::npos);  // one line of JSON per frame
+
+        Reply session = co_await call(f.client, *f.server, "GET", "/apps/weather/users/u/sessions/s1");
+        CHECK(session.json().at("events").as_array().size() == 8);  // two turns of user, call, response, answer
+        json::value finished = co_await wait_finished(f.client, *f.server, "s1", run_id);
+        REQUIRE(finished.is_object());
+        CHECK(finished.at("lastEventId").as_string() == run_id + ":5");
+        CHECK(finished.at("invocationId") == frames[0].json().at("invocationId"));
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer: bad run requests get a 4xx before the stream, a failing model an error frame after it",
+          "[server][runs]")
+{
+    Fixture f({ScriptedModel::Turn::raise(adk::Error(adk::errc::bad_response, "the model broke down"))}, 0ms,
+              [](adk::server::ApiServerOptions& o) { o.max_inline_data_bytes = 10; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string nope = run_body("nope", false);
+        Reply no_session = co_await call(f.client, *f.server, "POST", "/run_sse", nope);
+        CHECK(no_session.status == 404);
+        CHECK(no_session.json() == json::parse(R"({"error": "Session not found: nope"})"));
+        Reply no_app = co_await call(f.client, *f.server, "POST", "/run",
+                                     R"({"appName": "x", "userId": "u", "sessionId": "s1"})");
+        CHECK(no_app.status == 404);
+        CHECK_THAT(no_app.body, Catch::Contains("App not found: x"));
+        Reply not_json = co_await call(f.client, *f.server, "POST", "/run_sse", "{\"appName\": ");
+        CHECK(not_json.status == 400);
+        CHECK_THAT(not_json.body, Catch::Contains("not JSON"));
+        Reply no_id = co_await call(f.client, *f.server, "POST", "/run_sse", R"({"appName": "weather", "userId": "u"})");
+        CHECK(no_id.status == 400);
+        CHECK_THAT(no_id.body, Catch::Contains("\\\"sessionId\\\" is required"));
+        Reply bad_flag = co_await call(f.client, *f.server, "POST", "/run_sse",
+                                       R"({"appName": "weather", "userId": "u", "sessionId": "s1", "streaming": "yes"})");
+        CHECK(bad_flag.status == 400);
+        Reply bad_message = co_await call(f.client, *f.server, "POST", "/run_sse",
+                                          R"({"appName": "weather", "userId": "u", "sessionId": "s1", "newMessage": {"parts": 3}})");
+        CHECK(bad_message.status == 400);
+        CHECK_THAT(bad_message.body, Catch::Contains("newMessage"));
+        Reply big_file = co_await call(f.client, *f.server, "POST", "/run_sse",
+                                       R"({"appName": "weather", "userId": "u", "sessionId": "s1", "newMessage": {"role": "user",
+                                           "parts": [{"inlineData": {"mimeType": "text/plain", "data": "MDEyMzQ1Njc4OWFi"}}]}})");
+        CHECK(big_file.status == 413);
+        CHECK_THAT(big_file.body, Catch::Contains("holds 12 bytes"));
+        Reply resume = co_await call(f.client, *f.server, "POST", "/run_sse",
+                                     R"({"appName": "weather", "userId": "u", "sessionId": "s1", "invocationId": "e-1"})");
+        CHECK(resume.status == 400);
+        const std::string good = run_body("s1", false);
+        Reply failed = co_await call(f.client, *f.server, "POST", "/run_sse", good);
+        CHECK(failed.status == 200);  // the model's failure comes after the head, as a frame
+        CHECK_THAT(failed.body, Catch::Contains(R"(data: {"error":"the model broke down"})"));
+        const std::size_t stored = co_await stored_events(*f.sessions, "s1");
+        CHECK(stored == 1);  // only the user's message
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer: a client that reconnects with Last-Event-ID gets the frames it missed, and no second run",
+          "[server][runs]")
+{
+    Fixture f({adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("Sunny.")}, 300ms);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", false);
+        std::string run_id;
+        {
+            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+            run_id = std::string(res.header("x-adk-run-id"));
+            FrameReader reader(res);
+            std::vector<Frame> first = co_await reader.read(1);
+            REQUIRE(first.size() == 1);
+            CHECK(first[0].id == run_id + ":1");
+        }  // the client goes away while the tool runs
+        const std::string last = run_id + ":1";
+        adk::net::HttpResponse again = co_await post_sse(f.client, *f.server, body, last);
+        CHECK(again.status() == 200);
+        FrameReader reader(again);
+        std::vector<Frame> rest = co_await reader.read_all();
+        REQUIRE(rest.size() == 2);
+        CHECK(rest[0].id == run_id + ":2");
+        CHECK(rest[0].json().at("content").at("parts").at(0).as_object().contains("functionResponse"));
+        CHECK(rest[1].json().at("content").at("parts").at(0).at("text") == "Sunny.");
+        const std::size_t stored = co_await stored_events(*f.sessions, "s1");
+        CHECK(stored == 4);  // one user message: the reconnect ran nothing
+        CHECK(f.model->turns_left() == 0);
+
+        // The whole log again, from the start, on the run's own route; and errors for what is not there.
+        const std::string events_path = "/apps/weather/users/u/sessions/s1/runs/" + run_id + "/events";
+        adk::net::HttpResponse replay = co_await get_sse(f.client, *f.server, events_path);
+        FrameReader replay_reader(replay);
+        std::vector<Frame> all = co_await replay_reader.read_all();
+        CHECK(all.size() == 3);
+        const std::string other_path = "/apps/weather/users/u/sessions/s2/runs/" + run_id + "/events";
+        Reply other_session = co_await call(f.client, *f.server, "GET", other_path);
+        CHECK(other_session.status == 404);
+        CHECK_THAT(other_session.body, Catch::Contains("Run not found"));
+        adk::net::HttpResponse unknown = co_await post_sse(f.client, *f.server, body, "no-such-run:3");
+        CHECK(unknown.status() == 404);
+        adk::net::HttpResponse malformed = co_await post_sse(f.client, *f.server, body, "garbage");
+        CHECK(malformed.status() == 400);
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer: a run whose client left is cancelled when the grace period ends, and the session keeps only "
+          "what was committed",
+          "[server][runs]")
+{
+    const auto grace = GENERATE(0ms, 200ms);
+    Fixture f({ScriptedModel::chunks({"Thinking"}).then_hang()}, 0ms,
+              [grace](adk::server::ApiServerOptions& o) { o.run_grace = grace; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", true);
+        std::string run_id;
+        {
+            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+            run_id = std::string(res.header("x-adk-run-id"));
+            FrameReader reader(res);
+            std::vector<Frame> first = co_await reader.read(1);
+            REQUIRE(first.size() == 1);
+            CHECK(partial(first[0]));
+        }
+        if (grace > 0ms) {
+            Reply runs = co_await call(f.client, *f.server, "GET", "/apps/weather/users/u/sessions/s1/runs");
+            REQUIRE(runs.json().as_array().size() == 1);
+        }
+        json::value finished = co_await wait_finished(f.client, *f.server, "s1", run_id);
+        REQUIRE(finished.is_object());  // the hanging model was cancelled (with no grace, forgotten at once)
+        CHECK(finished.as_object().contains("gone") == (grace == 0ms));
+        const std::size_t stored = co_await stored_events(*f.sessions, "s1");
+        CHECK(stored == 1);  // the user's message; never the partial text
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer: the cancel route stops a run that another connection follows", "[server][runs]")
+{
+    Fixture f({ScriptedModel::chunks({"Thinking"}).then_hang()});
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", true);
+        adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+        const std::string run_id(res.header("x-adk-run-id"));
+        FrameReader reader(res);
+        std::vector<Frame> first = co_await reader.read(1);
+        REQUIRE(first.size() == 1);
+        const std::string cancel_path = "/apps/weather/users/u/sessions/s1/runs/" + run_id + "/cancel";
+        adk::net::HttpClient other(adk::test::no_retries());
+        Reply cancelled = co_await call(other, *f.server, "POST", cancel_path);
+        CHECK(cancelled.json() == json::parse(R"({"runId": ")" + run_id + R"(", "cancelled": true})"));
+        std::vector<Frame> rest = co_await reader.read_all();
+        REQUIRE(rest.size() == 1);
+        CHECK_THAT(rest[0].data, Catch::Contains("cancelled by a client"));
+        Reply twice = co_await call(other, *f.server, "POST", cancel_path);
+        CHECK(twice.json().at("cancelled") == false);
+        Reply unknown = co_await call(other, *f.server, "POST", "/apps/weather/users/u/sessions/s1/runs/nope/cancel");
+        CHECK(unknown.status == 404);
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer: past the log's bound partial frames go first, and a reader that missed whole events is told",
+          "[server][runs]")
+{
+    const bool streamed = GENERATE(true, false);
+    std::vector<std::string> chunks;
+    for (int i = 0; i < 10; ++i)
+        chunks.push_back(std::string(30, static_cast<char>('a' + i)));
+    // Streamed: ten deltas and the answer, in a log of 1500 bytes. Not: a call, its response and the answer
+    // (three whole frames) in a log of 100 bytes, which keeps only the newest frame.
+    std::vector<ScriptedModel::Turn> script;
+    if (streamed)
+        script.push_back(ScriptedModel::chunks(chunks));
+    else
+        script = {adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("Sunny.")};
+    Fixture f(std::move(script), 0ms,
+              [streamed](adk::server::ApiServerOptions& o) { o.max_run_log_bytes = streamed ? 1500 : 100; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", streamed);
+        std::string run_id;
+        {
+            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+            run_id = std::string(res.header("x-adk-run-id"));
+            FrameReader reader(res);
+            std::vector<Frame> live = co_await reader.read_all();
+            CHECK(!partial(live.back()));
+        }
+        const std::string events_path = "/apps/weather/users/u/sessions/s1/runs/" + run_id + "/events";
+        adk::net::HttpResponse replay = co_await get_sse(f.client, *f.server, events_path);
+        FrameReader reader(replay);
+        std::vector<Frame> kept = co_await reader.read_all();
+        REQUIRE(!kept.empty());
+        if (streamed) {
+            CHECK(kept.size() < 11);
+            CHECK(kept.back().id == run_id + ":11");
+            CHECK(kept.back().json().at("content").at("parts").at(0).at("text").as_string().size() == 300);
+            CHECK(kept.front().id != run_id + ":1");  // partial frames were dropped, silently: the answer holds them
+            CHECK(partial(kept.front()));
+        } else {
+            REQUIRE(kept.size() == 2);  // the reader is told what it missed, then gets the newest frame
+            CHECK(kept.front().id.empty());
+            CHECK_THAT(kept.front().data, Catch::Contains("no longer held by the server"));
+            CHECK(kept.back().id == run_id + ":3");
+        }
+        f.server->stop();
+    }());
+}
