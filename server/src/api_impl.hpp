@@ -55,6 +55,7 @@ public:
     Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts);
 
     asio::awaitable<void> handle(IncomingRequest& req, ResponseWriter& res);
+    asio::awaitable<bool> admit(const IncomingRequest& req, ResponseWriter& res);
 
     class AppEntry {
     public:

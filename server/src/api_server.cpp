@@ -4,6 +4,8 @@
 
 #include <adk/sessions/session_service.hpp>
 
+#include <boost/asio/ip/address.hpp>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -134,6 +136,15 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
         if (!apps.emplace(name, std::move(entry)).second)
             throw Error(errc::invalid_argument, "two apps are named '" + name + "'");
     }
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(options.http.host, ec);
+    const bool loopback = options.http.host == "localhost" || (!ec && address.is_loopback());
+    if (!loopback && options.bearer_token.empty() && !options.allow_unauthenticated)
+        throw Error(errc::invalid_argument,
+                    "the server would listen on " + options.http.host +
+                        ", off loopback, where anyone who reaches it could run the agents: give it a bearer token "
+                        "(ApiServerOptions::bearer_token), or allow requests without one explicitly "
+                        "(ApiServerOptions::allow_unauthenticated)");
     detail::RunLimits limits;
     limits.grace = options.run_grace;
     limits.max_log_bytes = options.max_run_log_bytes;
@@ -159,8 +170,54 @@ asio::awaitable<Session> ApiServer::Impl::read_session(const std::string& app_na
     co_return std::move(*s);
 }
 
+// Cross-origin requests and the bearer token, before any route: true when the request may go on, false when
+// it was answered here (a preflight, or a refusal).
+asio::awaitable<bool> ApiServer::Impl::admit(const IncomingRequest& req, ResponseWriter& res)
+{
+    const std::string_view origin = req.header("origin");
+    const std::string own_origin = (options.http.cert_file.empty() ? "http://" : "https://") + std::string(req.header("host"));
+    if (!origin.empty() && origin != own_origin) {
+        const bool listed = std::any_of(options.allow_origins.begin(), options.allow_origins.end(),
+                                        [&](const std::string& o) { return o == "*" || o == origin; });
+        if (!listed) {
+            const std::string message = "a request from the origin " + std::string(origin.substr(0, 200)) +
+                                        " is refused: start the server with that origin allowed (--allow_origins)";
+            co_await detail::reply_error(res, 403, message);
+            co_return false;
+        }
+        res.add_header("access-control-allow-origin", std::string(origin));
+        res.add_header("vary", "Origin");
+        if (req.method == "OPTIONS" && !req.header("access-control-request-method").empty()) {
+            net::HeaderList preflight{{"access-control-allow-methods", "GET, POST, PATCH, DELETE, OPTIONS"},
+                                      {"access-control-max-age", "600"}};
+            if (const std::string_view asked = req.header("access-control-request-headers"); !asked.empty())
+                preflight.emplace_back("access-control-allow-headers", std::string(asked));
+            co_await res.send(204, "text/plain", "", preflight);  // a bad header value is refused by send()
+            co_return false;
+        }
+    }
+    if (options.bearer_token.empty())
+        co_return true;
+    const std::string_view given = req.header("authorization");
+    const std::string expected = "Bearer " + options.bearer_token;
+    // The comparison takes as long whatever the given value shares with the token.
+    unsigned char differ = given.size() != expected.size();
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        differ |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : 0));
+    if (differ == 0)
+        co_return true;
+    const net::HeaderList challenge{{"www-authenticate", "Bearer"}};
+    const json::value refusal = json::object{
+        {"error", "this server needs the header 'Authorization: Bearer <token>' (the token it was started with)"}};
+    const std::string body = json::serialize(refusal);
+    co_await res.send(401, "application/json", body, challenge);
+    co_return false;
+}
+
 asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWriter& res)
 {
+    if (!co_await admit(req, res))
+        co_return;
     std::string refused;
     RequestTarget target = RequestTarget::parse(req.target, refused);
     if (!refused.empty()) {

@@ -183,3 +183,75 @@ TEST_CASE("ApiServer: bad requests get 4xx with a message that says what was wro
     CHECK_THROWS_WITH(adk::server::ApiServer(ioc.get_executor(), {{"a", quiet_agent("a")}}, options_with(nullptr)),
                       Catch::Contains("session_service is null"));
 }
+
+TEST_CASE("ApiServer: the bearer token, cross-origin requests and preflights, and no server off loopback without a "
+          "token",
+          "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServerOptions options = options_with(sessions);
+    options.bearer_token = "s3cret";
+    options.allow_origins = {"http://localhost:4200"};
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", quiet_agent("weather_agent")}}, options);
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    // A request with the given headers; status and body, and the header `wanted` of the answer. (Views and
+    // references: g++ 12 miscompiles class temporaries built in a co_await expression.)
+    auto send = [&](std::string_view method, std::string_view path, const adk::net::HeaderList& headers,
+                    std::string_view wanted) -> asio::awaitable<std::pair<Reply, std::string>> {
+        adk::net::HttpRequest req(std::string(method), server.base_url() + std::string(path));
+        for (auto& [name, value] : headers)
+            req.set(name, value);
+        adk::net::HttpResponse res = co_await client.send(std::move(req));
+        Reply r;
+        r.status = res.status();
+        std::string header(res.header(wanted));
+        r.body = co_await res.read_all();
+        co_return std::make_pair(r, header);
+    };
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        const adk::net::HeaderList none;
+        auto [bare, challenge] = co_await send("GET", "/list-apps", none, "www-authenticate");
+        CHECK(bare.status == 401);
+        CHECK(challenge == "Bearer");
+        CHECK_THAT(bare.body, Catch::Contains("Authorization: Bearer"));
+        const adk::net::HeaderList wrong{{"authorization", "Bearer s3creT"}};
+        auto [refused, ignored] = co_await send("GET", "/list-apps", wrong, "");
+        CHECK(refused.status == 401);
+        const adk::net::HeaderList right{{"authorization", "Bearer s3cret"}};
+        auto [apps, no_cors] = co_await send("GET", "/list-apps", right, "access-control-allow-origin");
+        CHECK(apps.status == 200);
+        CHECK(no_cors.empty());
+
+        // The server's own origin needs nothing; a listed one gets CORS headers; another one is refused.
+        const std::string host = server.base_url().substr(7);
+        const adk::net::HeaderList own{{"authorization", "Bearer s3cret"}, {"origin", "http://" + host}};
+        auto [same, same_cors] = co_await send("GET", "/list-apps", own, "access-control-allow-origin");
+        CHECK(same.status == 200);
+        const adk::net::HeaderList listed{{"authorization", "Bearer s3cret"}, {"origin", "http://localhost:4200"}};
+        auto [cross, allowed] = co_await send("GET", "/list-apps", listed, "access-control-allow-origin");
+        CHECK(cross.status == 200);
+        CHECK(allowed == "http://localhost:4200");
+        const adk::net::HeaderList evil{{"authorization", "Bearer s3cret"}, {"origin", "http://evil.example"}};
+        auto [other, other_cors] = co_await send("POST", "/apps/weather/users/u/sessions", evil, "access-control-allow-origin");
+        CHECK(other.status == 403);
+        CHECK(other_cors.empty());
+        CHECK_THAT(other.body, Catch::Contains("--allow_origins"));
+        // A preflight carries no token: it is answered before the token is asked for.
+        const adk::net::HeaderList preflight{{"origin", "http://localhost:4200"},
+                                             {"access-control-request-method", "POST"},
+                                             {"access-control-request-headers", "content-type"}};
+        auto [pre, methods] = co_await send("OPTIONS", "/run_sse", preflight, "access-control-allow-methods");
+        CHECK(pre.status == 204);
+        CHECK_THAT(methods, Catch::Contains("POST"));
+        server.stop();
+    }());
+
+    adk::server::ApiServerOptions open = options_with(sessions);
+    open.http.host = "0.0.0.0";
+    CHECK_THROWS_WITH(adk::server::ApiServer(ioc.get_executor(), {{"weather", quiet_agent("weather_agent")}}, open),
+                      Catch::Contains("off loopback"));
+    open.allow_unauthenticated = true;
+    CHECK_NOTHROW(adk::server::ApiServer(ioc.get_executor(), {{"weather", quiet_agent("weather_agent")}}, open));
+}

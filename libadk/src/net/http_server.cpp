@@ -81,9 +81,10 @@ asio::awaitable<void> ResponseWriter::send(unsigned status, std::string_view con
 {
     if (answered_)
         throw Error(errc::invalid_argument, "this request was answered already: send() once, or stream");
-    check_head(content_type, headers);
+    const HeaderList all = with_extra(headers);
+    check_head(content_type, all);
     answered_ = true;
-    co_await write_head(status, content_type, headers, &body);
+    co_await write_head(status, content_type, all, &body);
 }
 
 asio::awaitable<void> ResponseWriter::begin_stream(unsigned status, std::string_view content_type)
@@ -97,10 +98,11 @@ asio::awaitable<void> ResponseWriter::begin_stream(unsigned status, std::string_
 {
     if (answered_)
         throw Error(errc::invalid_argument, "this request was answered already: send() once, or stream");
-    check_head(content_type, headers);
+    const HeaderList all = with_extra(headers);
+    check_head(content_type, all);
     answered_ = true;
     streaming_ = true;
-    co_await write_head(status, content_type, headers, nullptr);
+    co_await write_head(status, content_type, all, nullptr);
 }
 
 asio::awaitable<void> ResponseWriter::write(std::string_view data)
@@ -119,8 +121,23 @@ asio::awaitable<void> ResponseWriter::end_stream()
     co_await write_chunk({}, true);
 }
 
+void ResponseWriter::add_header(std::string name, std::string value)
+{
+    extra_headers_.emplace_back(std::move(name), std::move(value));
+}
+
+HeaderList ResponseWriter::with_extra(const HeaderList& headers) const
+{
+    if (extra_headers_.empty())
+        return headers;
+    HeaderList all = headers;
+    all.insert(all.end(), extra_headers_.begin(), extra_headers_.end());
+    return all;
+}
+
 void ResponseWriter::next_request() noexcept
 {
+    extra_headers_.clear();
     answered_ = false;
     streaming_ = false;
     client_gone_ = false;

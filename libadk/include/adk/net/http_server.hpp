@@ -96,6 +96,10 @@ public:
     asio::awaitable<void> write(std::string_view data);
     asio::awaitable<void> end_stream();
 
+    // A header that the answer to this request will carry, whichever way it is sent (a middle layer's:
+    // CORS). Checked with the answer's other headers.
+    void add_header(std::string name, std::string value);
+
     // Whether an answer has begun (a handler that failed after it cannot send a 500).
     bool answered() const noexcept { return answered_; }
     // Closes the connection at once (a handler that wants the client to see the stream cut).
@@ -117,6 +121,7 @@ protected:
     void next_request() noexcept;
     // The connection saw its client leave during a stream.
     void notify_client_gone();
+    HeaderList with_extra(const HeaderList& headers) const;
     // Between begin_stream() and end_stream().
     bool streaming() const noexcept { return streaming_; }
 
@@ -125,6 +130,7 @@ private:
     bool streaming_ = false;
     bool client_gone_ = false;
     std::function<void()> on_client_gone_;
+    HeaderList extra_headers_;
 };
 
 class HttpServer {

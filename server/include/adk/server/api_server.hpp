@@ -7,14 +7,24 @@
 //   adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent}}, options);
 //   server.start();   // http://127.0.0.1:8000 unless options.http says otherwise
 //
-// Routes so far: GET /list-apps (a sorted array of names), /version, /health; sessions: POST
+// Routes: GET /list-apps (a sorted array of names), /version, /health; sessions: POST
 // /apps/{app}/users/{user}/sessions (body null, {"state"}, {"sessionId"}, {"events"} to import), POST
 // .../sessions/{id}, GET .../sessions (a bare array), GET/PATCH ({"stateDelta"})/DELETE .../sessions/{id}.
+// Runs: POST /run (the events as an array), POST /run_sse (one "id:" and "data:" frame per event, partial
+// text as deltas when "streaming"), and a session's runs under .../sessions/{id}/runs: GET (the runs the
+// server holds), GET runs/{run}/events (follow again; Last-Event-ID), POST runs/{run}/cancel.
+// Runs belong to the server: a client that drops its /run_sse stream can reconnect with Last-Event-ID
+// (POST /run_sse again, or GET .../events) and gets what it missed; a run that nobody follows is cancelled
+// after run_grace. Artifacts: GET .../sessions/{id}/artifacts, GET/DELETE artifacts/{name}, GET
+// artifacts/{name}/versions, GET artifacts/{name}/versions/{v}. The web UI's /dev/apps/{app}/build_graph,
+// build_graph_image (graphviz DOT), event graphs, and debug traces (of the model and tool calls of the runs
+// this server made, kept in memory).
 // Anything else: 404 Not Found with {"error": "..."}.
 //
 // Errors are {"error": "<what was wrong, and what to do>"}: 400 for a body or path that is not what the
-// route takes, 404 for an unknown app, session or route, 409 for a session id that is taken, 413/431 for a
-// request over the limits (HttpServerOptions), 500 for a failure of the server's own (a database's).
+// route takes, 401 without the bearer token, 403 for an origin not allowed, 404 for an unknown app, session
+// or route, 409 for a session id that is taken, 413/431 for a request over the limits (HttpServerOptions, and
+// max_inline_data_bytes), 503 past max_runs, 500 for a failure of the server's own (a database's).
 #pragma once
 
 #include <adk/agents/agent.hpp>
@@ -68,6 +78,15 @@ public:
     std::size_t max_runs = 100000;
     // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413.
     std::size_t max_inline_data_bytes = std::size_t{10} << 20;
+
+    // When set, every request but a CORS preflight must carry "Authorization: Bearer <token>" (401 without).
+    // A server that listens off loopback refuses to start without one, unless allow_unauthenticated is set.
+    std::string bearer_token;
+    bool allow_unauthenticated = false;
+    // The origins (e.g. "http://localhost:4200", or "*") whose browser pages may call the API. A request from
+    // another origin than the server's own is refused (403) unless its Origin is listed; preflights of listed
+    // origins are answered.
+    std::vector<std::string> allow_origins;
 };
 
 static_assert(!std::is_aggregate_v<ApiServerOptions>);
@@ -75,7 +94,8 @@ static_assert(!std::is_aggregate_v<ApiServerOptions>);
 class ApiServer {
 public:
     // Throws adk::Error (invalid_argument) for an app name that is not an identifier, two apps of one name,
-    // an app without a root agent, or no session service.
+    // an app without a root agent, no session service, or a host off loopback with neither a bearer token
+    // nor allow_unauthenticated.
     ApiServer(asio::any_io_executor executor, std::vector<App> apps, ApiServerOptions options);
     ~ApiServer();
     ApiServer(const ApiServer&) = delete;
