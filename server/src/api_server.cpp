@@ -2,6 +2,7 @@
 #include "api_impl.hpp"
 #include "trace_recorder.hpp"
 
+#include <adk/net/sse_parser.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/ip/address.hpp>
@@ -67,7 +68,8 @@ asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const jso
 
 asio::awaitable<void> reply_error(ResponseWriter& res, unsigned status, std::string_view message)
 {
-    json::value body = json::object{{"error", message}};
+    // A message may quote what the client sent (a header, a path): JSON must stay UTF-8.
+    json::value body = json::object{{"error", net::to_valid_utf8(message)}};
     co_await reply_json(res, status, body);
 }
 

@@ -1,5 +1,7 @@
 #include "request_target.hpp"
 
+#include <adk/net/sse_parser.hpp>
+
 #include <algorithm>
 
 namespace adk::server::detail {
@@ -84,6 +86,10 @@ RequestTarget RequestTarget::parse(std::string_view target, std::string& refused
                 refused = "a path segment is empty, '.', '..', or holds a slash, a backslash or a control character";
                 return out;
             }
+            if (net::to_valid_utf8(decoded) != decoded) {
+                refused = "a path segment is not UTF-8 once percent-decoded";
+                return out;
+            }
             out.segments.push_back(decoded);
         }
         start = end + 1;
@@ -100,6 +106,10 @@ RequestTarget RequestTarget::parse(std::string_view target, std::string& refused
         std::string_view raw_value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
         if (!decode(raw_name, true, name) || !decode(raw_value, true, value)) {
             refused = "the query holds a '%' that is not followed by two hex digits";
+            return out;
+        }
+        if (net::to_valid_utf8(name) != name || net::to_valid_utf8(value) != value) {
+            refused = "the query is not UTF-8 once percent-decoded";
             return out;
         }
         out.query[name] = value;

@@ -51,3 +51,15 @@ TEST_CASE("request targets that could fool a route are refused with the reason",
     CHECK_THAT(refusal_of("/x?a=%G1"), Catch::Contains("two hex digits"));
     CHECK_THAT(refusal_of("/" + std::string(5000, 'a')), Catch::Contains("longer than 4096 bytes"));
 }
+
+// Found by fuzz_api_request: a byte that is not UTF-8 reached an error message, and the JSON answer with it.
+TEST_CASE("request targets whose segments or query are not UTF-8 are refused, UTF-8 ones kept", "[server]")
+{
+    CHECK(refusal_of("/ru\x93_sse") == "a path segment is not UTF-8 once percent-decoded");
+    CHECK(refusal_of("/apps/%C3%28") == "a path segment is not UTF-8 once percent-decoded");
+    CHECK(refusal_of("/list-apps?x=%FF") == "the query is not UTF-8 once percent-decoded");
+    std::string refused;
+    RequestTarget t = RequestTarget::parse("/apps/caf%C3%A9/users/%E2%9C%93", refused);
+    CHECK(refused.empty());
+    CHECK(t.segments == std::vector<std::string>{"apps", "caf\xc3\xa9", "users", "\xe2\x9c\x93"});
+}
