@@ -9,10 +9,16 @@
 #include "support/api_client.hpp"
 #include "support/run.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <future>
+#include <thread>
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -399,4 +405,62 @@ TEST_CASE("ApiServer: past the log's bound partial frames go first, and a reader
         }
         f.server->stop();
     }());
+}
+
+TEST_CASE("ApiServer: 20 clients run, drop and reconnect at once on an io_context run by four threads",
+          "[server][runs][threads]")
+{
+    std::vector<ScriptedModel::Turn> turns;
+    for (int i = 0; i < 20; ++i)
+        turns.push_back(ScriptedModel::chunks({"It ", "is ", "sunny."}));
+    auto model = std::make_shared<ScriptedModel>(std::move(turns));
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    asio::io_context ioc(4);
+    auto guard = asio::make_work_guard(ioc);
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent(model)}}, adk::test::options_with(sessions));
+    server.start();
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&ioc] { ioc.run(); });
+
+    asio::thread_pool clients(2);
+    adk::net::HttpClient client(adk::test::no_retries());
+    std::vector<std::future<int>> done;
+    for (int c = 0; c < 20; ++c) {
+        auto one = [&client, &server, c]() -> asio::awaitable<int> {
+            const std::string session = "s" + std::to_string(c);
+            const std::string path = "/apps/weather/users/u/sessions/" + session;
+            Reply created = co_await call(client, server, "POST", path);
+            const std::string body = run_body(session, true);
+            std::string run_id;
+            std::string last;
+            {
+                adk::net::HttpResponse res = co_await post_sse(client, server, body);
+                run_id = std::string(res.header("x-adk-run-id"));
+                FrameReader reader(res);
+                std::vector<Frame> first = co_await reader.read(1);
+                if (first.size() == 1)
+                    last = first[0].id;
+            }
+            adk::net::HttpResponse again = co_await post_sse(client, server, body, last);
+            FrameReader reader(again);
+            std::vector<Frame> rest = co_await reader.read_all();
+            // Frames 2 to 4 come back after frame 1: two more deltas and the whole answer.
+            const bool whole = created.status == 200 && last == run_id + ":1" && rest.size() == 3 &&
+                               rest[0].id == run_id + ":2" && rest[2].id == run_id + ":4" && !partial(rest[2]) &&
+                               rest[2].json().at("content").at("parts").at(0).at("text") == "It is sunny.";
+            co_return whole ? 1 : 0;
+        };
+        done.push_back(asio::co_spawn(clients, one, asio::use_future));
+    }
+    int ok = 0;
+    for (auto& f : done)
+        ok += f.get();
+    clients.join();
+    server.stop();
+    guard.reset();
+    for (auto& t : threads)
+        t.join();
+    CHECK(ok == 20);
+    CHECK(model->turns_left() == 0);
 }
