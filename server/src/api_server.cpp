@@ -131,7 +131,8 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
         runner.artifact_service = options.artifact_service;
         runner.memory_service = options.memory_service;
         runner.plugins = options.plugins;
-        runner.plugins.insert(runner.plugins.begin(), traces);
+        if (options.record_traces)
+            runner.plugins.insert(runner.plugins.begin(), traces);
         runner.single_threaded = options.http.single_threaded;
         std::string name = app.name;
         AppEntry entry(std::move(app), std::make_unique<Runner>(std::move(runner)));

@@ -38,13 +38,12 @@ Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_e
 
 void Run::start(EventStream stream)
 {
-    asio::co_spawn(strand_, pump(std::move(stream)), asio::detached);
+    asio::co_spawn(strand_, pump(shared_from_this(), std::move(stream)), asio::detached);
 }
 
-// The coroutine's frame holds `self` (a member coroutine's `this` would not keep the run alive).
-asio::awaitable<void> Run::pump(EventStream stream)
+// The coroutine's frame holds `self` from its creation: the run lives while its pump does.
+asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
 {
-    std::shared_ptr<Run> self = shared_from_this();
     std::string failure;
     try {
         while (true) {
@@ -52,12 +51,12 @@ asio::awaitable<void> Run::pump(EventStream stream)
             if (!event)
                 break;
             {
-                std::lock_guard lock(mutex_);
-                if (invocation_id_.empty())
-                    invocation_id_ = event->invocation_id;
+                std::lock_guard lock(self->mutex_);
+                if (self->invocation_id_.empty())
+                    self->invocation_id_ = event->invocation_id;
             }
             json::value v = json::value_from(*event);
-            append(json::serialize(v), event->partial);
+            self->append(json::serialize(v), event->partial);
         }
     } catch (const Error& e) {
         failure = e.message();
@@ -66,9 +65,9 @@ asio::awaitable<void> Run::pump(EventStream stream)
     }
     if (!failure.empty()) {
         json::value v = json::object{{"error", failure}};
-        append(json::serialize(v), false);
+        self->append(json::serialize(v), false);
     }
-    finish();
+    self->finish();
 }
 
 void Run::append(std::string json_text, bool partial)

@@ -110,7 +110,7 @@ public:
 
 private:
     friend class Follower;
-    asio::awaitable<void> pump(EventStream stream);
+    static asio::awaitable<void> pump(std::shared_ptr<Run> self, EventStream stream);
     void append(std::string json, bool partial);
     void finish();
     void wake_waiting(std::unique_lock<std::mutex>& lock);

@@ -76,10 +76,22 @@ std::string response_json(const LlmResponse& response)
     return json::serialize(out);
 }
 
+// A request, answer, arguments or result as the trace keeps it: the JSON text, or a note of its size past 256 KiB.
+std::string capped(std::string text)
+{
+    constexpr std::size_t max_attribute_bytes = std::size_t{256} << 10;
+    if (text.size() <= max_attribute_bytes)
+        return text;
+    json::value note = json::object{{"truncated", true}, {"bytes", text.size()}};
+    return json::serialize(note);
+}
+
 }  // namespace
 
-TraceRecorder::TraceRecorder(std::size_t max_spans, std::size_t max_sessions, std::size_t max_open)
-    : Plugin("adk_trace_recorder"), max_spans_(max_spans), max_sessions_(max_sessions), max_open_(max_open)
+TraceRecorder::TraceRecorder(std::size_t max_spans, std::size_t max_sessions, std::size_t max_bytes,
+                             std::size_t max_open)
+    : Plugin("adk_trace_recorder"), max_spans_(max_spans), max_sessions_(max_sessions), max_bytes_(max_bytes),
+      max_open_(max_open)
 {
 }
 
@@ -111,7 +123,7 @@ TraceRecorder::SpanPtr TraceRecorder::open(const std::string& key, std::string n
     return span;
 }
 
-TraceRecorder::SpanPtr TraceRecorder::close(const std::string& key)
+TraceRecorder::SpanPtr TraceRecorder::close(const std::string& key, json::object more)
 {
     auto it = open_.find(key);
     if (it == open_.end())
@@ -119,29 +131,38 @@ TraceRecorder::SpanPtr TraceRecorder::close(const std::string& key)
     SpanPtr span = std::move(it->second);
     open_.erase(it);
     span->end_ns = now_ns();
+    for (auto& [name, value] : more)
+        span->attributes[name] = std::move(value);
+    span->bytes = json::serialize(span->attributes).size() + 200;  // and the span's own fields
+    bytes_ += span->bytes;
     auto [s, added] = sessions_.try_emplace(span->session_id);
-    if (added) {
+    if (added)
         s->second.lru = session_lru_.insert(session_lru_.end(), span->session_id);
-    } else {
+    else
         session_lru_.splice(session_lru_.end(), session_lru_, s->second.lru);
-    }
-    const auto forget = [this](const SpanPtr& old) {
-        if (auto e = by_event_.find(old->event_id); !old->event_id.empty() && e != by_event_.end() && e->second == old)
-            by_event_.erase(e);
-    };
     s->second.spans.push_back(span);
     if (s->second.spans.size() > max_spans_) {
-        forget(s->second.spans.front());
+        const SpanPtr& old = s->second.spans.front();
+        if (auto e = by_event_.find(old->event_id); e != by_event_.end() && e->second == old)
+            by_event_.erase(e);
+        bytes_ -= old->bytes;
         s->second.spans.pop_front();
     }
-    while (sessions_.size() > max_sessions_) {
-        auto oldest = sessions_.find(session_lru_.front());
-        for (const auto& old : oldest->second.spans)
-            forget(old);
-        sessions_.erase(oldest);
-        session_lru_.pop_front();
-    }
+    // The least recent sessions go while there are too many, or too many bytes (but never the newest).
+    while (sessions_.size() > 1 && (sessions_.size() > max_sessions_ || bytes_ > max_bytes_))
+        forget_session(sessions_.find(session_lru_.front()));
     return span;
+}
+
+void TraceRecorder::forget_session(std::map<std::string, Session>::iterator session)
+{
+    for (const auto& old : session->second.spans) {
+        if (auto e = by_event_.find(old->event_id); e != by_event_.end() && e->second == old)
+            by_event_.erase(e);
+        bytes_ -= old->bytes;
+    }
+    session_lru_.erase(session->second.lru);
+    sessions_.erase(session);
 }
 
 void TraceRecorder::index_event(const SpanPtr& span, const std::string& event_id)
@@ -235,7 +256,7 @@ asio::awaitable<std::optional<LlmResponse>> TraceRecorder::before_model(Callback
                                         {"gen_ai.agent.name", ctx.agent_name()},
                                         {"gcp.vertex.agent.invocation_id", inv.invocation_id()},
                                         {"gcp.vertex.agent.session_id", inv.session_id()},
-                                        {"gcp.vertex.agent.llm_request", request_json(request)}};
+                                        {"gcp.vertex.agent.llm_request", capped(request_json(request))}};
     }
     co_return std::nullopt;
 }
@@ -244,19 +265,18 @@ asio::awaitable<std::optional<LlmResponse>> TraceRecorder::after_model(CallbackC
 {
     {
         const std::string key = "llm|" + agent_key(ctx);
-        std::lock_guard lock(mutex_);
-        if (SpanPtr span = close(key)) {
-            span->attributes["gcp.vertex.agent.llm_response"] = response_json(response);
-            if (response.usage_metadata) {
-                if (response.usage_metadata->prompt_token_count)
-                    span->attributes["gen_ai.usage.input_tokens"] = *response.usage_metadata->prompt_token_count;
-                if (response.usage_metadata->candidates_token_count)
-                    span->attributes["gen_ai.usage.output_tokens"] = *response.usage_metadata->candidates_token_count;
-            }
-            if (response.finish_reason)
-                span->attributes["gen_ai.response.finish_reasons"] = json::array{*response.finish_reason};
-            awaiting_event_[key] = span;  // the event the answer becomes is the agent's next whole event
+        json::object more{{"gcp.vertex.agent.llm_response", capped(response_json(response))}};
+        if (response.usage_metadata) {
+            if (response.usage_metadata->prompt_token_count)
+                more["gen_ai.usage.input_tokens"] = *response.usage_metadata->prompt_token_count;
+            if (response.usage_metadata->candidates_token_count)
+                more["gen_ai.usage.output_tokens"] = *response.usage_metadata->candidates_token_count;
         }
+        if (response.finish_reason)
+            more["gen_ai.response.finish_reasons"] = json::array{*response.finish_reason};
+        std::lock_guard lock(mutex_);
+        if (SpanPtr span = close(key, std::move(more)))
+            awaiting_event_[key] = span;  // the event the answer becomes is the agent's next whole event
     }
     co_return std::nullopt;
 }
@@ -265,9 +285,9 @@ asio::awaitable<std::optional<LlmResponse>> TraceRecorder::on_model_error(Callba
                                                                           const Error& error)
 {
     {
+        json::object more{{"error.message", error.message()}};
         std::lock_guard lock(mutex_);
-        if (SpanPtr span = close("llm|" + agent_key(ctx)))
-            span->attributes["error.message"] = error.message();
+        close("llm|" + agent_key(ctx), std::move(more));
     }
     co_return std::nullopt;
 }
@@ -284,7 +304,7 @@ asio::awaitable<std::optional<json::value>> TraceRecorder::before_tool(Tool& too
                                         {"gen_ai.tool.description", tool.description()},
                                         {"gen_ai.tool.type", "FunctionTool"},
                                         {"gen_ai.tool.call.id", ctx.function_call_id()},
-                                        {"gcp.vertex.agent.tool_call_args", json::serialize(args)}};
+                                        {"gcp.vertex.agent.tool_call_args", capped(json::serialize(args))}};
     }
     co_return std::nullopt;
 }
@@ -294,11 +314,10 @@ asio::awaitable<std::optional<json::value>> TraceRecorder::after_tool(Tool&, con
 {
     {
         const std::string key = "tool|" + ctx.invocation_id() + "|" + ctx.function_call_id();
+        json::object more{{"gcp.vertex.agent.tool_response", capped(json::serialize(result))}};
         std::lock_guard lock(mutex_);
-        if (SpanPtr span = close(key)) {
-            span->attributes["gcp.vertex.agent.tool_response"] = json::serialize(result);
+        if (SpanPtr span = close(key, std::move(more)))
             awaiting_event_[key] = span;  // the function response event holds the result
-        }
     }
     co_return std::nullopt;
 }
@@ -308,11 +327,10 @@ asio::awaitable<std::optional<json::value>> TraceRecorder::on_tool_error(Tool&, 
 {
     {
         const std::string key = "tool|" + ctx.invocation_id() + "|" + ctx.function_call_id();
+        json::object more{{"error.message", error.message()}};
         std::lock_guard lock(mutex_);
-        if (SpanPtr span = close(key)) {
-            span->attributes["error.message"] = error.message();
+        if (SpanPtr span = close(key, std::move(more)))
             awaiting_event_[key] = span;
-        }
     }
     co_return std::nullopt;
 }

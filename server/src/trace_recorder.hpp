@@ -4,8 +4,10 @@
 // span carries the id of the event the model's answer became, an execute_tool span that of the function
 // response event, so that the UI finds the span of an event it shows.
 //
-// Bounded: at most max_spans spans per session (the oldest go first) and max_sessions sessions (the session
-// seen least recently goes); spans of invocations that never finish are forgotten past max_open.
+// Bounded: at most max_spans spans per session (the oldest go first), max_sessions sessions and max_bytes of
+// attributes in all (the session seen least recently goes first); a request, answer, arguments or result
+// larger than 256 KiB is recorded as {"truncated": true, "bytes": N}; spans of invocations that never finish
+// are forgotten past max_open.
 #pragma once
 
 #include <adk/plugins/plugin.hpp>
@@ -26,7 +28,8 @@ namespace adk::server::detail {
 
 class TraceRecorder final : public Plugin {
 public:
-    explicit TraceRecorder(std::size_t max_spans = 2000, std::size_t max_sessions = 1000, std::size_t max_open = 10000);
+    explicit TraceRecorder(std::size_t max_spans = 2000, std::size_t max_sessions = 1000,
+                           std::size_t max_bytes = std::size_t{64} << 20, std::size_t max_open = 10000);
 
     // The session's finished spans, oldest first (the UI's zod schema: name, span_id, trace_id,
     // parent_span_id, start_time and end_time in ns, attributes).
@@ -61,6 +64,7 @@ private:
         json::object attributes;
         std::string session_id;
         std::string event_id;  // indexed once known
+        std::size_t bytes = 0;  // of the attributes, counted when the span closes
     };
     using SpanPtr = std::shared_ptr<Span>;
 
@@ -73,13 +77,17 @@ private:
     // Under mutex_.
     SpanPtr open(const std::string& key, std::string name, const std::string& trace_key, const std::string& parent_key,
                  const std::string& session_id);
-    SpanPtr close(const std::string& key);  // moves the span to its session's finished list; null when not open
+    // Adds `more` to the span's attributes and moves it to its session's finished list; null when not open.
+    SpanPtr close(const std::string& key, json::object more = {});
+    void forget_session(std::map<std::string, Session>::iterator session);
     void index_event(const SpanPtr& span, const std::string& event_id);
     std::string trace_id_of(const std::string& invocation_id);
 
     const std::size_t max_spans_;
     const std::size_t max_sessions_;
+    const std::size_t max_bytes_;
     const std::size_t max_open_;
+    std::size_t bytes_ = 0;  // of the finished spans' attributes
 
     mutable std::mutex mutex_;
     std::map<std::string, SpanPtr> open_;  // by key: "run|inv", "agent|inv|branch|name", "llm|...", "tool|inv|call id"

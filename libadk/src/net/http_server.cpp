@@ -257,7 +257,7 @@ public:
             if (ec)
                 co_return;
         }
-        beast::flat_buffer& buffer = buffer_;
+        beast::flat_buffer buffer;
         const HttpServerOptions& opts = server_->options;
         while (true) {
             http::request_parser<http::string_body> parser;
@@ -318,40 +318,35 @@ public:
     }
 
 private:
-    // While a stream is open, one read of the connection tells when the client leaves. Bytes that arrive
-    // instead (a pipelined request) stay in the buffer for the next request, and the watch ends there.
+    // While a stream is open, the connection is watched for the client leaving: a wait until the socket is
+    // readable, which reads nothing (over TLS too). Readable with no byte to read is the end of the connection;
+    // bytes (a pipelined request, a TLS alert) end the watch and stay for the next read.
     void start_watch()
     {
-        if (watching_ || buffer_.size() > 0)
-            return;  // a pipelined request is waiting: reading on would take its bytes
+        if (watching_)
+            return;
         watching_ = true;
         watch_stopped_ = false;
         watch_done_.expires_at(asio::steady_timer::time_point::max());
-        auto on_read = [self = this->shared_from_this()](error_code ec, std::size_t n) {
+        auto on_readable = [self = this->shared_from_this()](error_code ec) {
             self->watching_ = false;
             self->watch_done_.cancel();
-            if (!ec)
-                self->buffer_.commit(n);
-            else if (!self->watch_stopped_)
+            if (self->watch_stopped_)
+                return;
+            error_code available_ec;
+            const std::size_t available = self->lowest().socket().available(available_ec);
+            if (ec || available_ec || available == 0)
                 self->notify_client_gone();
         };
-        auto space = buffer_.prepare(1024);
-        if constexpr (plain)
-            lowest().socket().async_read_some(space, asio::bind_cancellation_slot(watch_cancel_.slot(), std::move(on_read)));
-        else
-            stream_.async_read_some(space, std::move(on_read));
+        lowest().socket().async_wait(tcp::socket::wait_read,
+                                     asio::bind_cancellation_slot(watch_cancel_.slot(), std::move(on_readable)));
     }
 
-    // After a request: stops the watch before the next request is read. A TLS read cannot be cancelled and
-    // the stream used again, so a TLS connection that watched ends after its stream.
+    // After a request: stops the watch before the next request is read.
     asio::awaitable<void> end_watch()
     {
         if (!watching_)
             co_return;
-        if constexpr (!plain) {
-            keep_alive_ = false;
-            co_return;
-        }
         watch_stopped_ = true;
         watch_cancel_.emit(asio::cancellation_type::terminal);
         if (watching_) {
@@ -464,7 +459,6 @@ private:
     Stream stream_;
     asio::cancellation_signal stop_;  // on the connection's executor
     bool keep_alive_ = true;
-    beast::flat_buffer buffer_;  // what was read of the connection and not parsed yet
     asio::cancellation_signal watch_cancel_;
     asio::steady_timer watch_done_;  // cancelled when the watch's read completes
     bool watching_ = false;

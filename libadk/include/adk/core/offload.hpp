@@ -18,7 +18,9 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <exception>
@@ -34,6 +36,33 @@ namespace detail {
 
 struct Unit {};
 
+// Keeps the awaiting side's execution context from running out of work while the worker holds the result.
+// On an io_context it counts the work on the io_context itself, whose executor holds no reference: a strand's
+// executor does, and a worker that let go of one after the io_context's run() returned (main destroying the
+// io_context) would touch the freed strand service.
+class ContextWork {
+public:
+    explicit ContextWork(const asio::any_io_executor& ex)
+    {
+        using IoExecutor = asio::io_context::executor_type;
+        if (const auto* strand = ex.target<asio::strand<IoExecutor>>())
+            io_.emplace(strand->get_inner_executor());
+        else if (const auto* io = ex.target<IoExecutor>())
+            io_.emplace(*io);
+        else
+            other_.emplace(ex);
+    }
+    void reset()
+    {
+        io_.reset();
+        other_.reset();
+    }
+
+private:
+    std::optional<asio::executor_work_guard<asio::io_context::executor_type>> io_;
+    std::optional<asio::executor_work_guard<asio::any_io_executor>> other_;
+};
+
 // Posts `fn` to `pool`; its result (or exception) completes the handler on the handler's executor.
 struct OffloadInitiation {
     asio::any_io_executor pool;
@@ -43,8 +72,8 @@ struct OffloadInitiation {
     {
         using R = std::invoke_result_t<F&>;
         using Value = std::conditional_t<std::is_void_v<R>, Unit, R>;
-        auto back = asio::make_work_guard(asio::get_associated_executor(handler));
-        asio::post(pool, [handler = std::move(handler), fn = std::move(fn), back = std::move(back)]() mutable {
+        ContextWork work(asio::get_associated_executor(handler));
+        asio::post(pool, [handler = std::move(handler), fn = std::move(fn), work = std::move(work)]() mutable {
             std::exception_ptr error;
             std::optional<Value> value;
             try {
@@ -58,11 +87,16 @@ struct OffloadInitiation {
                 error = std::current_exception();
             }
             // Everything moves to the caller's side: this thread keeps no reference to the exception, whose
-            // count libstdc++ keeps in code ThreadSanitizer does not see.
-            auto ex = back.get_executor();
-            asio::dispatch(ex, [handler = std::move(handler), error = std::move(error), value = std::move(value)]() mutable {
-                handler(std::move(error), std::move(value));
-            });
+            // count libstdc++ keeps in code ThreadSanitizer does not see. The copy of the caller's executor
+            // goes before the work is let go.
+            {
+                auto ex = asio::get_associated_executor(handler);
+                asio::dispatch(ex, [handler = std::move(handler), error = std::move(error),
+                                    value = std::move(value)]() mutable {
+                    handler(std::move(error), std::move(value));
+                });
+            }
+            work.reset();
         });
     }
 };

@@ -20,9 +20,10 @@
 //   that stops reading is closed). A handler that streams is held back by its client, never buffered.
 // * Failures: a handler that throws before answering gets a 500 with the exception's text; after it began
 //   a stream, the connection is closed (the client sees the stream end without its last chunk).
-// * A client that leaves mid-stream: while a stream is open the server reads the connection, so it learns at
-//   once that the client closed it (client_gone(), on_client_gone()), even while the handler writes nothing.
-//   A client that half-closes its side after its request counts as gone too.
+// * A client that leaves mid-stream: while a stream is open the server watches the connection (without
+//   reading it), so it learns at once that the client closed it (client_gone(), on_client_gone()), even while
+//   the handler writes nothing. A client that half-closes its side after its request counts as gone too. Over
+//   TLS a client that says goodbye first (a close_notify alert) is seen at the stream's next write instead.
 // * Threads: each connection runs on a strand of the executor (or the executor itself when the server is
 //   told it is single_threaded); stop() is safe from any thread.
 #pragma once

@@ -79,6 +79,10 @@ public:
     // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413.
     std::size_t max_inline_data_bytes = std::size_t{10} << 20;
 
+    // Keep the spans of the runs' model and tool calls for the web UI's trace view (in memory, bounded); off,
+    // the trace routes find none and runs skip the bookkeeping.
+    bool record_traces = true;
+
     // When set, every request but a CORS preflight must carry "Authorization: Bearer <token>" (401 without).
     // A server that listens off loopback refuses to start without one, unless allow_unauthenticated is set.
     std::string bearer_token;
