@@ -81,6 +81,24 @@ asio::awaitable<adk::net::HttpResponse> get_sse(adk::net::HttpClient& client, co
     co_return co_await client.send(std::move(req));
 }
 
+// Starts a run over /run_sse, reads its first frame, and goes away (the connection closes).
+class Left {
+public:
+    std::string run_id;
+    std::vector<Frame> first;  // one frame, unless the stream ended before it
+};
+
+asio::awaitable<Left> start_and_leave(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                      std::string_view body)
+{
+    adk::net::HttpResponse res = co_await post_sse(client, server, body);
+    Left left;
+    left.run_id = std::string(res.header("x-adk-run-id"));
+    FrameReader reader(res);
+    left.first = co_await reader.read(1);
+    co_return left;
+}
+
 asio::awaitable<void> sleep_for(std::chrono::milliseconds d)
 {
     asio::steady_timer timer(co_await asio::this_coro::executor, d);
@@ -261,15 +279,10 @@ TEST_CASE("ApiServer: a client that reconnects with Last-Event-ID gets the frame
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string body = run_body("s1", false);
-        std::string run_id;
-        {
-            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
-            run_id = std::string(res.header("x-adk-run-id"));
-            FrameReader reader(res);
-            std::vector<Frame> first = co_await reader.read(1);
-            REQUIRE(first.size() == 1);
-            CHECK(first[0].id == run_id + ":1");
-        }  // the client goes away while the tool runs
+        Left left = co_await start_and_leave(f.client, *f.server, body);  // it goes while the tool runs
+        const std::string run_id = left.run_id;
+        REQUIRE(left.first.size() == 1);
+        CHECK(left.first[0].id == run_id + ":1");
         const std::string last = run_id + ":1";
         adk::net::HttpResponse again = co_await post_sse(f.client, *f.server, body, last);
         CHECK(again.status() == 200);
@@ -311,15 +324,10 @@ TEST_CASE("ApiServer: a run whose client left is cancelled when the grace period
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string body = run_body("s1", true);
-        std::string run_id;
-        {
-            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
-            run_id = std::string(res.header("x-adk-run-id"));
-            FrameReader reader(res);
-            std::vector<Frame> first = co_await reader.read(1);
-            REQUIRE(first.size() == 1);
-            CHECK(partial(first[0]));
-        }
+        Left left = co_await start_and_leave(f.client, *f.server, body);
+        const std::string run_id = left.run_id;
+        REQUIRE(left.first.size() == 1);
+        CHECK(partial(left.first[0]));
         if (grace > 0ms) {
             Reply runs = co_await call(f.client, *f.server, "GET", "/apps/weather/users/u/sessions/s1/runs");
             REQUIRE(runs.json().as_array().size() == 1);
@@ -432,16 +440,9 @@ TEST_CASE("ApiServer: 20 clients run, drop and reconnect at once on an io_contex
             const std::string path = "/apps/weather/users/u/sessions/" + session;
             Reply created = co_await call(client, server, "POST", path);
             const std::string body = run_body(session, true);
-            std::string run_id;
-            std::string last;
-            {
-                adk::net::HttpResponse res = co_await post_sse(client, server, body);
-                run_id = std::string(res.header("x-adk-run-id"));
-                FrameReader reader(res);
-                std::vector<Frame> first = co_await reader.read(1);
-                if (first.size() == 1)
-                    last = first[0].id;
-            }
+            Left left = co_await start_and_leave(client, server, body);
+            const std::string run_id = left.run_id;
+            const std::string last = left.first.size() == 1 ? left.first[0].id : std::string();
             adk::net::HttpResponse again = co_await post_sse(client, server, body, last);
             FrameReader reader(again);
             std::vector<Frame> rest = co_await reader.read_all();
