@@ -10,6 +10,8 @@ packages=(
   libsqlite3-dev                               # adk::sqlite: sessions and memory in an SQLite file
   libpq-dev postgresql                         # adk::postgres, and the PostgreSQL server its tests start
   clang-14 libclang-rt-14-dev                  # the libFuzzer targets (tools/fuzz.sh): clang and libFuzzer
+  libyaml-cpp-dev                              # adk::cli reads ADK's agent-config YAML
+  chromium                                     # the browser test drives the ADK web UI (tests/interop/web_ui)
 )
 
 missing=()
@@ -35,3 +37,7 @@ if ((${#missing[@]})); then
   $sudo apt-get update -q
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+# The ADK web UI's static files, for `adk web` and the browser test: fetched once into the cache. Without the
+# npm registry `adk web` says where to put them, and the browser test skips.
+"$(dirname "$0")/fetch_web_ui.sh" >/dev/null || echo "setup: the ADK web UI could not be fetched (see above); adk web needs --ui_dir" >&2

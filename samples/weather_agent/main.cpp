@@ -9,9 +9,10 @@
 #include <adk/adk.hpp>
 #include <adk/providers/make_model.hpp>
 
+#include "get_weather.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/describe/class.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <cstdlib>
@@ -19,20 +20,6 @@
 
 namespace asio = boost::asio;
 namespace json = boost::json;
-
-struct WeatherArgs {
-    std::string city;
-    std::optional<std::string> units;
-};
-BOOST_DESCRIBE_STRUCT(WeatherArgs, (), (city, units))
-
-asio::awaitable<json::value> get_weather(adk::ToolContext& ctx, WeatherArgs args)
-{
-    ctx.set_state("user:last_city", args.city);  // remembered across the user's sessions
-    bool fahrenheit = args.units == "fahrenheit";
-    co_return json::object{{"city", args.city}, {"sky", "sunny"}, {"temperature", fahrenheit ? 72 : 22},
-                           {"units", fahrenheit ? "fahrenheit" : "celsius"}};
-}
 
 asio::awaitable<void> chat(std::string question)
 {
@@ -48,10 +35,7 @@ asio::awaitable<void> chat(std::string question)
         });
         model = scripted;
     }
-    auto weather = adk::FunctionTool::create<WeatherArgs>("get_weather", "Returns the current weather in a city.",
-                                                          get_weather,
-                                                          {{"city", "The city, e.g. Paris"},
-                                                           {"units", "celsius (default) or fahrenheit"}});
+    auto weather = samples::get_weather_tool();
     auto agent = adk::LlmAgent::builder("weather_agent")
                      .description("Answers questions about the weather.")
                      .model(model)

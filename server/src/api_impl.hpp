@@ -12,6 +12,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -47,6 +48,9 @@ json::value body_json(const IncomingRequest& req);
 // (invalid_argument) that names it when it is of another kind.
 const json::value* member(const json::value& body, std::string_view name, json::kind kind, std::string_view what);
 Error session_not_found(const std::string& id);
+// The web UI's folder made canonical, or empty when `dir` is; throws adk::Error (invalid_argument) when it
+// holds no index.html.
+std::filesystem::path web_ui_root(const std::string& dir);
 
 }  // namespace detail
 
@@ -105,7 +109,12 @@ public:
     asio::awaitable<void> session_trace(ResponseWriter& res, const std::string& session_id);
     asio::awaitable<void> event_trace(ResponseWriter& res, const std::string& event_id);
 
+    // web_ui_routes.cpp
+    bool is_web_ui_target(const detail::RequestTarget& target) const;
+    asio::awaitable<void> web_ui(const IncomingRequest& req, ResponseWriter& res, const detail::RequestTarget& target);
+
     ApiServerOptions options;
+    std::filesystem::path web_ui_root;  // empty: no web UI
     std::map<std::string, AppEntry, std::less<>> apps;
     std::shared_ptr<detail::RunRegistry> runs;
     std::shared_ptr<detail::TraceRecorder> traces;  // the first plugin of every app's runner

@@ -113,7 +113,8 @@ ApiServerOptions::ApiServerOptions()
 }
 
 ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts)
-    : options(std::move(opts)), traces(std::make_shared<detail::TraceRecorder>())
+    : options(std::move(opts)), web_ui_root(detail::web_ui_root(options.web_ui_dir)),
+      traces(std::make_shared<detail::TraceRecorder>())
 {
     if (!options.session_service)
         throw Error(errc::invalid_argument, "ApiServerOptions::session_service is null: give the server one "
@@ -225,6 +226,10 @@ asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWrit
     RequestTarget target = RequestTarget::parse(req.target, refused);
     if (!refused.empty()) {
         co_await detail::reply_error(res, 400, refused);
+        co_return;
+    }
+    if (is_web_ui_target(target)) {
+        co_await web_ui(req, res, target);
         co_return;
     }
     const std::string& method = req.method;

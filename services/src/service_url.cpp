@@ -1,5 +1,7 @@
 #include <adk/services/service_url.hpp>
 
+#include <adk/artifacts/file_artifact_service.hpp>
+#include <adk/artifacts/in_memory_artifact_service.hpp>
 #include <adk/core/error.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>
 #include <adk/postgres/postgres_session_service.hpp>
@@ -31,10 +33,11 @@ std::string printable_url(std::string_view url)
     return safe.substr(0, 200);
 }
 
-[[noreturn]] void refuse(std::string_view url, std::string_view why)
+[[noreturn]] void refuse(std::string_view url, std::string_view why, std::string_view service = "session",
+                         std::string_view accepted_urls = accepted)
 {
-    throw Error(errc::invalid_argument, "session service URL '" + printable_url(url) + "': " + std::string(why) +
-                                            ". Accepted: " + std::string(accepted));
+    throw Error(errc::invalid_argument, std::string(service) + " service URL '" + printable_url(url) +
+                                            "': " + std::string(why) + ". Accepted: " + std::string(accepted_urls));
 }
 
 }  // namespace
@@ -66,6 +69,24 @@ std::shared_ptr<SessionService> open_session_service(std::string_view url)
         return std::make_shared<postgres::PostgresSessionService>(std::string(url));
     }
     refuse(url, "unknown scheme");
+}
+
+std::shared_ptr<ArtifactService> open_artifact_service(std::string_view url)
+{
+    constexpr std::string_view accepted_urls = "memory://, file:///relative/folder or file:////absolute/folder";
+    if (url == "memory://" || url == "memory:")
+        return std::make_shared<InMemoryArtifactService>();
+    constexpr std::string_view file = "file://";
+    if (!url.starts_with(file))
+        refuse(url, "unknown scheme", "artifact", accepted_urls);
+    std::string_view rest = url.substr(file.size());
+    if (!rest.starts_with('/') || rest.size() == 1)
+        refuse(url, "a folder is named after a third slash (a host is not accepted)", "artifact", accepted_urls);
+    std::string_view path = rest.substr(1);
+    for (char c : path)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '?' || c == '#')
+            refuse(url, "the path holds a control character, '?' or '#'", "artifact", accepted_urls);
+    return std::make_shared<FileArtifactService>(std::string(path));
 }
 
 }  // namespace adk::services

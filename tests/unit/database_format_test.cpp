@@ -1,4 +1,6 @@
 // ADK's session database format (adk/sessions/database_format.hpp) and the URLs that pick a session service.
+#include <adk/artifacts/file_artifact_service.hpp>
+#include <adk/artifacts/in_memory_artifact_service.hpp>
 #include <adk/core/error.hpp>
 #include <adk/services/service_url.hpp>
 #include <adk/sessions/database_format.hpp>
@@ -71,6 +73,28 @@ TEST_CASE("service URLs: memory and sqlite forms open, others are refused with t
     CHECK_THROWS_AS(adk::services::open_session_service("sqlite://host/file.db"), adk::Error);
     CHECK_THROWS_AS(adk::services::open_session_service("sqlite:///"), adk::Error);
     CHECK_THROWS_AS(adk::services::open_session_service("sqlite:///x.db?mode=ro"), adk::Error);
+}
+
+TEST_CASE("artifact service URLs: memory:// and file:// open, others are refused with the accepted forms",
+          "[artifacts][database]")
+{
+    adk::test::TempDir dir("artifact-urls");
+    CHECK(dynamic_cast<adk::InMemoryArtifactService*>(adk::services::open_artifact_service("memory://").get()));
+    const std::string folder = (dir.path() / "files").string();
+    auto files = adk::services::open_artifact_service("file:///" + folder);  // an absolute path: four slashes
+    auto* file_service = dynamic_cast<adk::FileArtifactService*>(files.get());
+    REQUIRE(file_service);
+    CHECK(file_service->root() == std::filesystem::path(folder));
+    CHECK(std::filesystem::is_directory(folder));
+    try {
+        adk::services::open_artifact_service("gs://bucket?key=secret");
+        FAIL("an unknown scheme was accepted");
+    } catch (const adk::Error& e) {
+        CHECK_THAT(e.message(), Catch::Contains("file:///relative/folder") && !Catch::Contains("secret"));
+    }
+    CHECK_THROWS_AS(adk::services::open_artifact_service("file://host/folder"), adk::Error);
+    CHECK_THROWS_AS(adk::services::open_artifact_service("file:///"), adk::Error);
+    CHECK_THROWS_AS(adk::services::open_artifact_service("file:///a?b"), adk::Error);
 }
 
 TEST_CASE("SqliteSessionService refuses a database of another schema version, and ADK's schema before version 1",

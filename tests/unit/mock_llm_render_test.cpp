@@ -105,3 +105,36 @@ TEST_CASE("mock-llm: a bad script is refused when the server is made, naming the
     CHECK(refusal(R"({"turns": [{"chunks": ["a"], "repeat": 2}, {"error": {"status": 429, "retry_after": 1}}]})") ==
           "accepted");
 }
+
+TEST_CASE("mock-llm: an agent named in the system instruction gets its own turns, in each format", "[mock_llm]")
+{
+    const json::value script = json::parse(R"({"turns": [{"text": "default"}],
+        "agents": {"weather_agent": {"turns": [{"text": "weather"}]}, "critic": {"turns": [{"text": "critic"}]}}})");
+    const std::string named = R"(You are an agent. Your internal name is \"critic\".)";
+    const std::string unknown = R"(You are an agent. Your internal name is \"someone_else\".)";
+    auto text_of = [&](Format format, const std::string& request) {
+        auto answer = adk::mock_llm::render(script, format, false, "m", request);
+        REQUIRE(answer.status == 200);
+        return answer.body;
+    };
+    auto gemini = [](const std::string& system) {
+        return R"({"systemInstruction": {"parts": [{"text": "x"}, {"text": ")" + system +
+               R"("}]}, "contents": [{"role": "user", "parts": [{"text": "hi"}]}]})";
+    };
+    CHECK_THAT(text_of(Format::gemini, gemini(named)), Catch::Contains("\"critic\""));
+    CHECK_THAT(text_of(Format::gemini, gemini(unknown)), Catch::Contains("\"default\""));
+    CHECK_THAT(text_of(Format::gemini, R"({"contents": []})"), Catch::Contains("\"default\""));
+    CHECK_THAT(text_of(Format::openai, R"({"model": "m", "messages": [{"role": "system", "content": ")" + named +
+                                           R"("}, {"role": "user", "content": "hi"}]})"),
+               Catch::Contains("\"critic\""));
+    CHECK_THAT(text_of(Format::anthropic, R"({"model": "m", "system": [{"type": "text", "text": ")" + named +
+                                              R"("}], "messages": [{"role": "user", "content": "hi"}]})"),
+               Catch::Contains("\"critic\""));
+    CHECK_THAT(text_of(Format::anthropic, R"({"model": "m", "system": ")" + named + R"(", "messages": []})"),
+               Catch::Contains("\"critic\""));
+    boost::asio::io_context ioc;
+    adk::mock_llm::ServerOptions options;
+    options.script = json::parse(R"({"turns": [{"text": "a"}], "agents": {"critic": {"turns": []}}})");
+    CHECK_THROWS_WITH(adk::mock_llm::Server(ioc.get_executor(), options),
+                      Catch::Contains("the script of the agent 'critic'"));
+}

@@ -307,14 +307,81 @@ std::size_t model_turns_in(const json::value& request, Format format)
     return n;
 }
 
-void validate_script(const json::value& script)
+namespace {
+
+std::string system_text_of(const json::value& request, Format format)
 {
-    const auto* turns = script.is_object() ? script.get_object().if_contains("turns") : nullptr;
+    const auto& o = request.get_object();
+    std::string text;
+    auto add_parts = [&](const json::value* parts, const char* key) {
+        if (parts && parts->is_array())
+            for (const auto& part : parts->get_array())
+                if (part.is_object())
+                    text += str(part.get_object().if_contains(key));
+    };
+    switch (format) {
+    case Format::gemini:
+        if (auto* si = o.if_contains("systemInstruction"); si && si->is_object())
+            add_parts(si->get_object().if_contains("parts"), "text");
+        break;
+    case Format::openai:
+        if (auto* messages = o.if_contains("messages"); messages && messages->is_array())
+            for (const auto& m : messages->get_array())
+                if (m.is_object() && str(m.get_object().if_contains("role")) == "system") {
+                    const json::value* content = m.get_object().if_contains("content");
+                    text += str(content);
+                    add_parts(content, "text");
+                }
+        break;
+    case Format::anthropic:
+        text = str(o.if_contains("system"));
+        add_parts(o.if_contains("system"), "text");
+        break;
+    }
+    return text;
+}
+
+// The turns for this request: the agent's own when the script has them and the system instruction names
+// the agent as ADK does ("Your internal name is \"NAME\"."), else the script's "turns".
+const json::array* turns_for(const json::value& script, const json::value& request, Format format)
+{
+    const auto& o = script.get_object();
+    if (auto* agents = o.if_contains("agents"); agents && agents->is_object() && !agents->get_object().empty()) {
+        const std::string system = system_text_of(request, format);
+        const std::string_view marker = "internal name is \"";
+        if (auto at = system.find(marker); at != std::string::npos) {
+            const auto start = at + marker.size();
+            const std::string name = system.substr(start, system.find('"', start) - start);
+            if (auto* own = agents->get_object().if_contains(name))
+                return &own->get_object().at("turns").get_array();
+        }
+    }
+    return &o.at("turns").get_array();
+}
+
+void validate_turns(const json::value* turns, const std::string& where)
+{
     if (!turns || !turns->is_array() || turns->get_array().empty())
-        throw std::invalid_argument("the script must be an object with a non-empty \"turns\" array "
+        throw std::invalid_argument(where + " must be an object with a non-empty \"turns\" array "
                                     "(tools/mock_llm/README.md)");
     for (std::size_t i = 0; i < turns->get_array().size(); ++i)
         (void)parse_turn(turns->get_array()[i], i);
+}
+
+}  // namespace
+
+void validate_script(const json::value& script)
+{
+    validate_turns(script.is_object() ? script.get_object().if_contains("turns") : nullptr, "the script");
+    const auto* agents = script.get_object().if_contains("agents");
+    if (!agents)
+        return;
+    if (!agents->is_object())
+        throw std::invalid_argument("the script's \"agents\" must be an object: agent name to {\"turns\": [...]}");
+    for (const auto& [name, own] : agents->get_object()) {
+        const std::string where = "the script of the agent '" + std::string(name) + "'";
+        validate_turns(own.is_object() ? own.get_object().if_contains("turns") : nullptr, where);
+    }
 }
 
 Answer render(const json::value& script, Format format, bool stream, const std::string& model_in,
@@ -337,14 +404,7 @@ Answer render(const json::value& script, Format format, bool stream, const std::
         stream = s && s->is_bool() && s->get_bool();
         model = str(request.get_object().if_contains("model"), "mock-model");
     }
-    const auto* turns = script.is_object() ? script.get_object().if_contains("turns") : nullptr;
-    if (!turns || !turns->is_array() || turns->get_array().empty()) {
-        answer.status = 500;
-        answer.content_type = "application/json";
-        answer.body = error_body(format, 500, "mock-llm: the script has no turns");
-        return answer;
-    }
-    const auto& list = turns->get_array();
+    const json::array& list = *turns_for(script, request, format);
     const std::size_t index = std::min(model_turns_in(request, format), list.size() - 1);
     auto turn = std::make_shared<Turn>(parse_turn(list[index], index));
     const std::size_t prompt = request_body.size() / 4 + 1;

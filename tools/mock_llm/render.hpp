@@ -11,6 +11,9 @@
 // The turn answered is the number of model (assistant) messages in the request's history: the first
 // request of a conversation gets turn 0, the request after a tool call gets turn 1, and concurrent
 // conversations do not disturb each other. Past the last turn, the last one is answered again.
+// A script may also give agents turns of their own, picked when the request's system instruction names the
+// agent as ADK does ("Your internal name is \"NAME\"."):
+//   {"turns": [...], "agents": {"weather_agent": {"turns": [...]}, "critic": {"turns": [...]}}}
 #pragma once
 
 #include <boost/json/value.hpp>

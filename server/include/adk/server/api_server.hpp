@@ -19,6 +19,7 @@
 // artifacts/{name}/versions, GET artifacts/{name}/versions/{v}. The web UI's /dev/apps/{app}/build_graph,
 // build_graph_image (graphviz DOT), event graphs, and debug traces (of the model and tool calls of the runs
 // this server made, kept in memory).
+// With web_ui_dir, the ADK web UI at /dev-ui/ (GET / redirects there), its runtime config made here.
 // Anything else: 404 Not Found with {"error": "..."}.
 //
 // Errors are {"error": "<what was wrong, and what to do>"}: 400 for a body or path that is not what the
@@ -78,6 +79,10 @@ public:
     std::size_t max_runs = 100000;
     // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413.
     std::size_t max_inline_data_bytes = std::size_t{10} << 20;
+
+    // The ADK web UI: the dist/browser folder of the npm package @google/adk-devtools, served at /dev-ui/
+    // (with / leading there) and talking to this server's API. Empty: no web UI.
+    std::string web_ui_dir;
 
     // Keep the spans of the runs' model and tool calls for the web UI's trace view (in memory, bounded); off,
     // the trace routes find none and runs skip the bookkeeping.

@@ -7,10 +7,16 @@
 //   postgresql://user@host/db      PostgresSessionService (also postgres://); the rest of the URL is libpq's:
 //                                  a port, ?sslmode=require, a unix socket as %2Fvar%2Frun%2Fpostgresql ...
 //
+// And an artifact service, as ADK's `--artifact_service_uri` does:
+//
+//   memory://                      InMemoryArtifactService
+//   file:///relative/folder        FileArtifactService in that folder (file:////absolute/folder)
+//
 // A URL of another form is refused with adk::Error (invalid_argument) that lists the accepted ones; the
 // message never repeats a password or a query string.
 #pragma once
 
+#include <adk/artifacts/artifact_service.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <memory>
@@ -19,5 +25,6 @@
 namespace adk::services {
 
 std::shared_ptr<SessionService> open_session_service(std::string_view url);
+std::shared_ptr<ArtifactService> open_artifact_service(std::string_view url);
 
 }  // namespace adk::services

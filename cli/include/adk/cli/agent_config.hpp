@@ -1,0 +1,78 @@
+// Agents from ADK's agent-config YAML, laid out as ADK Python lays them out: a folder of apps, each app a
+// folder holding its root_agent.yaml.
+//
+//   agents/weather_agent/root_agent.yaml:
+//     agent_class: LlmAgent              # or SequentialAgent, ParallelAgent, LoopAgent (LlmAgent when absent)
+//     name: weather_agent
+//     model: gemini-2.5-flash            # any id adk::make_model takes
+//     description: Answers questions about the weather.
+//     instruction: You answer questions about the weather in {city?}.
+//     tools:
+//       - name: get_weather              # a tool of the ToolRegistry
+//     sub_agents:
+//       - config_path: ./helper.yaml     # relative to this file; never out of the app's folder
+//     output_key: last_answer
+//     include_contents: default          # or none
+//     generate_content_config: {temperature: 0.2, max_output_tokens: 512, top_p: 0.9, top_k: 40,
+//                               stop_sequences: [END]}
+//     disallow_transfer_to_parent: false
+//     disallow_transfer_to_peers: false
+//     max_iterations: 3                  # LoopAgent only
+//
+// Anything else (callbacks and schemas given as Python code, `code:` references, unknown fields) is refused:
+// a YAML error is an adk::Error (invalid_argument) whose message starts with "FILE:LINE:COLUMN:" and names the
+// field. Link adk::cli.
+#pragma once
+
+#include <adk/agents/agent.hpp>
+#include <adk/models/model.hpp>
+#include <adk/server/api_server.hpp>
+#include <adk/tools/tool.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace adk::cli {
+
+// The tools a YAML file may name, by name: the built-in ones (exit_loop, load_memory, preload_memory,
+// load_artifacts) and those the program adds.
+class ToolRegistry {
+public:
+    ToolRegistry();
+    // Adds the tool under its own name, replacing one of that name.
+    void add(std::shared_ptr<Tool> tool);
+    std::shared_ptr<Tool> find(std::string_view name) const;
+    std::vector<std::string> names() const;
+
+private:
+    std::map<std::string, std::shared_ptr<Tool>, std::less<>> tools_;
+};
+
+class AgentConfigOptions {
+public:
+    AgentConfigOptions();
+    ToolRegistry tools;
+    // Makes the model of an id; adk::make_model by default. Called once per id.
+    std::function<std::shared_ptr<Model>(const std::string& id)> make_model;
+    // When set, every LlmAgent uses this model id instead of its `model:` (adk's --model flag).
+    std::string model_override;
+};
+
+static_assert(!std::is_aggregate_v<AgentConfigOptions>);
+
+// The agent tree that `yaml_file` describes. Throws adk::Error (invalid_argument) naming the file, line and
+// field of what is wrong; an error of a model's provider (a key not set) is named with the agent.
+std::shared_ptr<Agent> load_agent_config(const std::filesystem::path& yaml_file, const AgentConfigOptions& options);
+
+// Every app of `agents_dir`: each folder of it that holds a root_agent.yaml, named by the folder (an
+// identifier), sorted by name. Throws adk::Error (invalid_argument) when the folder cannot be read, holds no
+// app, or an app's YAML is wrong (as above).
+std::vector<server::App> load_apps(const std::filesystem::path& agents_dir, const AgentConfigOptions& options);
+
+}  // namespace adk::cli

@@ -1,0 +1,382 @@
+// Agent-config YAML to agents: each field checked where it stands, each error placed at its file, line and
+// column.
+#include <adk/cli/agent_config.hpp>
+
+#include <adk/agents/llm_agent.hpp>
+#include <adk/agents/workflow_agents.hpp>
+#include <adk/core/error.hpp>
+#include <adk/providers/make_model.hpp>
+#include <adk/tools/builtin_tools.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+#include <system_error>
+
+namespace adk::cli {
+
+namespace fs = std::filesystem;
+
+ToolRegistry::ToolRegistry()
+{
+    add(exit_loop_tool());
+    add(load_memory_tool());
+    add(preload_memory_tool());
+    add(load_artifacts_tool());
+}
+
+void ToolRegistry::add(std::shared_ptr<Tool> tool)
+{
+    if (!tool)
+        throw Error(errc::invalid_argument, "ToolRegistry::add was given a null tool");
+    std::string name = tool->name();
+    tools_.insert_or_assign(std::move(name), std::move(tool));
+}
+
+std::shared_ptr<Tool> ToolRegistry::find(std::string_view name) const
+{
+    auto it = tools_.find(name);
+    return it == tools_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ToolRegistry::names() const
+{
+    std::vector<std::string> out;
+    for (const auto& [name, tool] : tools_)
+        out.push_back(name);
+    return out;
+}
+
+AgentConfigOptions::AgentConfigOptions()
+    : make_model([](const std::string& id) { return adk::make_model(id); })
+{
+}
+
+namespace {
+
+bool is_identifier(std::string_view name)
+{
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+bool is_under(const fs::path& root, const fs::path& path)
+{
+    auto [end, rest] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+    return end == root.end();
+}
+
+// Reads one app's YAML files, the root and those its sub_agents name.
+class Loader {
+public:
+    Loader(const AgentConfigOptions& options, fs::path app_dir) : options_(options), app_dir_(std::move(app_dir)) {}
+
+    std::shared_ptr<Agent> load(const fs::path& file)
+    {
+        std::error_code ec;
+        const fs::path canonical = fs::canonical(file, ec);
+        if (ec)
+            throw Error(errc::invalid_argument, file.string() + ": cannot be read (" + ec.message() + ")");
+        if (!is_under(app_dir_, canonical))
+            throw Error(errc::invalid_argument, file.string() + ": is outside the app's folder " +
+                                                    app_dir_.string() + "; an app's YAML files stay in its folder");
+        if (!open_.insert(canonical).second)
+            throw Error(errc::invalid_argument, file.string() + ": names itself among its sub_agents, directly "
+                                                                "or through another file");
+        YAML::Node root;
+        try {
+            root = YAML::LoadFile(canonical.string());
+        } catch (const YAML::BadFile&) {
+            throw Error(errc::invalid_argument, file.string() + ": cannot be read");
+        } catch (const YAML::ParserException& e) {
+            throw Error(errc::invalid_argument, where(file, e.mark) + "not YAML: " + e.msg);
+        }
+        auto agent = build(file, root);
+        open_.erase(canonical);
+        return agent;
+    }
+
+private:
+    static std::string where(const fs::path& file, const YAML::Mark& mark)
+    {
+        if (mark.is_null())
+            return file.string() + ": ";
+        return file.string() + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": ";
+    }
+
+    [[noreturn]] static void fail(const fs::path& file, const YAML::Node& node, const std::string& what)
+    {
+        throw Error(errc::invalid_argument, where(file, node.Mark()) + what);
+    }
+
+    static std::string text(const fs::path& file, const YAML::Node& node, std::string_view field)
+    {
+        if (!node.IsScalar())
+            fail(file, node, "'" + std::string(field) + "' must be a string");
+        return node.Scalar();
+    }
+
+    template <class T>
+    static T number(const fs::path& file, const YAML::Node& node, std::string_view field, std::string_view expected)
+    {
+        try {
+            if (node.IsScalar())
+                return node.as<T>();
+        } catch (const YAML::Exception&) {
+        }
+        fail(file, node, "'" + std::string(field) + "' must be " + std::string(expected));
+    }
+
+    static bool flag(const fs::path& file, const YAML::Node& node, std::string_view field)
+    {
+        return number<bool>(file, node, field, "true or false");
+    }
+
+    std::shared_ptr<Model> model(const std::string& id, const std::string& agent_name)
+    {
+        auto it = models_.find(id);
+        if (it != models_.end())
+            return it->second;
+        std::shared_ptr<Model> m;
+        try {
+            m = options_.make_model(id);
+        } catch (const Error& e) {
+            throw Error(e.code(), "agent '" + agent_name + "': model '" + id + "': " + e.message());
+        }
+        if (!m)
+            throw Error(errc::invalid_argument, "agent '" + agent_name + "': no model for '" + id + "'");
+        models_.emplace(id, m);
+        return m;
+    }
+
+    std::vector<std::shared_ptr<Agent>> sub_agents(const fs::path& file, const YAML::Node& list)
+    {
+        std::vector<std::shared_ptr<Agent>> out;
+        if (!list.IsSequence())
+            fail(file, list, "'sub_agents' must be a list of {config_path: FILE}");
+        for (const auto& item : list) {
+            if (!item.IsMap() || !item["config_path"])
+                fail(file, item, item.IsMap() && item["code"]
+                                     ? "'sub_agents': a 'code' reference names Python code; adk-cpp's YAML takes "
+                                       "'config_path' (build agents of your own in C++)"
+                                     : "'sub_agents': each item must be {config_path: FILE}");
+            for (const auto& field : item)
+                if (field.first.Scalar() != "config_path")
+                    fail(file, field.first, "'sub_agents': unknown field '" + field.first.Scalar() + "'");
+            const std::string relative = text(file, item["config_path"], "config_path");
+            const fs::path path = file.parent_path() / relative;
+            std::error_code ec;
+            if (!fs::exists(path, ec))
+                fail(file, item["config_path"], "'config_path': " + relative + " does not exist");
+            const fs::path canonical = fs::canonical(path, ec);
+            if (ec || !is_under(app_dir_, canonical))
+                fail(file, item["config_path"], "'config_path': " + relative + " is outside the app's folder");
+            out.push_back(load(path));
+        }
+        return out;
+    }
+
+    std::vector<std::shared_ptr<Tool>> tools(const fs::path& file, const YAML::Node& list)
+    {
+        std::vector<std::shared_ptr<Tool>> out;
+        if (!list.IsSequence())
+            fail(file, list, "'tools' must be a list of {name: TOOL}");
+        for (const auto& item : list) {
+            const YAML::Node name_node = item.IsMap() ? item["name"] : item;
+            if (item.IsMap())
+                for (const auto& field : item)
+                    if (field.first.Scalar() != "name")
+                        fail(file, field.first,
+                             "'tools': the field '" + field.first.Scalar() +
+                                 "' is not supported (a tool's arguments are set where it is registered, in C++)");
+            const std::string name = text(file, name_node, "tools: name");
+            auto tool = options_.tools.find(name);
+            if (!tool) {
+                std::string known;
+                for (const auto& n : options_.tools.names())
+                    known += (known.empty() ? "" : ", ") + n;
+                fail(file, name_node, "'tools': no tool named '" + name + "' is registered (known: " + known + ")");
+            }
+            out.push_back(std::move(tool));
+        }
+        return out;
+    }
+
+    static GenerateContentConfig generate_config(const fs::path& file, const YAML::Node& map)
+    {
+        GenerateContentConfig config;
+        if (!map.IsMap())
+            fail(file, map, "'generate_content_config' must be a map");
+        for (const auto& field : map) {
+            const std::string key = field.first.Scalar();
+            const YAML::Node& v = field.second;
+            if (key == "temperature")
+                config.temperature = number<double>(file, v, key, "a number");
+            else if (key == "top_p")
+                config.top_p = number<double>(file, v, key, "a number");
+            else if (key == "top_k")
+                config.top_k = number<int>(file, v, key, "a whole number");
+            else if (key == "max_output_tokens")
+                config.max_output_tokens = number<int>(file, v, key, "a whole number");
+            else if (key == "stop_sequences") {
+                if (!v.IsSequence())
+                    fail(file, v, "'stop_sequences' must be a list of strings");
+                for (const auto& s : v)
+                    config.stop_sequences.push_back(text(file, s, "stop_sequences"));
+            } else
+                fail(file, field.first, "'generate_content_config': unknown field '" + key +
+                                            "' (known: temperature, top_p, top_k, max_output_tokens, stop_sequences)");
+        }
+        return config;
+    }
+
+    std::shared_ptr<Agent> build(const fs::path& file, const YAML::Node& root)
+    {
+        if (!root.IsMap())
+            fail(file, root, "an agent config must be a map of fields (agent_class, name, ...)");
+        std::string agent_class = "LlmAgent";
+        if (root["agent_class"]) {
+            agent_class = text(file, root["agent_class"], "agent_class");
+            constexpr std::string_view python_prefix = "google.adk.agents.";
+            if (agent_class.starts_with(python_prefix))
+                agent_class = agent_class.substr(python_prefix.size());
+            if (agent_class == "Agent")
+                agent_class = "LlmAgent";
+        }
+        const bool llm = agent_class == "LlmAgent";
+        const bool loop = agent_class == "LoopAgent";
+        if (!llm && !loop && agent_class != "SequentialAgent" && agent_class != "ParallelAgent")
+            fail(file, root["agent_class"], "'agent_class': '" + agent_class +
+                                                "' is not one of LlmAgent, SequentialAgent, ParallelAgent, LoopAgent");
+        if (!root["name"])
+            fail(file, root, "'name' is missing: every agent has a name");
+        const std::string name = text(file, root["name"], "name");
+        if (!is_identifier(name) || name == "user")
+            fail(file, root["name"], "'name': '" + name + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, not 'user')");
+
+        static const std::set<std::string, std::less<>> common{"agent_class", "name", "description", "sub_agents"};
+        static const std::set<std::string, std::less<>> llm_fields{
+            "model", "instruction", "tools", "output_key", "include_contents", "generate_content_config",
+            "disallow_transfer_to_parent", "disallow_transfer_to_peers", "global_instruction", "static_instruction"};
+        for (const auto& field : root) {
+            const std::string key = field.first.Scalar();
+            if (common.contains(key) || (llm && llm_fields.contains(key)) || (loop && key == "max_iterations"))
+                continue;
+            if (key.ends_with("_callback") || key.ends_with("_callbacks") || key.ends_with("_schema"))
+                fail(file, field.first, "'" + key + "' names Python code, which adk-cpp's YAML cannot load: give the "
+                                        "agent its " + key + " in C++ (adk::LlmAgent::builder)");
+            fail(file, field.first, "'" + key + "' is not a field of " + agent_class);
+        }
+
+        const std::string description = root["description"] ? text(file, root["description"], "description") : "";
+        std::vector<std::shared_ptr<Agent>> subs;
+        if (root["sub_agents"])
+            subs = sub_agents(file, root["sub_agents"]);
+
+        try {
+            if (!llm) {
+                if (agent_class == "SequentialAgent")
+                    return std::make_shared<SequentialAgent>(name, description, std::move(subs));
+                if (agent_class == "ParallelAgent")
+                    return std::make_shared<ParallelAgent>(name, description, std::move(subs));
+                int max_iterations = 0;
+                if (root["max_iterations"]) {
+                    max_iterations = number<int>(file, root["max_iterations"], "max_iterations", "a whole number");
+                    if (max_iterations < 0)
+                        fail(file, root["max_iterations"], "'max_iterations' must be 0 (no limit) or more");
+                }
+                return std::make_shared<LoopAgent>(name, description, std::move(subs), max_iterations);
+            }
+            auto builder = LlmAgent::builder(name);
+            builder.description(description);
+            std::string model_id = options_.model_override;
+            if (model_id.empty()) {
+                if (!root["model"])
+                    fail(file, root, "'model' is missing: an LlmAgent names its model (e.g. gemini-2.5-flash)");
+                model_id = text(file, root["model"], "model");
+            }
+            builder.model(model(model_id, name));
+            if (root["instruction"])
+                builder.instruction(text(file, root["instruction"], "instruction"));
+            if (root["global_instruction"])
+                builder.global_instruction(text(file, root["global_instruction"], "global_instruction"));
+            if (root["static_instruction"])
+                builder.static_instruction(text(file, root["static_instruction"], "static_instruction"));
+            if (root["tools"])
+                builder.tools(tools(file, root["tools"]));
+            if (root["output_key"])
+                builder.output_key(text(file, root["output_key"], "output_key"));
+            if (root["include_contents"]) {
+                const std::string mode = text(file, root["include_contents"], "include_contents");
+                if (mode != "default" && mode != "none")
+                    fail(file, root["include_contents"], "'include_contents' must be default or none");
+                builder.include_contents(mode == "none" ? IncludeContents::none : IncludeContents::history);
+            }
+            if (root["generate_content_config"])
+                builder.generate_content_config(generate_config(file, root["generate_content_config"]));
+            if (root["disallow_transfer_to_parent"])
+                builder.disallow_transfer_to_parent(
+                    flag(file, root["disallow_transfer_to_parent"], "disallow_transfer_to_parent"));
+            if (root["disallow_transfer_to_peers"])
+                builder.disallow_transfer_to_peers(
+                    flag(file, root["disallow_transfer_to_peers"], "disallow_transfer_to_peers"));
+            for (auto& sub : subs)
+                builder.sub_agent(std::move(sub));
+            return builder.build();
+        } catch (const Error& e) {
+            if (e.message().starts_with(file.string() + ":"))
+                throw;
+            throw Error(e.code(), where(file, root["name"].Mark()) + e.message());
+        }
+    }
+
+    const AgentConfigOptions& options_;
+    fs::path app_dir_;
+    std::set<fs::path> open_;
+    std::map<std::string, std::shared_ptr<Model>> models_;
+};
+
+}  // namespace
+
+std::shared_ptr<Agent> load_agent_config(const fs::path& yaml_file, const AgentConfigOptions& options)
+{
+    std::error_code ec;
+    const fs::path dir = fs::canonical(yaml_file.parent_path().empty() ? fs::path(".") : yaml_file.parent_path(), ec);
+    if (ec)
+        throw Error(errc::invalid_argument, yaml_file.string() + ": its folder cannot be read (" + ec.message() + ")");
+    Loader loader(options, dir);
+    return loader.load(yaml_file);
+}
+
+std::vector<server::App> load_apps(const fs::path& agents_dir, const AgentConfigOptions& options)
+{
+    std::error_code ec;
+    if (!fs::is_directory(agents_dir, ec))
+        throw Error(errc::invalid_argument, agents_dir.string() + " is not a folder: give the folder that holds "
+                                                                  "your apps, each a folder with a root_agent.yaml");
+    std::vector<fs::path> app_dirs;  // in name order, so that the first error is always the same one
+    for (const auto& entry : fs::directory_iterator(agents_dir, ec))
+        if (entry.is_directory(ec) && fs::is_regular_file(entry.path() / "root_agent.yaml", ec))
+            app_dirs.push_back(entry.path());
+    if (ec)
+        throw Error(errc::invalid_argument, agents_dir.string() + " cannot be read (" + ec.message() + ")");
+    std::sort(app_dirs.begin(), app_dirs.end());
+    std::vector<server::App> apps;
+    for (const auto& dir : app_dirs) {
+        const std::string name = dir.filename().string();
+        if (!is_identifier(name))
+            throw Error(errc::invalid_argument, dir.string() + ": an app's folder is named by an identifier "
+                                                               "([A-Za-z_][A-Za-z0-9_]*), it names the app");
+        apps.emplace_back(name, load_agent_config(dir / "root_agent.yaml", options));
+    }
+    if (apps.empty())
+        throw Error(errc::invalid_argument, agents_dir.string() + " holds no app: an app is a folder with a "
+                                                                  "root_agent.yaml (see adk --help)");
+    return apps;
+}
+
+}  // namespace adk::cli

@@ -1,0 +1,31 @@
+// The commands of the adk command line, each given its parsed Command and what it needs: chat.cpp runs
+// `run`, serve.cpp runs `web` and `api_server`. cli.cpp reads the command line and picks one.
+#pragma once
+
+#include "command_line.hpp"
+
+#include <adk/artifacts/artifact_service.hpp>
+#include <adk/server/api_server.hpp>
+#include <adk/sessions/session_service.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace adk::cli::detail {
+
+class Services {
+public:
+    std::shared_ptr<SessionService> sessions;
+    std::shared_ptr<ArtifactService> artifacts;
+};
+
+// The services the flags name, SQLite and files under .adk/ by default. Throws adk::Error for a bad URL.
+Services open_services(const Command& cmd);
+
+// `run`: a chat with the app on standard input and output. Returns the exit code.
+int chat(const Command& cmd, server::App app, const Services& services);
+// `web` and `api_server`: serves until SIGINT or SIGTERM. Returns the exit code.
+int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, std::string_view program);
+
+}  // namespace adk::cli::detail

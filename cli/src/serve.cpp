@@ -1,0 +1,107 @@
+// `web` and `api_server`: the ApiServer on an io_context of one thread, until SIGINT or SIGTERM.
+#include "commands.hpp"
+
+#include <adk/core/error.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace adk::cli::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where tools/fetch_web_ui.sh puts the UI: ${ADK_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/adk-cpp}/adk-devtools-V.
+fs::path default_ui_dir()
+{
+    if (const char* dir = std::getenv("ADK_WEB_UI_DIR"); dir && *dir)
+        return dir;
+    fs::path cache;
+    if (const char* c = std::getenv("ADK_CACHE_DIR"); c && *c)
+        cache = c;
+    else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        cache = fs::path(x) / "adk-cpp";
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        cache = fs::path(home) / ".cache" / "adk-cpp";
+    return cache / "adk-devtools-2.0.0" / "browser";
+}
+
+template <class T>
+T number_flag(const Command& cmd, std::string_view flag, T fallback, T max)
+{
+    auto text = cmd.value(flag);
+    if (!text)
+        return fallback;
+    long long v = -1;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || end != text->data() + text->size() || v < 0 || v > static_cast<long long>(max))
+        throw Error(errc::invalid_argument, std::string(flag) + " takes a whole number from 0 to " +
+                                                std::to_string(max) + ", not '" + text->substr(0, 40) + "'");
+    return static_cast<T>(v);
+}
+
+}  // namespace
+
+int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, std::string_view program)
+{
+    server::ApiServerOptions options;
+    options.http.host = cmd.value("--host").value_or("127.0.0.1");
+    options.http.port = number_flag<unsigned short>(cmd, "--port", 8000, 65535);
+    options.http.single_threaded = true;
+    options.session_service = services.sessions;
+    options.artifact_service = services.artifacts;
+    options.allow_origins = cmd.list("--allow_origins");
+    options.run_grace = std::chrono::seconds(number_flag<long>(cmd, "--run_grace", 30, 86400));
+    options.allow_unauthenticated = cmd.has("--allow_unauthenticated");
+    if (const char* token = std::getenv("ADK_API_TOKEN"); token && *token)
+        options.bearer_token = token;
+    if (cmd.name == "web") {
+        const fs::path ui = cmd.value("--ui_dir").value_or(default_ui_dir().string());
+        std::error_code ec;
+        if (!fs::is_regular_file(ui / "index.html", ec))
+            throw Error(errc::invalid_argument,
+                        "the ADK web UI's files are not in " + ui.string() +
+                            ": run tools/fetch_web_ui.sh (it fetches @google/adk-devtools from the npm registry into "
+                            "that folder), or give the package's dist/browser folder with --ui_dir");
+        options.web_ui_dir = ui.string();
+    }
+    std::string names;
+    for (const auto& app : apps)
+        names += (names.empty() ? "" : ", ") + app.name;
+
+    asio::io_context ioc(1);
+    server::ApiServer server(ioc.get_executor(), std::move(apps), std::move(options));
+    try {
+        server.start();
+    } catch (const boost::system::system_error& e) {
+        throw Error(errc::invalid_argument, "cannot listen on " + cmd.value("--host").value_or("127.0.0.1") + ":" +
+                                                cmd.value("--port").value_or("8000") + " (" + e.code().message() +
+                                                "): choose another --port, or stop what listens there");
+    }
+    const std::string where = server.base_url() + (cmd.name == "web" ? "/dev-ui/" : "/");
+    std::cout << program << " " << cmd.name << ": serving " << names << " at " << where
+              << " (Ctrl-C stops)" << std::endl;
+
+    asio::signal_set stop_signals(ioc, SIGINT, SIGTERM);
+    asio::steady_timer last_call(ioc);
+    stop_signals.async_wait([&](boost::system::error_code ec, int) {
+        if (ec)
+            return;
+        std::cout << program << " " << cmd.name << ": stopping" << std::endl;
+        server.stop();
+        // What the runs were awaiting ends within a moment; past it the io_context stops anyway.
+        last_call.expires_after(std::chrono::seconds(2));
+        last_call.async_wait([&](boost::system::error_code) { ioc.stop(); });
+    });
+    ioc.run();
+    return 0;
+}
+
+}  // namespace adk::cli::detail

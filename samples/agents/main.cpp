@@ -1,0 +1,16 @@
+// The apps of samples/agents/ (ADK agent-config YAML) served by the adk command line, with a tool written
+// in C++: what a program with tools of its own does. It is the stand-alone `adk` program plus get_weather.
+//
+//   tools/web.sh                                           the web UI on these apps, against mock-llm
+//   build/release/samples/sample_agents web samples/agents  the same, with a provider's key set
+//   build/release/samples/sample_agents run samples/agents/weather_agent
+#include <adk/cli/cli.hpp>
+
+#include "../weather_agent/get_weather.hpp"
+
+int main(int argc, char** argv)
+{
+    adk::cli::ToolRegistry tools;  // exit_loop, load_memory, preload_memory, load_artifacts ...
+    tools.add(samples::get_weather_tool());  // ... and the samples' own
+    return adk::cli::main(argc, argv, tools);
+}

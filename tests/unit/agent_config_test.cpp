@@ -1,0 +1,299 @@
+// Agent-config YAML: real files in a temporary folder, read into agent trees; the errors name the file,
+// the line and the field. And the adk command line's parser.
+#include <adk/agents/llm_agent.hpp>
+#include <adk/agents/workflow_agents.hpp>
+#include <adk/cli/agent_config.hpp>
+#include <adk/core/error.hpp>
+#include <adk/testing/scripted_model.hpp>
+#include <adk/tools/function_tool.hpp>
+
+#include "command_line.hpp"
+#include "support/temp_dir.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using adk::cli::AgentConfigOptions;
+
+namespace {
+
+void write(const fs::path& file, const std::string& text)
+{
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+}
+
+// Models made by id, recorded; no provider is reached.
+class Models {
+public:
+    AgentConfigOptions options()
+    {
+        AgentConfigOptions o;
+        o.make_model = [this](const std::string& id) {
+            made.push_back(id);
+            return std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{}, id);
+        };
+        return o;
+    }
+    std::vector<std::string> made;
+};
+
+std::string load_error(const fs::path& file, const AgentConfigOptions& options)
+{
+    try {
+        adk::cli::load_agent_config(file, options);
+    } catch (const adk::Error& e) {
+        CHECK(e.code() == make_error_code(adk::errc::invalid_argument));
+        return e.message();
+    }
+    return "loaded";
+}
+
+}  // namespace
+
+TEST_CASE("agent config: an LlmAgent with every field, its tools from the registry", "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    const fs::path yaml = dir.path() / "weather" / "root_agent.yaml";
+    write(yaml, R"(# ADK's agent config
+agent_class: LlmAgent
+name: weather_agent
+model: gemini-2.5-flash
+description: Answers questions about the weather.
+instruction: |
+  You answer about the weather in {city?}.
+global_instruction: Be brief.
+tools:
+  - name: get_weather
+  - name: exit_loop
+output_key: last_answer
+include_contents: none
+generate_content_config:
+  temperature: 0.25
+  top_p: 0.5
+  top_k: 7
+  max_output_tokens: 512
+  stop_sequences: [END, STOP]
+disallow_transfer_to_parent: true
+disallow_transfer_to_peers: yes
+)");
+    Models models;
+    AgentConfigOptions options = models.options();
+    options.tools.add(adk::FunctionTool::create(
+        "get_weather", "Weather.", boost::json::parse(R"({"type":"object","properties":{}})"),
+        [](adk::ToolContext&, boost::json::object) -> asio::awaitable<boost::json::value> { co_return "sunny"; }));
+    auto agent = std::dynamic_pointer_cast<adk::LlmAgent>(adk::cli::load_agent_config(yaml, options));
+    REQUIRE(agent);
+    const auto& c = agent->config();
+    CHECK(c.name == "weather_agent");
+    CHECK(c.description == "Answers questions about the weather.");
+    CHECK(c.model->name() == "gemini-2.5-flash");
+    CHECK(c.instruction == "You answer about the weather in {city?}.\n");
+    CHECK(c.global_instruction == "Be brief.");
+    REQUIRE(c.tools.size() == 2);
+    CHECK(c.tools[0]->name() == "get_weather");
+    CHECK(c.tools[1]->name() == "exit_loop");
+    CHECK(c.output_key == "last_answer");
+    CHECK(c.include_contents == adk::IncludeContents::none);
+    CHECK(c.generate_content_config.temperature == 0.25);
+    CHECK(c.generate_content_config.top_p == 0.5);
+    CHECK(c.generate_content_config.top_k == 7);
+    CHECK(c.generate_content_config.max_output_tokens == 512);
+    CHECK(c.generate_content_config.stop_sequences == std::vector<std::string>{"END", "STOP"});
+    CHECK(c.disallow_transfer_to_parent);
+    CHECK(c.disallow_transfer_to_peers);
+    CHECK(models.made == std::vector<std::string>{"gemini-2.5-flash"});
+}
+
+TEST_CASE("agent config: workflows of sub-agents by config_path, one model per id", "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    const fs::path app = dir.path() / "pipeline";
+    write(app / "root_agent.yaml", R"(
+agent_class: SequentialAgent
+name: pipeline
+description: Research, then write.
+sub_agents:
+  - config_path: fanout.yaml
+  - config_path: ./agents/refine.yaml
+)");
+    write(app / "fanout.yaml", R"(
+agent_class: google.adk.agents.ParallelAgent
+name: fanout
+sub_agents: [{config_path: agents/a.yaml}, {config_path: agents/b.yaml}]
+)");
+    write(app / "agents" / "a.yaml", "name: a\nmodel: m1\n");
+    write(app / "agents" / "b.yaml", "agent_class: Agent\nname: b\nmodel: m2\n");
+    write(app / "agents" / "refine.yaml", R"(
+agent_class: LoopAgent
+name: refine
+max_iterations: 3
+sub_agents: [{config_path: writer.yaml}]
+)");
+    write(app / "agents" / "writer.yaml", "name: writer\nmodel: m1\ntools: [exit_loop]\n");
+    Models models;
+    auto root = adk::cli::load_agent_config(app / "root_agent.yaml", models.options());
+    REQUIRE(dynamic_cast<adk::SequentialAgent*>(root.get()));
+    CHECK(root->description() == "Research, then write.");
+    REQUIRE(root->sub_agents().size() == 2);
+    const auto& fanout = root->sub_agents()[0];
+    CHECK(dynamic_cast<adk::ParallelAgent*>(fanout.get()));
+    REQUIRE(fanout->sub_agents().size() == 2);
+    CHECK(fanout->sub_agents()[0]->name() == "a");
+    CHECK(fanout->sub_agents()[1]->name() == "b");
+    auto* loop = dynamic_cast<adk::LoopAgent*>(root->sub_agents()[1].get());
+    REQUIRE(loop);
+    CHECK(loop->max_iterations() == 3);
+    CHECK(root->find_agent("writer"));
+    CHECK(models.made == std::vector<std::string>{"m1", "m2"});  // m1 made once, shared by a and writer
+
+    SECTION("--model gives every LlmAgent the same model")
+    {
+        Models others;
+        AgentConfigOptions options = others.options();
+        options.model_override = "openai/gpt-4o-mini";
+        adk::cli::load_agent_config(app / "root_agent.yaml", options);
+        CHECK(others.made == std::vector<std::string>{"openai/gpt-4o-mini"});
+    }
+}
+
+TEST_CASE("agent config: each error names the file, the line and the field", "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    const fs::path app = dir.path() / "app";
+    const fs::path yaml = app / "root_agent.yaml";
+    Models models;
+    const AgentConfigOptions options = models.options();
+    auto error_of = [&](const std::string& text) {
+        write(yaml, text);
+        return load_error(yaml, options);
+    };
+    const std::string at = yaml.string() + ":";
+    CHECK_THAT(error_of("name: a\nmodel: m\ninstruction: [not, text]\n"),
+               Catch::StartsWith(at + "3:14: 'instruction' must be a string"));
+    CHECK_THAT(error_of("name: a\nmodel: m\ntemperature: 1\n"),
+               Catch::StartsWith(at + "3:1: 'temperature' is not a field of LlmAgent"));
+    CHECK_THAT(error_of("name: a\nmodel: m\nbefore_model_callbacks: [{name: x.y}]\n"),
+               Catch::Contains("names Python code") && Catch::StartsWith(at + "3:1:"));
+    CHECK_THAT(error_of("name: a\nmodel: m\ntools:\n  - name: nowhere\n"),
+               Catch::StartsWith(at + "4:11: 'tools': no tool named 'nowhere'") && Catch::Contains("exit_loop"));
+    CHECK_THAT(error_of("name: a\nmodel: m\ngenerate_content_config: {temperature: hot}\n"),
+               Catch::StartsWith(at + "3:40: 'temperature' must be a number"));
+    CHECK_THAT(error_of("name: a\nmodel: m\ngenerate_content_config: {seed: 1}\n"),
+               Catch::Contains("'generate_content_config': unknown field 'seed'"));
+    CHECK_THAT(error_of("model: m\n"), Catch::StartsWith(at + "1:1: 'name' is missing"));
+    CHECK_THAT(error_of("name: 2fast\nmodel: m\n"), Catch::Contains("'name': '2fast' is not an identifier"));
+    CHECK_THAT(error_of("name: a\n"), Catch::Contains("'model' is missing"));
+    CHECK_THAT(error_of("agent_class: RouterAgent\nname: a\n"),
+               Catch::StartsWith(at + "1:14: 'agent_class': 'RouterAgent' is not one of"));
+    CHECK_THAT(error_of("agent_class: LoopAgent\nname: a\nmax_iterations: -1\n"),
+               Catch::StartsWith(at + "3:17: 'max_iterations' must be 0"));
+    CHECK_THAT(error_of("agent_class: SequentialAgent\nname: a\nmax_iterations: 2\n"),
+               Catch::Contains("'max_iterations' is not a field of SequentialAgent"));
+    CHECK_THAT(error_of("name: a\nmodel: m\ninclude_contents: some\n"),
+               Catch::Contains("'include_contents' must be default or none"));
+    CHECK_THAT(error_of("name: a\nmodel: m\noutput_key: 'temp:'\n"), Catch::StartsWith(at + "1:7:"));
+    CHECK_THAT(error_of("name: a\n  model: [\n"), Catch::StartsWith(at + "2:") && Catch::Contains("not YAML"));
+    CHECK_THAT(error_of("- just\n- a list\n"), Catch::Contains("must be a map of fields"));
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{code: my.module.agent}]\n"),
+               Catch::Contains("'code' reference names Python code"));
+
+    // Sub-agents stay in the app's folder, exist, and do not name their own file.
+    write(dir.path() / "outside.yaml", "name: outside\nmodel: m\n");
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: ../outside.yaml}]\n"),
+               Catch::StartsWith(at + "3:28: 'config_path': ../outside.yaml is outside the app's folder"));
+    fs::create_symlink(dir.path() / "outside.yaml", app / "link.yaml");
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: link.yaml}]\n"),
+               Catch::Contains("link.yaml is outside the app's folder"));
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: missing.yaml}]\n"),
+               Catch::Contains("missing.yaml does not exist"));
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: root_agent.yaml}]\n"),
+               Catch::Contains("names itself among its sub_agents"));
+    write(app / "b.yaml", "name: b\nmodel: m\nsub_agents: [{config_path: b.yaml}]\n");
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: b.yaml}]\n"),
+               Catch::Contains("b.yaml: names itself"));
+    // Two agents of one name: the tree refuses it, and the message says where.
+    write(app / "c.yaml", "name: a\nmodel: m\n");
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: c.yaml}]\n"), Catch::StartsWith(at + "1:7:"));
+
+    // A model's provider that refuses (a key not set) is named with the agent.
+    AgentConfigOptions keyless;
+    keyless.make_model = [](const std::string&) -> std::shared_ptr<adk::Model> {
+        throw adk::Error(adk::errc::invalid_argument, "GEMINI_API_KEY is not set");
+    };
+    write(yaml, "name: a\nmodel: gemini-2.5-flash\n");
+    CHECK(load_error(yaml, keyless) == at + "1:7: agent 'a': model 'gemini-2.5-flash': GEMINI_API_KEY is not set");
+}
+
+TEST_CASE("agent config: a folder of apps, each named by its folder, sorted", "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    write(dir.path() / "zeta" / "root_agent.yaml", "name: z\nmodel: m\n");
+    write(dir.path() / "alpha" / "root_agent.yaml", "name: a\nmodel: m\n");
+    write(dir.path() / "notes" / "README.md", "not an app\n");
+    write(dir.path() / "loose.yaml", "name: loose\nmodel: m\n");
+    Models models;
+    auto apps = adk::cli::load_apps(dir.path(), models.options());
+    REQUIRE(apps.size() == 2);
+    CHECK(apps[0].name == "alpha");
+    CHECK(apps[0].root_agent->name() == "a");
+    CHECK(apps[1].name == "zeta");
+
+    write(dir.path() / "bad-name" / "root_agent.yaml", "name: b\nmodel: m\n");
+    CHECK_THROWS_WITH(adk::cli::load_apps(dir.path(), models.options()), Catch::Contains("bad-name: an app's folder"));
+    adk::test::TempDir empty("config");
+    CHECK_THROWS_WITH(adk::cli::load_apps(empty.path(), models.options()), Catch::Contains("holds no app"));
+    CHECK_THROWS_WITH(adk::cli::load_apps(empty.path() / "nowhere", models.options()), Catch::Contains("is not a folder"));
+}
+
+TEST_CASE("adk command line: commands, flags in both forms, and usage errors", "[cli]")
+{
+    using adk::cli::detail::AppSource;
+    using adk::cli::detail::parse_command_line;
+    using adk::cli::detail::UsageError;
+    auto cmd = parse_command_line({"web", "--port", "0", "--host=127.0.0.2", "--allow_origins", "http://a:1,http://b:2",
+                                   "--allow_origins=*", "agents"},
+                                  AppSource::yaml, "adk");
+    CHECK(cmd.name == "web");
+    CHECK(cmd.value("--port") == "0");
+    CHECK(cmd.value("--host") == "127.0.0.2");
+    CHECK(cmd.list("--allow_origins") == std::vector<std::string>{"http://a:1", "http://b:2", "*"});
+    CHECK(cmd.positional == std::vector<std::string>{"agents"});
+    CHECK_FALSE(cmd.value("--log_level"));
+
+    auto run = parse_command_line({"run", "--resume", "--user", "ann", "agents/weather"}, AppSource::yaml, "adk");
+    CHECK(run.has("--resume"));
+    CHECK(run.value("--user") == "ann");
+
+    auto help = parse_command_line({"run", "--help"}, AppSource::code, "prog");
+    CHECK(help.help);
+    CHECK_THAT(adk::cli::detail::usage(AppSource::code, "prog", "run"),
+               Catch::Contains("usage: prog run [FLAGS] APP") && Catch::Contains("--session V"));
+    CHECK_THAT(adk::cli::detail::usage(AppSource::yaml, "adk", "web"), Catch::Contains("--ui_dir") && Catch::Contains("--model"));
+    CHECK_THAT(adk::cli::detail::usage(AppSource::code, "prog", "web"), !Catch::Contains("--model"));
+
+    auto refusal = [](std::vector<std::string> args, AppSource source) -> std::string {
+        try {
+            parse_command_line(args, source, "adk");
+        } catch (const UsageError& e) {
+            CHECK_FALSE(e.usage.empty());
+            return e.what();
+        }
+        return "accepted";
+    };
+    CHECK(refusal({}, AppSource::yaml) == "give a command");
+    CHECK(refusal({"serve"}, AppSource::yaml) == "unknown command 'serve'");
+    CHECK(refusal({"web", "--prot", "1"}, AppSource::yaml) == "unknown flag '--prot' for web");
+    CHECK(refusal({"web", "--port"}, AppSource::yaml) == "--port needs a value");
+    CHECK(refusal({"run", "--resume=yes", "a"}, AppSource::yaml) == "--resume takes no value");
+    CHECK(refusal({"web", "a", "b"}, AppSource::yaml) == "unexpected argument 'b'");
+    CHECK(refusal({"web", "agents"}, AppSource::code) == "unexpected argument 'agents'");
+    CHECK(refusal({"run"}, AppSource::yaml) == "name the app: adk run AGENTS_DIR/APP");
+    CHECK(refusal({"run", "--ui_dir", "x", "a"}, AppSource::yaml) == "unknown flag '--ui_dir' for run");
+    CHECK(refusal({"api_server", "--model", "m"}, AppSource::code) == "unknown flag '--model' for api_server");
+}
