@@ -1,0 +1,97 @@
+// The ADK web UI (@google/adk-devtools' own files) served by adk-cpp's `web` command, driven in Debian's
+// chromium as a person uses it: open the server, pick an app, send a message with streaming on, see the
+// streamed answer and the tool call, start a second session, list the sessions and reopen the first, and
+// reload it from its address. Screenshots go to SCREENSHOT_DIR.
+//   node web_ui_test.mjs BASE_URL SCREENSHOT_DIR
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+
+const [base, shots] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+const answer = 'It is sunny and 22 degrees in Paris (from mock-llm).';
+const failures = [];
+function check(ok, what) {
+  if (!ok) failures.push(what);
+  console.log(`${ok ? 'ok' : 'FAIL:'} ${what}`);
+}
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // The UI's "Streaming" option (its more-options menu keeps it here): partial text as it comes.
+  await context.addInitScript(() => localStorage.setItem('adk-use-sse', 'true'));
+  const page = await context.newPage();
+  const runs = [];
+  const serverErrors = [];
+  page.on('pageerror', e => serverErrors.push(`page error: ${e.message}`));
+  page.on('response', async r => {
+    if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    if (r.url().endsWith('/run_sse')) runs.push({ status: r.status(), body: await r.text().catch(() => '') });
+  });
+  const send = async text => {
+    const box = page.locator('textarea').first();
+    await box.fill(text);
+    await box.press('Enter');
+  };
+
+  // / leads to the UI, which lists the apps; pick one.
+  await page.goto(base + '/');
+  check(new URL(page.url()).pathname === '/dev-ui/', `/ leads to /dev-ui/ (at ${page.url()})`);
+  await page.getByRole('button', { name: 'Select an app' }).click();
+  for (const app of ['coordinator', 'refine_loop', 'research_pipeline', 'weather_agent'])
+    check(await page.getByRole('button', { name: app }).count() === 1, `the app list offers ${app}`);
+  await page.getByRole('button', { name: 'weather_agent' }).click();
+  await page.waitForURL(/app=weather_agent/);
+
+  // A message, answered in a stream with a tool call on the way.
+  await send('What is the weather in Paris?');
+  await page.getByText(answer).waitFor({ timeout: 20000 });
+  check(await page.getByText('get_weather("Paris")').count() > 0, 'the tool call is shown: get_weather("Paris")');
+  check(await page.getByText('State: user:last_city').count() > 0, "the tool's state change is shown");
+  const run = runs[0] || { status: 0, body: '' };
+  const frames = run.body.split('\n').filter(l => l.startsWith('data: ')).map(l => JSON.parse(l.slice(6)));
+  check(run.status === 200, `/run_sse answered 200 (${run.status})`);
+  const deltas = frames.filter(f => f.partial).map(f => f.content.parts.map(p => p.text).join(''));
+  check(deltas.length === 5 && deltas.join('') === answer, `the answer came as 5 partial deltas (${JSON.stringify(deltas)})`);
+  check(frames.some(f => f.content?.parts?.some(p => p.functionCall?.name === 'get_weather')), 'a frame carries the function call');
+  const first = new URL(page.url()).searchParams.get('session');
+  check(!!first, `the session is in the address (${page.url()})`);
+  await page.screenshot({ path: `${shots}/01_answered.png` });
+
+  // A second session, then the list of sessions, and the first one reopened from it.
+  await page.getByRole('button', { name: /New Session/ }).click();
+  await page.waitForFunction(s => new URL(location.href).searchParams.get('session') !== s, first).catch(() => {});
+  await send('And in Rome?');
+  await page.getByText('And in Rome?').first().waitFor({ timeout: 20000 });
+  await page.getByText(answer).waitFor({ timeout: 20000 });
+  const second = new URL(page.url()).searchParams.get('session');
+  check(second && second !== first, `a new session (${second})`);
+  await page.getByRole('button', { name: /And in Rome\?/ }).first().click();
+  const listed = page.getByText('What is the weather in Paris?');
+  await listed.first().waitFor({ timeout: 10000 });
+  check(await page.getByText(first.slice(0, 20), { exact: false }).count() > 0, 'the session list shows the first session');
+  await page.screenshot({ path: `${shots}/02_sessions.png` });
+  await listed.first().click();
+  await page.waitForFunction(s => new URL(location.href).searchParams.get('session') === s, first, { timeout: 10000 });
+  await page.getByText(answer).waitFor({ timeout: 10000 });
+  check(await page.getByText('And in Rome?').count() === 0, 'the reopened session shows its own messages only');
+  check(await page.getByText('get_weather("Paris")').count() > 0, 'the reopened session shows its tool call');
+  await page.screenshot({ path: `${shots}/03_reopened.png` });
+
+  // The first session from its address, in a fresh page: read back from the server.
+  const fresh = await context.newPage();
+  await fresh.goto(`${base}/dev-ui/?app=weather_agent&userId=user&session=${first}`);
+  await fresh.getByText(answer).waitFor({ timeout: 15000 });
+  check(await fresh.getByText('What is the weather in Paris?').count() > 0, 'a fresh page shows the stored conversation');
+  await fresh.screenshot({ path: `${shots}/04_reloaded.png` });
+
+  check(serverErrors.length === 0, `no server error or page error (${serverErrors.join('; ')})`);
+} catch (e) {
+  failures.push(String(e));
+  console.log(`FAIL: ${e}`);
+} finally {
+  await browser.close();
+}
+console.log(`screenshots: ${shots}`);
+console.log(failures.length ? `web ui: FAIL (${failures.length})` : 'web ui: PASS');
+process.exit(failures.length ? 1 : 0);
