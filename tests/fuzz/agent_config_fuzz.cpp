@@ -1,0 +1,52 @@
+// Agent-config YAML (cli/include/adk/cli/agent_config.hpp): any root_agent.yaml, with sub-agent files beside
+// it that a config_path may name (one valid, one that names the root again), either becomes an agent tree of
+// identifiers or is refused with adk::Error; nothing else escapes, nothing crashes or loops.
+#include <adk/cli/agent_config.hpp>
+#include <adk/testing/scripted_model.hpp>
+
+#include "fuzz.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& app_dir()
+{
+    static const fs::path dir = [] {
+        std::string pattern = (fs::temp_directory_path() / "adk-fuzz-config-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            std::abort();
+        std::ofstream(fs::path(pattern) / "a.yaml") << "name: helper\nmodel: m\ntools: [exit_loop]\n";
+        std::ofstream(fs::path(pattern) / "b.yaml") << "name: b\nmodel: m\nsub_agents: [{config_path: root_agent.yaml}]\n";
+        return fs::path(pattern);
+    }();
+    return dir;
+}
+
+void check_tree(const adk::Agent& agent, int depth)
+{
+    adk::fuzz::check(depth < 64, "a tree as deep as the files allow, no deeper");
+    adk::fuzz::check(!agent.name().empty() && agent.name() != "user", "every agent has a name, never 'user'");
+    for (const auto& sub : agent.sub_agents())
+        check_tree(*sub, depth + 1);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
+{
+    const fs::path yaml = app_dir() / "root_agent.yaml";
+    std::ofstream(yaml, std::ios::binary | std::ios::trunc) << adk::fuzz::as_text(data, size);
+    adk::cli::AgentConfigOptions options;
+    options.make_model = [](const std::string& id) {
+        return std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{}, id);
+    };
+    std::shared_ptr<adk::Agent> agent;
+    if (adk::fuzz::only_adk_errors([&] { agent = adk::cli::load_agent_config(yaml, options); }))
+        check_tree(*agent, 0);
+    return 0;
+}
