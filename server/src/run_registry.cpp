@@ -30,10 +30,16 @@ std::string error_frame(std::string_view message)
 }  // namespace
 
 Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-         std::weak_ptr<RunRegistry> registry, Canceller canceller)
+         std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes)
     : id(std::move(id_)), number(number_), owner(std::move(owner_)), strand_(std::move(strand)), limits_(limits),
-      registry_(std::move(registry)), timer_(strand_), canceller_(std::move(canceller))
+      registry_(std::move(registry)), timer_(strand_), canceller_(std::move(canceller)),
+      total_bytes_(std::move(total_bytes))
 {
+}
+
+Run::~Run()
+{
+    *total_bytes_ -= log_bytes_;
 }
 
 void Run::start(EventStream stream)
@@ -75,6 +81,7 @@ void Run::append(std::string json_text, bool partial)
     std::unique_lock lock(mutex_);
     const std::uint64_t n = next_frame_++;
     std::string text = "id: " + id + ":" + std::to_string(n) + "\ndata: " + json_text + "\n\n";
+    const std::size_t before = log_bytes_;
     log_bytes_ += text.size();
     log_.emplace_back(n, partial, std::move(text));
     // Past the bound: the oldest partial frame goes first (the whole event after it repeats its text), then
@@ -88,6 +95,10 @@ void Run::append(std::string json_text, bool partial)
         log_bytes_ -= victim->text.size();
         log_.erase(victim);
     }
+    if (log_bytes_ >= before)
+        *total_bytes_ += log_bytes_ - before;
+    else
+        *total_bytes_ -= before - log_bytes_;
     wake_waiting(lock);
 }
 
@@ -191,6 +202,12 @@ std::size_t Run::followers() const
     return followers_;
 }
 
+std::size_t Run::log_bytes() const
+{
+    std::lock_guard lock(mutex_);
+    return log_bytes_;
+}
+
 Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor)
     : run_(std::move(run)), executor_(std::move(executor)), timer_(std::make_shared<asio::steady_timer>(executor_))
 {
@@ -266,14 +283,41 @@ std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream)
 {
     asio::any_io_executor strand = single_threaded_ ? executor_ : asio::make_strand(executor_);
     std::shared_ptr<Run> run;
+    std::vector<std::shared_ptr<Run>> evicted;
     {
         std::lock_guard lock(mutex_);
+        if (*total_bytes_ > limits_.max_total_log_bytes)
+            evicted = evict_finished();
         run = std::make_shared<Run>(new_uuid(), ++started_, std::move(owner), std::move(strand), limits_,
-                                    weak_from_this(), stream.canceller());
+                                    weak_from_this(), stream.canceller(), total_bytes_);
         runs_.emplace(run->id, run);
     }
+    for (auto& old : evicted)
+        old->close("the server keeps no more runs' frames (ApiServerOptions::max_total_run_log_bytes)");
     run->start(std::move(stream));
     return run;
+}
+
+// Under the lock: the oldest finished runs, taken out of the registry until what the others hold is under
+// 3/4 of the budget (so that the next runs do not each pay for a scan). Their memory goes when the caller has
+// closed them (their retention timers hold them until then).
+std::vector<std::shared_ptr<Run>> RunRegistry::evict_finished()
+{
+    std::vector<std::shared_ptr<Run>> finished;
+    for (const auto& [id, run] : runs_)
+        if (run->finished())
+            finished.push_back(run);
+    std::sort(finished.begin(), finished.end(), [](const auto& a, const auto& b) { return a->number < b->number; });
+    std::size_t held = *total_bytes_;
+    std::vector<std::shared_ptr<Run>> out;
+    for (auto& run : finished) {
+        if (held <= limits_.max_total_log_bytes / 4 * 3)
+            break;
+        held -= std::min(held, run->log_bytes());
+        runs_.erase(run->id);
+        out.push_back(std::move(run));
+    }
+    return out;
 }
 
 std::shared_ptr<Run> RunRegistry::find(const std::string& id, const RunOwner& owner) const

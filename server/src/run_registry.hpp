@@ -8,6 +8,9 @@
 // after n. Past the log's bound, partial frames (deltas whose text the next whole event repeats) are dropped
 // first, then the oldest whole ones; a follower that missed a whole frame gets an error frame that says so.
 //
+// Memory: a run's log holds at most max_log_bytes; all runs' logs together at most about max_total_log_bytes:
+// past it, starting a run forgets the oldest finished runs (their sessions hold every whole event).
+//
 // Threads: a run's log is guarded by its mutex; its timers live on the run's strand; followers are woken by
 // a post to their own executor.
 #pragma once
@@ -17,6 +20,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +40,8 @@ public:
     RunLimits() = default;
     std::chrono::milliseconds grace{std::chrono::seconds(30)};
     std::size_t max_log_bytes = std::size_t{1} << 20;
+    // What the logs of every run held may add up to; past it, the oldest finished runs are forgotten first.
+    std::size_t max_total_log_bytes = std::size_t{256} << 20;
 };
 
 class RunRegistry;
@@ -56,7 +62,8 @@ public:
 class Run : public std::enable_shared_from_this<Run> {
 public:
     Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-        std::weak_ptr<RunRegistry> registry, Canceller canceller);
+        std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes);
+    ~Run();
 
     const std::string id;
     const std::uint64_t number;  // the order the server started runs in
@@ -107,6 +114,7 @@ public:
     std::string invocation_id() const;
     std::uint64_t last_frame() const;
     std::size_t followers() const;
+    std::size_t log_bytes() const;
 
 private:
     friend class Follower;
@@ -130,6 +138,7 @@ private:
     std::weak_ptr<RunRegistry> registry_;
     asio::steady_timer timer_;  // on strand_
     const Canceller canceller_;
+    const std::shared_ptr<std::atomic<std::size_t>> total_bytes_;  // of every run of the registry
 
     mutable std::mutex mutex_;
     std::deque<Frame> log_;
@@ -158,16 +167,21 @@ public:
     // The runs held for a session, oldest first.
     std::vector<std::shared_ptr<Run>> of_session(const RunOwner& owner) const;
     std::size_t size() const;
+    // The bytes the logs of the runs add up to (a run's frames are counted until it is destroyed).
+    std::size_t log_bytes() const { return *total_bytes_; }
 
     void forget(const std::string& id);
     // The server stops: every unfinished run is cancelled, every run forgotten, and no timer is left.
     void stop(const std::string& why);
 
 private:
+    std::vector<std::shared_ptr<Run>> evict_finished();
+
     asio::any_io_executor executor_;
     RunLimits limits_;
     std::size_t max_runs_;
     bool single_threaded_;
+    std::shared_ptr<std::atomic<std::size_t>> total_bytes_ = std::make_shared<std::atomic<std::size_t>>(0);
     mutable std::mutex mutex_;
     std::map<std::string, std::shared_ptr<Run>> runs_;
     std::uint64_t started_ = 0;

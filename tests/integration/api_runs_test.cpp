@@ -415,6 +415,50 @@ TEST_CASE("ApiServer: past the log's bound partial frames go first, and a reader
     }());
 }
 
+TEST_CASE("ApiServer: past the budget of all runs' frames the oldest finished runs are forgotten first",
+          "[server][runs]")
+{
+    std::vector<ScriptedModel::Turn> turns;
+    for (int i = 0; i < 6; ++i) {
+        turns.push_back(adk::LlmResponse::function_call("get_weather", paris()));
+        turns.push_back(adk::LlmResponse::text("It is sunny in Paris."));
+    }
+    Fixture f(std::move(turns), 0ms, [](adk::server::ApiServerOptions& o) { o.max_total_run_log_bytes = 4000; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        std::vector<std::string> ids;
+        std::size_t run_bytes = 0;
+        for (int i = 0; i < 6; ++i) {
+            const std::string body = run_body("s1", false);
+            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+            ids.emplace_back(res.header("x-adk-run-id"));
+            FrameReader reader(res);
+            std::vector<Frame> frames = co_await reader.read_all();
+            REQUIRE(frames.size() == 3);
+            run_bytes = 0;
+            for (const auto& frame : frames)
+                run_bytes += frame.data.size();
+        }
+        REQUIRE(run_bytes > 1000);  // each run holds over a quarter of the budget: not all six fit
+        Reply runs = co_await call(f.client, *f.server, "GET", "/apps/weather/users/u/sessions/s1/runs");
+        std::vector<std::string> held;
+        const json::value list = runs.json();
+        for (const auto& r : list.as_array())
+            held.emplace_back(r.at("runId").as_string());
+        CHECK(held.size() < 6);
+        CHECK(held.size() >= 2);
+        REQUIRE(!held.empty());
+        CHECK(held.back() == ids.back());  // the newest runs stay, in order
+        CHECK(held.front() != ids.front());
+        const std::string first_events = "/apps/weather/users/u/sessions/s1/runs/" + ids.front() + "/events";
+        Reply gone = co_await call(f.client, *f.server, "GET", first_events);
+        CHECK(gone.status == 404);
+        const std::size_t stored = co_await stored_events(*f.sessions, "s1");
+        CHECK(stored == 6 * 4);  // forgetting a run's frames loses no event of the session
+        f.server->stop();
+    }());
+}
+
 TEST_CASE("ApiServer: 20 clients run, drop and reconnect at once on an io_context run by four threads",
           "[server][runs][threads]")
 {

@@ -75,6 +75,9 @@ public:
     std::chrono::milliseconds run_grace{std::chrono::seconds(30)};
     // The frames a run keeps for clients that come back; past it, partial frames go first.
     std::size_t max_run_log_bytes = std::size_t{1} << 20;
+    // What the frames of all runs held may add up to; past it, the oldest finished runs are forgotten first
+    // (before their grace period ends).
+    std::size_t max_total_run_log_bytes = std::size_t{256} << 20;
     // Runs held at once (running, or finished within the grace period); past it /run_sse answers 503.
     std::size_t max_runs = 100000;
     // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413.

@@ -1,0 +1,327 @@
+// The load generator of the server benchmark (tools/bench/server.sh): ADK's HTTP API driven as the web UI
+// drives it, the same against adk-cpp's server and @google/adk-devtools' `adk api_server`. C++ on adk-cpp's
+// HTTP client, one thread, so that it costs little of the 2 cores beside the server and mock-llm.
+//
+//   http_bench --url BASE --app APP --server-pid PID invocations --concurrency N --invocations N [--warmup N]
+//   http_bench --url BASE --app APP --server-pid PID streams --streams N
+//
+// invocations: each invocation creates a session (POST /apps/APP/users/u/sessions) and runs it (POST /run_sse,
+// "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
+// p99, frames per invocation, and the server's CPU per invocation (utime + stime of every thread of
+// --server-pid over the measured run, from /proc/PID/stat) and its RSS.
+//
+// streams: opens N /run_sse streams at once against a model that stalls after its first chunk (mock-llm
+// --chunk-delay-ms), waits until each has its first partial frame, then reads the server's RSS: RSS per open
+// stream is (RSS with N streams open - RSS before) / N. Then drops them all.
+#include <adk/net/http_client.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+    std::string url;
+    std::string app = "weather";
+    int server_pid = 0;
+    std::string mode;
+    int concurrency = 50;
+    int invocations = 1000;
+    int warmup = 300;
+    int streams = 1000;
+};
+
+// utime + stime of the whole process (every thread), in seconds.
+double process_cpu_seconds(int pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::istringstream fields(text.substr(text.rfind(')') + 2));  // after the command name
+    std::string field;
+    double ticks = 0;
+    for (int i = 3; fields >> field; ++i)
+        if (i == 14 || i == 15)
+            ticks += std::stod(field);
+    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+long rss_kib(int pid)
+{
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmRSS:", 0) == 0)
+            return std::stol(line.substr(6));
+    return 0;
+}
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    const auto k = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+}
+
+class Bench {
+public:
+    Bench(Options o) : o_(std::move(o)), client_(client_options(o_)) {}
+
+    asio::awaitable<std::string> create_session()
+    {
+        adk::net::HttpRequest req("POST", o_.url + "/apps/" + o_.app + "/users/u/sessions");
+        req.set("content-type", "application/json");
+        req.body = "{}";
+        adk::net::HttpResponse res = co_await client_.send(std::move(req));
+        std::string body = co_await res.read_all();
+        if (res.status() != 200)
+            throw std::runtime_error("create session: " + std::to_string(res.status()) + " " + body.substr(0, 200));
+        co_return std::string(json::parse(body).at("id").as_string());
+    }
+
+    adk::net::HttpRequest run_request(const std::string& session) const
+    {
+        adk::net::HttpRequest req("POST", o_.url + "/run_sse");
+        req.set("content-type", "application/json");
+        req.set("accept", "text/event-stream");
+        json::value body = json::object{
+            {"appName", o_.app}, {"userId", "u"}, {"sessionId", session}, {"streaming", true},
+            {"newMessage", {{"role", "user"}, {"parts", json::array{json::object{{"text", "Weather in Paris?"}}}}}}};
+        req.body = json::serialize(body);
+        return req;
+    }
+
+    // One invocation: a session, then its run read to the end; the frames it got.
+    asio::awaitable<long> invoke()
+    {
+        const std::string session = co_await create_session();
+        adk::net::HttpResponse res = co_await client_.send(run_request(session));
+        if (res.status() != 200)
+            throw std::runtime_error("run_sse: " + std::to_string(res.status()));
+        long frames = 0;
+        std::string tail;
+        for (;;) {
+            std::string_view chunk = co_await res.read_some();
+            if (chunk.empty())
+                break;
+            tail += chunk;
+            for (auto at = tail.find("\n\n"); at != std::string::npos; at = tail.find("\n\n")) {
+                if (tail.find("data: {\"error\"") < at)
+                    throw std::runtime_error("an error frame: " + tail.substr(0, at));
+                ++frames;
+                tail.erase(0, at + 2);
+            }
+        }
+        co_return frames;
+    }
+
+    void invocations()
+    {
+        // Phases: the warm-up (a JIT server compiles itself now), then the measured run.
+        auto phase = [&](int count, int concurrency, bool measured) {
+            int next = 0;
+            auto worker = [&]() -> asio::awaitable<void> {
+                while (next < count) {
+                    ++next;
+                    const auto t0 = Clock::now();
+                    try {
+                        const long f = co_await invoke();
+                        if (measured) {
+                            frames_ += f;
+                            ++done_;
+                        }
+                    } catch (const std::exception& e) {
+                        ++failed_;
+                        if (first_error_.empty())
+                            first_error_ = e.what();
+                    }
+                    if (measured)
+                        latencies_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+                }
+            };
+            for (int i = 0; i < concurrency; ++i)
+                asio::co_spawn(ioc_, worker(), asio::detached);
+            ioc_.run();
+            ioc_.restart();
+        };
+        phase(1, 1, false);  // a first request alone: a server that prepares an agent on first use does it once
+        phase(o_.warmup, std::min(o_.concurrency, 50), false);
+        const int warmup_failed = failed_;
+        failed_ = 0;
+        const double cpu0 = process_cpu_seconds(o_.server_pid);
+        const auto t0 = Clock::now();
+        phase(o_.invocations, o_.concurrency, true);
+        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        const double cpu = process_cpu_seconds(o_.server_pid) - cpu0;
+        json::object out{{"mode", "invocations"},
+                         {"concurrency", o_.concurrency},
+                         {"invocations", o_.invocations},
+                         {"completed", done_},
+                         {"failed", failed_},
+                         {"warmup_failed", warmup_failed},
+                         {"seconds", seconds},
+                         {"invocations_per_s", done_ / seconds},
+                         {"latency_ms_p50", percentile(latencies_ms_, 0.50)},
+                         {"latency_ms_p99", percentile(latencies_ms_, 0.99)},
+                         {"frames_per_invocation", done_ ? static_cast<double>(frames_) / done_ : 0.0},
+                         {"server_cpu_ms_per_invocation", done_ ? cpu * 1000 / done_ : 0.0},
+                         {"server_rss_mib", static_cast<double>(rss_kib(o_.server_pid)) / 1024}};
+        if (!first_error_.empty())
+            out["first_error"] = first_error_.substr(0, 300);
+        std::cout << json::serialize(out) << std::endl;
+    }
+
+    void streams()
+    {
+        // A few whole invocations first, so that the server's pools and arenas are what a working server has.
+        phase_streams_warmup();
+        const long before = rss_kib(o_.server_pid);
+        int open = 0;
+        int failed = 0;
+        std::vector<adk::net::HttpResponse> held;
+        held.reserve(static_cast<std::size_t>(o_.streams));
+        auto opener = [&]() -> asio::awaitable<void> {
+            try {
+                const std::string session = co_await create_session();
+                adk::net::HttpResponse res = co_await client_.send(run_request(session));
+                std::string seen;
+                while (seen.find("\"partial\":true") == std::string::npos) {
+                    std::string_view chunk = co_await res.read_some();
+                    if (chunk.empty())
+                        throw std::runtime_error("the stream ended before its first partial frame");
+                    seen += chunk;
+                }
+                held.push_back(std::move(res));
+                ++open;
+            } catch (const std::exception& e) {
+                ++failed;
+                if (first_error_.empty())
+                    first_error_ = e.what();
+            }
+        };
+        const auto t0 = Clock::now();
+        // At most 200 being opened at once: a server's accept queue is not what is measured.
+        int started = 0;
+        auto launcher = [&]() -> asio::awaitable<void> {
+            while (started < o_.streams) {
+                ++started;
+                co_await opener();
+            }
+        };
+        for (int i = 0; i < std::min(200, o_.streams); ++i)
+            asio::co_spawn(ioc_, launcher(), asio::detached);
+        ioc_.run();
+        ioc_.restart();
+        const double open_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        const long with = rss_kib(o_.server_pid);
+        json::object out{{"mode", "streams"},
+                         {"streams", o_.streams},
+                         {"open", open},
+                         {"failed", failed},
+                         {"seconds_to_open", open_seconds},
+                         {"server_rss_mib_before", static_cast<double>(before) / 1024},
+                         {"server_rss_mib_open", static_cast<double>(with) / 1024},
+                         {"server_kib_per_stream", open ? static_cast<double>(with - before) / open : 0.0}};
+        if (!first_error_.empty())
+            out["first_error"] = first_error_.substr(0, 300);
+        std::cout << json::serialize(out) << std::endl;
+        for (auto& r : held)
+            r.abort();
+        held.clear();
+    }
+
+    int failures() const { return failed_; }
+
+private:
+    static adk::net::HttpClientOptions client_options(const Options& o)
+    {
+        adk::net::HttpClientOptions h;
+        h.retry.max_retries = 0;
+        h.max_idle_per_origin = static_cast<std::size_t>(std::max({o.concurrency, o.streams, 1}));
+        return h;
+    }
+
+    void phase_streams_warmup()
+    {
+        // Runs against the stalled model would hold their streams: create and delete sessions only.
+        auto worker = [&]() -> asio::awaitable<void> {
+            for (int i = 0; i < 20; ++i)
+                co_await create_session();
+        };
+        for (int i = 0; i < 10; ++i)
+            asio::co_spawn(ioc_, worker(), asio::detached);
+        ioc_.run();
+        ioc_.restart();
+    }
+
+    Options o_;
+    asio::io_context ioc_{1};
+    adk::net::HttpClient client_;
+    std::vector<double> latencies_ms_;
+    long frames_ = 0;
+    int done_ = 0;
+    int failed_ = 0;
+    std::string first_error_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "invocations" || a == "streams") {
+            o.mode = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            std::cerr << "http_bench: " << a << " needs a value\n";
+            return 2;
+        }
+        const std::string v = argv[++i];
+        if (a == "--url") o.url = v;
+        else if (a == "--app") o.app = v;
+        else if (a == "--server-pid") o.server_pid = std::stoi(v);
+        else if (a == "--concurrency") o.concurrency = std::stoi(v);
+        else if (a == "--invocations") o.invocations = std::stoi(v);
+        else if (a == "--warmup") o.warmup = std::stoi(v);
+        else if (a == "--streams") o.streams = std::stoi(v);
+        else {
+            std::cerr << "http_bench: unknown argument " << a << "\n";
+            return 2;
+        }
+    }
+    if (o.url.empty() || o.server_pid <= 0 || o.mode.empty()) {
+        std::cerr << "usage: http_bench --url BASE --app APP --server-pid PID invocations --concurrency N "
+                     "--invocations N [--warmup N]\n"
+                     "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n";
+        return 2;
+    }
+    Bench bench(o);
+    if (o.mode == "invocations")
+        bench.invocations();
+    else
+        bench.streams();
+    return bench.failures() ? 1 : 0;
+}
