@@ -193,13 +193,38 @@ public:
 
     void streams()
     {
-        // A few whole invocations first, so that the server's pools and arenas are what a working server has.
+        // A few sessions first, so that the server's pools and arenas are what a working server has.
         phase_streams_warmup();
         const long before = rss_kib(o_.server_pid);
         int open = 0;
         int failed = 0;
+        int started = 0;
         std::vector<adk::net::HttpResponse> held;
         held.reserve(static_cast<std::size_t>(o_.streams));
+        const auto t0 = Clock::now();
+        // When every stream is open (or failed): the server's RSS now, then every stream dropped. The held
+        // responses keep timers of their own, so the io_context is stopped rather than left to run out.
+        auto done = [&] {
+            if (open + failed < o_.streams)
+                return;
+            const double open_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+            const long with = rss_kib(o_.server_pid);
+            json::object out{{"mode", "streams"},
+                             {"streams", o_.streams},
+                             {"open", open},
+                             {"failed", failed},
+                             {"seconds_to_open", open_seconds},
+                             {"server_rss_mib_before", static_cast<double>(before) / 1024},
+                             {"server_rss_mib_open", static_cast<double>(with) / 1024},
+                             {"server_kib_per_stream", open ? static_cast<double>(with - before) / open : 0.0}};
+            if (!first_error_.empty())
+                out["first_error"] = first_error_.substr(0, 300);
+            std::cout << json::serialize(out) << std::endl;
+            failed_ += failed;
+            for (auto& r : held)
+                r.abort();
+            ioc_.stop();
+        };
         auto opener = [&]() -> asio::awaitable<void> {
             try {
                 const std::string session = co_await create_session();
@@ -218,10 +243,9 @@ public:
                 if (first_error_.empty())
                     first_error_ = e.what();
             }
+            done();
         };
-        const auto t0 = Clock::now();
         // At most 200 being opened at once: a server's accept queue is not what is measured.
-        int started = 0;
         auto launcher = [&]() -> asio::awaitable<void> {
             while (started < o_.streams) {
                 ++started;
@@ -232,22 +256,6 @@ public:
             asio::co_spawn(ioc_, launcher(), asio::detached);
         ioc_.run();
         ioc_.restart();
-        const double open_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        const long with = rss_kib(o_.server_pid);
-        json::object out{{"mode", "streams"},
-                         {"streams", o_.streams},
-                         {"open", open},
-                         {"failed", failed},
-                         {"seconds_to_open", open_seconds},
-                         {"server_rss_mib_before", static_cast<double>(before) / 1024},
-                         {"server_rss_mib_open", static_cast<double>(with) / 1024},
-                         {"server_kib_per_stream", open ? static_cast<double>(with - before) / open : 0.0}};
-        if (!first_error_.empty())
-            out["first_error"] = first_error_.substr(0, 300);
-        std::cout << json::serialize(out) << std::endl;
-        for (auto& r : held)
-            r.abort();
-        held.clear();
     }
 
     int failures() const { return failed_; }
