@@ -233,7 +233,8 @@ public:
                 while (seen.find("\"partial\":true") == std::string::npos) {
                     std::string_view chunk = co_await res.read_some();
                     if (chunk.empty())
-                        throw std::runtime_error("the stream ended before its first partial frame");
+                        throw std::runtime_error("the stream ended before its first partial frame, after: " +
+                                                 seen.substr(seen.size() > 300 ? seen.size() - 300 : 0));
                     seen += chunk;
                 }
                 held.push_back(std::move(res));
