@@ -44,6 +44,8 @@ std::string_view mime_type(const fs::path& file)
 }
 
 // The file's bytes, or nothing when it is not a regular file under `root` (a link out of it counts as out).
+// Read whole, on the connection's thread, at each request: the UI is a hundred files that the browser keeps
+// (max-age), served to the few people who develop an agent, not on a hot path.
 std::optional<std::string> read_under(const fs::path& root, const fs::path& relative, std::size_t max_bytes)
 {
     std::error_code ec;
