@@ -5,6 +5,7 @@
 #include <adk/agents/llm_agent.hpp>
 #include <adk/agents/workflow_agents.hpp>
 #include <adk/core/error.hpp>
+#include <adk/core/identifier.hpp>
 #include <adk/providers/make_model.hpp>
 #include <adk/tools/builtin_tools.hpp>
 
@@ -54,15 +55,6 @@ AgentConfigOptions::AgentConfigOptions()
 }
 
 namespace {
-
-bool is_identifier(std::string_view name)
-{
-    if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
-        return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    });
-}
 
 bool is_under(const fs::path& root, const fs::path& path)
 {

@@ -2,6 +2,7 @@
 #include "api_impl.hpp"
 #include "trace_recorder.hpp"
 
+#include <adk/core/identifier.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/sessions/session_service.hpp>
 
@@ -22,15 +23,6 @@ namespace json = boost::json;
 using detail::RequestTarget;
 
 namespace {
-
-bool is_identifier(std::string_view name)
-{
-    if (name.empty() || (name[0] >= '0' && name[0] <= '9'))
-        return false;
-    return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    });
-}
 
 unsigned status_of(const Error& e)
 {

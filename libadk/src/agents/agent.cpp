@@ -2,6 +2,7 @@
 
 #include "../plugins/plugin_manager.hpp"
 #include <adk/core/error.hpp>
+#include <adk/core/identifier.hpp>
 #include <adk/plugins/plugin.hpp>
 
 #include <set>
@@ -22,12 +23,7 @@ void collect_names(const Agent& agent, std::multiset<std::string_view>& names)
 
 void Agent::validate_name(std::string_view name)
 {
-    auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-    auto is_alnum = [&](char c) { return is_alpha(c) || (c >= '0' && c <= '9'); };
-    bool ok = !name.empty() && is_alpha(name.front());
-    for (char c : name)
-        ok = ok && is_alnum(c);
-    if (!ok)
+    if (!is_identifier(name))
         throw Error(errc::invalid_argument,
                     "agent name '" + std::string(name) +
                         "' is not an identifier: use letters, digits and underscores, not starting with a digit");

@@ -1,5 +1,6 @@
 #include <adk/artifacts/artifact_service.hpp>
 #include <adk/core/error.hpp>
+#include <adk/core/identifier.hpp>
 #include <adk/flow/instruction_template.hpp>
 #include <adk/sessions/state.hpp>
 
@@ -9,19 +10,6 @@
 namespace adk {
 
 namespace {
-
-bool is_identifier(std::string_view s)
-{
-    if (s.empty())
-        return false;
-    auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-    if (!alpha(s.front()))
-        return false;
-    for (char c : s)
-        if (!alpha(c) && !(c >= '0' && c <= '9'))
-            return false;
-    return true;
-}
 
 std::string_view trim(std::string_view s)
 {
