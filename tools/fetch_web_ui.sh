@@ -6,7 +6,7 @@
 # Exits 1 with the reason when npm is missing or the registry cannot be reached.
 set -euo pipefail
 version=2.0.0
-cache=${ADK_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/adk-cpp}
+cache=${ADK_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/adk-cpp}
 target="$cache/adk-devtools-$version"
 if [ -f "$target/browser/index.html" ]; then
   echo "$target/browser"

@@ -18,7 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Where tools/fetch_web_ui.sh puts the UI: ${ADK_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/adk-cpp}/adk-devtools-V.
+// Where tools/fetch_web_ui.sh puts the UI: ${ADK_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/adk-cpp}
+// /adk-devtools-2.0.0/browser (the version the script fetches).
 fs::path default_ui_dir()
 {
     if (const char* dir = std::getenv("ADK_WEB_UI_DIR"); dir && *dir)
@@ -30,6 +31,8 @@ fs::path default_ui_dir()
         cache = fs::path(x) / "adk-cpp";
     else if (const char* home = std::getenv("HOME"); home && *home)
         cache = fs::path(home) / ".cache" / "adk-cpp";
+    else
+        cache = fs::path("/tmp") / ".cache" / "adk-cpp";
     return cache / "adk-devtools-2.0.0" / "browser";
 }
 
