@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <system_error>
 
@@ -79,13 +80,25 @@ public:
         if (!open_.insert(canonical).second)
             throw Error(errc::invalid_argument, file.string() + ": names itself among its sub_agents, directly "
                                                                 "or through another file");
+        // Read here, bounded, rather than by yaml-cpp: its reader ends the program when the stream fails (a
+        // folder named as a file).
+        constexpr std::uintmax_t max_bytes = 1 << 20;
+        const auto size = fs::is_regular_file(canonical, ec) ? fs::file_size(canonical, ec) : 0;
+        if (ec || !fs::is_regular_file(canonical, ec))
+            throw Error(errc::invalid_argument, file.string() + ": is not a file");
+        if (size > max_bytes)
+            throw Error(errc::invalid_argument, file.string() + ": is larger than an agent config may be (1 MiB)");
+        std::string text(static_cast<std::size_t>(size), '\0');
+        std::ifstream in(canonical, std::ios::binary);
+        if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+            throw Error(errc::invalid_argument, file.string() + ": cannot be read");
         YAML::Node root;
         try {
-            root = YAML::LoadFile(canonical.string());
-        } catch (const YAML::BadFile&) {
-            throw Error(errc::invalid_argument, file.string() + ": cannot be read");
+            root = YAML::Load(text);
         } catch (const YAML::ParserException& e) {
             throw Error(errc::invalid_argument, where(file, e.mark) + "not YAML: " + e.msg);
+        } catch (const YAML::Exception& e) {
+            throw Error(errc::invalid_argument, file.string() + ": not YAML: " + e.msg);
         }
         auto agent = build(file, root);
         open_.erase(canonical);

@@ -212,6 +212,12 @@ TEST_CASE("agent config: each error names the file, the line and the field", "[c
                Catch::Contains("link.yaml is outside the app's folder"));
     CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: missing.yaml}]\n"),
                Catch::Contains("missing.yaml does not exist"));
+    // A folder named as a file (found by fuzz_agent_config: yaml-cpp's reader aborted on it).
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: !.yaml }]\n"), Catch::Contains("is not a file"));
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: .}]\n"), Catch::Contains("is not a file"));
+    write(app / "big.yaml", "name: big\nmodel: m\ndescription: " + std::string(std::size_t{1} << 20, 'x') + "\n");
+    CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: big.yaml}]\n"),
+               Catch::Contains("larger than an agent config may be"));
     CHECK_THAT(error_of("name: a\nmodel: m\nsub_agents: [{config_path: root_agent.yaml}]\n"),
                Catch::Contains("names itself among its sub_agents"));
     write(app / "b.yaml", "name: b\nmodel: m\nsub_agents: [{config_path: b.yaml}]\n");
