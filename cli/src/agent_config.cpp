@@ -83,9 +83,11 @@ public:
         // Read here, bounded, rather than by yaml-cpp: its reader ends the program when the stream fails (a
         // folder named as a file).
         constexpr std::uintmax_t max_bytes = 1 << 20;
-        const auto size = fs::is_regular_file(canonical, ec) ? fs::file_size(canonical, ec) : 0;
-        if (ec || !fs::is_regular_file(canonical, ec))
+        if (!fs::is_regular_file(canonical, ec))
             throw Error(errc::invalid_argument, file.string() + ": is not a file");
+        const auto size = fs::file_size(canonical, ec);
+        if (ec)
+            throw Error(errc::invalid_argument, file.string() + ": cannot be read (" + ec.message() + ")");
         if (size > max_bytes)
             throw Error(errc::invalid_argument, file.string() + ": is larger than an agent config may be (1 MiB)");
         std::string text(static_cast<std::size_t>(size), '\0');

@@ -97,7 +97,8 @@ asio::awaitable<void> stream_run(beast::tcp_stream& stream, adk::Runner& runner,
     adk::Session session = co_await sessions.create_session({"embedded", "user"});
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;  // partial text as it comes
-    auto events = co_await runner.run("user", session.id, adk::Content::user(std::move(question)), config);
+    adk::Content message = adk::Content::user(std::move(question));
+    auto events = co_await runner.run("user", session.id, std::move(message), config);
     std::string frame;
     try {
         while (auto ev = co_await events.next()) {
