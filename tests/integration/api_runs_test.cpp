@@ -335,8 +335,11 @@ TEST_CASE("ApiServer: a run whose client left is cancelled when the grace period
         json::value finished = co_await wait_finished(f.client, *f.server, "s1", run_id);
         REQUIRE(finished.is_object());  // the hanging model was cancelled (with no grace, forgotten at once)
         CHECK(finished.as_object().contains("gone") == (grace == 0ms));
-        const std::size_t stored = co_await stored_events(*f.sessions, "s1");
-        CHECK(stored == 1);  // the user's message; never the partial text
+        adk::GetSessionRequest read(adk::SessionKey("weather", "u", "s1"));
+        std::optional<adk::Session> stored = co_await f.sessions->get_session(std::move(read));
+        REQUIRE(stored->events.size() == 2);  // the user's message and the mark of the interruption
+        CHECK(stored->events[1].interrupted);  // never the partial text
+        CHECK(!stored->events[1].content);
         f.server->stop();
     }());
 }

@@ -145,7 +145,7 @@ TEST_CASE("nulls are omitted and read as absent", "[json]")
     CHECK(e.extra.empty());
 }
 
-TEST_CASE("unknown fields are kept and written back", "[json]")
+TEST_CASE("unknown fields are kept and written back, agentState and the rewind marker read", "[json]")
 {
     auto v = json::parse(R"({"author":"a","groundingMetadata":{"webSearchQueries":["q"]},
         "inputTranscription":{"text":"hi"},
@@ -154,12 +154,15 @@ TEST_CASE("unknown fields are kept and written back", "[json]")
                                            {"functionCall":{"name":"f","args":{},"willContinue":true}}]}})");
     adk::Event e = json::value_to<adk::Event>(v);
     CHECK(e.extra.at("groundingMetadata").at("webSearchQueries").at(0) == "q");
-    CHECK(e.actions.extra.at("agentState").at("step") == 2);
+    CHECK(e.actions.agent_state->at("step") == 2);
+    CHECK(e.actions.rewind_before_invocation_id == "e-1");
+    CHECK(e.actions.extra.empty());
     CHECK(e.content->parts.at(0).extra.at("videoMetadata").at("fps") == 2);
     CHECK(e.content->parts.at(1).function_call->extra.at("willContinue") == true);
     json::value w = json::value_from(e);
     CHECK(w.at("inputTranscription").at("text") == "hi");
     CHECK(w.at("actions").at("rewindBeforeInvocationId") == "e-1");
+    CHECK(w.at("actions").at("agentState").at("step") == 2);
     CHECK(w.at("content").at("parts").at(0).at("videoMetadata").at("fps") == 2);
     CHECK(w.at("content").at("parts").at(1).at("functionCall").at("willContinue") == true);
 }

@@ -695,7 +695,7 @@ TEST_CASE("a RunRequest carries a state delta in with the message, or alone, and
     CHECK(after->state.at("user:city") == "Paris");
     CHECK(!after->state.contains("temp:draft"));
     REQUIRE(refusals.size() == 2);
-    CHECK_THAT(refusals[0], Catch::Contains("not supported yet"));
+    CHECK_THAT(refusals[0], Catch::Contains("is not resumable"));
     CHECK_THAT(refusals[1], Catch::Contains("state key '../x' is refused"));
 }
 

@@ -125,6 +125,9 @@ TEST_CASE("contents: own and user turns as they are, other agents as context, br
     events.push_back(call);
     events.push_back(event("me", adk::Content("user", {adk::Part::from_function_response("f", {{"y", 2}}, "adk-123")})));
     events.push_back(event("me", adk::Content("model", {adk::Part::from_function_call("g", {}, "server-id")})));
+    events.push_back(event("me", adk::Content("user", {adk::Part::from_function_response("g", {{"z", 3}}, "server-id")})));
+    // A call that never got a response: models refuse it, so it is left out.
+    events.push_back(event("me", adk::Content("model", {adk::Part::from_function_call("h", {}, "unanswered")})));
     events.push_back(event("helper", adk::Content("model", {adk::Part::from_thought("hidden"), adk::Part::from_text("I can help"),
                                                            adk::Part::from_function_call("lookup", {{"q", "a"}})})));
     events.push_back(event("helper", adk::Content("user", {adk::Part::from_function_response("lookup", {{"r", 1}})})));
@@ -139,19 +142,20 @@ TEST_CASE("contents: own and user turns as they are, other agents as context, br
     events.push_back(no_content);
 
     auto contents = adk::build_contents(events, "me", "fan.me", adk::IncludeContents::history);
-    REQUIRE(contents.size() == 7);
+    REQUIRE(contents.size() == 8);
     CHECK(contents[0].role == "user");
     CHECK(contents[0].text() == "hi");
     CHECK(contents[1].parts[0].function_call->id.empty());      // adk- ids are the client's own
     CHECK(contents[2].parts[0].function_response->id.empty());
     CHECK(contents[3].parts[0].function_call->id == "server-id");  // the model's ids stay
-    CHECK(contents[4].role == "user");
-    REQUIRE(contents[4].parts.size() == 3);
-    CHECK(*contents[4].parts[0].text == "For context:");
-    CHECK(*contents[4].parts[1].text == "[helper] said: I can help");
-    CHECK(*contents[4].parts[2].text == R"([helper] called tool `lookup` with parameters: {"q":"a"})");
-    CHECK(*contents[5].parts[1].text == R"([helper] `lookup` tool returned result: {"r":1})");
-    CHECK(contents[6].text() == "on my branch");  // "fan" is an ancestor of "fan.me"; "fan.other" is not
+    CHECK(contents[4].parts[0].function_response->id == "server-id");
+    CHECK(contents[5].role == "user");
+    REQUIRE(contents[5].parts.size() == 3);
+    CHECK(*contents[5].parts[0].text == "For context:");
+    CHECK(*contents[5].parts[1].text == "[helper] said: I can help");
+    CHECK(*contents[5].parts[2].text == R"([helper] called tool `lookup` with parameters: {"q":"a"})");
+    CHECK(*contents[6].parts[1].text == R"([helper] `lookup` tool returned result: {"r":1})");
+    CHECK(contents[7].text() == "on my branch");  // "fan" is an ancestor of "fan.me"; "fan.other" is not
 
     auto current = adk::build_contents(events, "me", "fan.me", adk::IncludeContents::none);
     REQUIRE(current.size() == 2);  // from the latest other agent's event on

@@ -8,6 +8,7 @@
 #include <adk/agents/llm_agent.hpp>
 #include <adk/artifacts/artifact_service.hpp>
 #include <adk/artifacts/in_memory_artifact_service.hpp>
+#include <adk/auth/credential_service.hpp>
 #include <adk/agents/run_config.hpp>
 #include <adk/agents/workflow_agents.hpp>
 #include <adk/core/content.hpp>
@@ -36,3 +37,4 @@
 #include <adk/tools/function_tool.hpp>
 #include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool.hpp>
+#include <adk/tools/tool_confirmation.hpp>

@@ -137,6 +137,9 @@ asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSi
     if (ctx.cancelled())
         throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled before agent '" + name_ +
                                          "' started");
+    // A resumed invocation does not run again an agent that finished in it.
+    if (ctx.is_resumable() && ctx.agent_ended(name_))
+        co_return;
     try {
         if (co_await run_callbacks(true, ctx, out)) {
             ctx.set_end_invocation();
@@ -145,9 +148,14 @@ asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSi
         if (ctx.end_invocation())
             co_return;
         co_await run_impl(ctx, out);
-        if (ctx.end_invocation())
-            co_return;
+        if (ctx.end_invocation() || ctx.paused())
+            co_return;  // a paused agent has not finished: it continues when the invocation resumes
         co_await run_callbacks(false, ctx, out);
+        if (ctx.is_resumable() && !ctx.end_invocation()) {
+            Event end = ctx.make_event();
+            end.actions.end_of_agent = true;
+            co_await out.emit(std::move(end));
+        }
     } catch (const boost::system::system_error&) {
         throw;
     } catch (const std::exception& e) {

@@ -34,6 +34,7 @@ public:
     mutable std::mutex session_mutex;  // guards options.session's state and events
     std::atomic<bool> cancelled{false};
     std::atomic<bool> end_invocation{false};
+    std::atomic<bool> paused{false};
     std::atomic<int> llm_calls{0};
     std::mutex attributes_mutex;
     std::map<std::string, std::any, std::less<>> attributes;

@@ -9,6 +9,7 @@
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <set>
 #include <utility>
 
 #include "invocation.hpp"
@@ -112,6 +113,10 @@ const std::optional<Content>& InvocationContext::user_content() const noexcept {
 const std::vector<std::shared_ptr<Plugin>>& InvocationContext::plugins() const noexcept { return inv_->options.plugins; }
 bool InvocationContext::cancelled() const noexcept { return inv_->cancelled.load(); }
 void InvocationContext::cancel() const noexcept { inv_->cancelled.store(true); }
+bool InvocationContext::paused() const noexcept { return inv_->paused.load(); }
+void InvocationContext::pause() const noexcept { inv_->paused.store(true); }
+bool InvocationContext::is_resumable() const noexcept { return inv_->options.resumable; }
+bool InvocationContext::resumed() const noexcept { return inv_->options.resumed; }
 bool InvocationContext::end_invocation() const noexcept { return inv_->end_invocation.load(); }
 void InvocationContext::set_end_invocation(bool value) const noexcept { inv_->end_invocation.store(value); }
 int InvocationContext::llm_calls() const noexcept { return inv_->llm_calls.load(); }
@@ -129,6 +134,11 @@ const std::shared_ptr<ArtifactService>& InvocationContext::artifact_service() co
 const std::shared_ptr<MemoryService>& InvocationContext::memory_service() const noexcept
 {
     return inv_->options.memory_service;
+}
+
+const std::shared_ptr<CredentialService>& InvocationContext::credential_service() const noexcept
+{
+    return inv_->options.credential_service;
 }
 
 const asio::any_io_executor& InvocationContext::executor() const noexcept
@@ -160,6 +170,65 @@ std::optional<json::value> InvocationContext::state(std::string_view key) const
         if (const json::value* v = s.state.if_contains(key))
             return *v;
         return std::nullopt;
+    });
+}
+
+namespace {
+
+// What the agents of one invocation recorded, replayed from its events in order.
+struct AgentProgress {
+    std::map<std::string, json::object, std::less<>> states;
+    std::set<std::string, std::less<>> ended;
+
+    void forget(const Agent& agent)
+    {
+        states.erase(agent.name());
+        ended.erase(agent.name());
+        for (const auto& sub : agent.sub_agents())
+            forget(*sub);
+    }
+};
+
+AgentProgress replay(const Session& session, const std::string& invocation_id, const Agent* root)
+{
+    AgentProgress progress;
+    for (const Event& e : session.events) {
+        if (e.invocation_id != invocation_id)
+            continue;
+        if (e.actions.agent_state) {
+            const json::value* current = e.actions.agent_state->if_contains("current_sub_agent");
+            if (root && current && current->is_string())
+                if (auto sub = root->find_agent(current->get_string()))
+                    progress.forget(*sub);
+            progress.states[e.author] = *e.actions.agent_state;
+        }
+        if (e.actions.end_of_agent)
+            progress.ended.insert(e.author);
+    }
+    return progress;
+}
+
+}  // namespace
+
+std::optional<json::object> InvocationContext::agent_state(std::string_view agent_name) const
+{
+    if (!is_resumable())
+        return std::nullopt;
+    return with_session([&](const Session& s) -> std::optional<json::object> {
+        AgentProgress progress = replay(s, invocation_id(), root_agent().get());
+        auto it = progress.states.find(agent_name);
+        if (it == progress.states.end())
+            return std::nullopt;
+        return it->second;
+    });
+}
+
+bool InvocationContext::agent_ended(std::string_view agent_name) const
+{
+    if (!is_resumable())
+        return false;
+    return with_session([&](const Session& s) {
+        return replay(s, invocation_id(), root_agent().get()).ended.contains(agent_name);
     });
 }
 

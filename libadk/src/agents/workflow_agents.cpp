@@ -16,11 +16,62 @@ SequentialAgent::SequentialAgent(std::string name, std::string description,
 {
 }
 
+namespace {
+
+// In a resumable app a workflow agent records which sub-agent it starts (and a loop, which round), so that a
+// resumed invocation continues there. Recording it makes the sub-agent start afresh
+// (InvocationContext::agent_state), so the sub-agent a resumed workflow continues with is not recorded again.
+struct WorkflowPosition {
+    std::size_t child = 0;
+    int round = 0;
+    bool recorded = false;  // read from the invocation's events
+};
+
+WorkflowPosition position_of(const InvocationContext& ctx, const Agent& agent)
+{
+    WorkflowPosition at;
+    std::optional<json::object> state = ctx.agent_state(agent.name());
+    if (!state)
+        return at;
+    const json::value* current = state->if_contains("current_sub_agent");
+    const auto children = agent.sub_agents();
+    for (std::size_t i = 0; current && current->is_string() && i < children.size(); ++i)
+        if (children[i]->name() == current->get_string()) {
+            at.child = i;
+            at.recorded = true;
+        }
+    if (const json::value* round = state->if_contains("times_looped"); round && round->is_int64())
+        at.round = static_cast<int>(round->get_int64());
+    return at;
+}
+
+asio::awaitable<void> record_position(const InvocationContext& ctx, EventSink& out, const Agent& child,
+                                      std::optional<int> round)
+{
+    Event event = ctx.make_event();
+    json::object state{{"current_sub_agent", child.name()}};
+    if (round)
+        state.emplace("times_looped", *round);
+    event.actions.agent_state = std::move(state);
+    co_await out.emit(std::move(event));
+}
+
+bool stopped(const InvocationContext& ctx)
+{
+    return ctx.end_invocation() || ctx.paused();
+}
+
+}  // namespace
+
 asio::awaitable<void> SequentialAgent::run_impl(InvocationContext& ctx, EventSink& out)
 {
-    for (const auto& child : sub_agents()) {
-        co_await child->run_inline(ctx, out);
-        if (ctx.end_invocation())
+    const auto children = sub_agents();
+    const WorkflowPosition at = position_of(ctx, *this);
+    for (std::size_t i = at.child; i < children.size(); ++i) {
+        if (ctx.is_resumable() && !(at.recorded && i == at.child))
+            co_await record_position(ctx, out, *children[i], std::nullopt);
+        co_await children[i]->run_inline(ctx, out);
+        if (stopped(ctx))
             co_return;
     }
 }
@@ -43,6 +94,12 @@ asio::awaitable<void> forward_all(EventStream branch, EventSink& out)
 
 asio::awaitable<void> ParallelAgent::run_impl(InvocationContext& ctx, EventSink& out)
 {
+    if (ctx.is_resumable() && !ctx.agent_state(name())) {
+        // Marks that it started; on resume, the branches that finished are not run again (Agent::run_inline).
+        Event started = ctx.make_event();
+        started.actions.agent_state = json::object();
+        co_await out.emit(std::move(started));
+    }
     auto ex = co_await asio::this_coro::executor;
     using op_type = decltype(asio::co_spawn(ex, std::declval<asio::awaitable<void>>(), asio::deferred));
     std::vector<op_type> branches;
@@ -79,11 +136,16 @@ LoopAgent::LoopAgent(std::string name, std::string description, std::vector<std:
 
 asio::awaitable<void> LoopAgent::run_impl(InvocationContext& ctx, EventSink& out)
 {
-    for (int round = 0; max_iterations_ == 0 || round < max_iterations_; ++round) {
-        for (const auto& child : sub_agents()) {
+    const auto children = sub_agents();
+    const WorkflowPosition at = position_of(ctx, *this);
+    std::size_t first = at.child;
+    for (int round = at.round; max_iterations_ == 0 || round < max_iterations_; ++round, first = 0) {
+        for (std::size_t i = first; i < children.size(); ++i) {
+            if (ctx.is_resumable() && !(at.recorded && round == at.round && i == at.child))
+                co_await record_position(ctx, out, *children[i], round);
             out.clear_escalation();
-            co_await child->run_inline(ctx, out);
-            if (out.escalated() || ctx.end_invocation())
+            co_await children[i]->run_inline(ctx, out);
+            if (out.escalated() || stopped(ctx))
                 co_return;
         }
     }

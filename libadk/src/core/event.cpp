@@ -99,6 +99,9 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const EventAction
     if (v.compaction)
         o.emplace("compaction", *v.compaction);
     put_true(o, "endOfAgent", v.end_of_agent);
+    if (v.agent_state)
+        o.emplace("agentState", *v.agent_state);
+    put(o, "rewindBeforeInvocationId", v.rewind_before_invocation_id);
     put_extra(o, v.extra);
     out = std::move(o);
 }
@@ -172,6 +175,8 @@ EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::val
     a.requested_tool_confirmations = r.object("requestedToolConfirmations").value_or(json::object{});
     a.compaction = r.object("compaction");
     a.end_of_agent = r.boolean("endOfAgent").value_or(false);
+    a.agent_state = r.object("agentState");
+    a.rewind_before_invocation_id = r.string("rewindBeforeInvocationId");
     a.extra = r.rest();
     return a;
 }

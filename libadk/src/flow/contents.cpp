@@ -1,6 +1,12 @@
 #include <adk/flow/contents.hpp>
 
+#include <adk/tools/tool_confirmation.hpp>
+
 #include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
 
 namespace adk {
 
@@ -24,16 +30,22 @@ bool has_content(const Event& e)
     return false;
 }
 
-bool is_other_agent(std::string_view agent_name, const Event& e)
+bool is_other_agent(std::string_view agent_name, const std::string& author)
 {
-    return e.author != agent_name && e.author != "user";
+    return author != agent_name && author != "user";
 }
 
-Content own_content(const Event& e)
+// Questions to a person (adk_request_confirmation, adk_request_credential) and their answers are between the
+// agent and the client: the model never sees them.
+bool is_question(std::string_view name)
 {
-    Content c = *e.content;
+    return name == request_confirmation_function || name == request_credential_function;
+}
+
+Content own_content(const std::string& author, Content c)
+{
     if (c.role.empty())
-        c.role = e.author == "user" ? "user" : "model";
+        c.role = author == "user" ? "user" : "model";
     for (Part& p : c.parts) {
         if (p.function_call && p.function_call->id.rfind("adk-", 0) == 0)
             p.function_call->id.clear();
@@ -43,19 +55,19 @@ Content own_content(const Event& e)
     return c;
 }
 
-Content other_agent_content(const Event& e)
+Content other_agent_content(const std::string& author, const Content& content)
 {
     Content c("user", {Part::from_text("For context:")});
-    for (const Part& p : e.content->parts) {
+    for (const Part& p : content.parts) {
         if (p.thought)
             continue;
         if (p.text)
-            c.parts.push_back(Part::from_text("[" + e.author + "] said: " + *p.text));
+            c.parts.push_back(Part::from_text("[" + author + "] said: " + *p.text));
         else if (p.function_call)
-            c.parts.push_back(Part::from_text("[" + e.author + "] called tool `" + p.function_call->name +
+            c.parts.push_back(Part::from_text("[" + author + "] called tool `" + p.function_call->name +
                                               "` with parameters: " + json::serialize(p.function_call->args)));
         else if (p.function_response)
-            c.parts.push_back(Part::from_text("[" + e.author + "] `" + p.function_response->name +
+            c.parts.push_back(Part::from_text("[" + author + "] `" + p.function_response->name +
                                               "` tool returned result: " +
                                               json::serialize(p.function_response->response)));
         else
@@ -64,29 +76,100 @@ Content other_agent_content(const Event& e)
     return c;
 }
 
+bool visible(const Part& p)
+{
+    return !(p.function_call && is_question(p.function_call->name)) &&
+           !(p.function_response && is_question(p.function_response->name));
+}
+
+bool has_visible_part(const Event& e)
+{
+    return std::any_of(e.content->parts.begin(), e.content->parts.end(), visible);
+}
+
+// The events of invocations that a Runner::rewind marker took back: from the first event of the invocation
+// it names up to the marker.
+std::vector<bool> rewound(const std::vector<Event>& events)
+{
+    std::vector<bool> out(events.size(), false);
+    for (std::size_t i = events.size(); i-- > 0;) {
+        const auto& before = events[i].actions.rewind_before_invocation_id;
+        if (!before || out[i])
+            continue;
+        std::size_t first = i;
+        for (std::size_t j = 0; j < i; ++j)
+            if (events[j].invocation_id == *before) {
+                first = j;
+                break;
+            }
+        for (std::size_t j = first; j <= i; ++j)
+            out[j] = true;
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<Content> build_contents(const std::vector<Event>& events, std::string_view agent_name,
                                     std::string_view branch, IncludeContents mode)
 {
+    const std::vector<bool> taken_back = rewound(events);
     std::vector<const Event*> kept;
-    for (const Event& e : events)
-        if (!e.partial && has_content(e) && belongs_to_branch(branch, e))
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
+        if (!taken_back[i] && !e.partial && has_content(e) && belongs_to_branch(branch, e) && has_visible_part(e))
             kept.push_back(&e);
+    }
 
     std::size_t first = 0;
     if (mode == IncludeContents::none) {
         for (std::size_t i = kept.size(); i-- > 0;) {
-            if (kept[i]->author == "user" || is_other_agent(agent_name, *kept[i])) {
+            if (kept[i]->author == "user" || is_other_agent(agent_name, kept[i]->author)) {
                 first = i;
                 break;
             }
         }
     }
+    // Each call's latest response follows the call at once: responses that came at different times (a person's
+    // approval, a long-running tool's answer) join, and a long-running tool's final answer replaces its first.
+    // A call that never got a response is left out, as models refuse a call without its response.
+    std::map<std::string_view, const Part*> latest_response;
+    std::set<std::string_view> called;
+    for (std::size_t i = first; i < kept.size(); ++i)
+        for (const Part& p : kept[i]->content->parts) {
+            if (p.function_response && !p.function_response->id.empty() && visible(p))
+                latest_response[p.function_response->id] = &p;
+            if (p.function_call && !p.function_call->id.empty())
+                called.insert(p.function_call->id);
+        }
+    auto convert = [&](const std::string& author, Content c) {
+        return is_other_agent(agent_name, author) ? other_agent_content(author, c) : own_content(author, std::move(c));
+    };
+
     std::vector<Content> out;
     out.reserve(kept.size() - first);
-    for (std::size_t i = first; i < kept.size(); ++i)
-        out.push_back(is_other_agent(agent_name, *kept[i]) ? other_agent_content(*kept[i]) : own_content(*kept[i]));
+    for (std::size_t i = first; i < kept.size(); ++i) {
+        const Event& e = *kept[i];
+        Content shown(e.content->role, {});
+        Content responses("user", {});
+        for (const Part& p : e.content->parts) {
+            if (!visible(p))
+                continue;
+            if (p.function_response && called.contains(p.function_response->id))
+                continue;  // it follows its call
+            if (p.function_call && !p.function_call->id.empty()) {
+                auto response = latest_response.find(p.function_call->id);
+                if (response == latest_response.end())
+                    continue;
+                responses.parts.push_back(*response->second);
+            }
+            shown.parts.push_back(p);
+        }
+        if (!shown.parts.empty())
+            out.push_back(convert(e.author, std::move(shown)));
+        if (!responses.parts.empty())
+            out.push_back(convert(e.author, std::move(responses)));
+    }
     return out;
 }
 

@@ -2,12 +2,15 @@
 //   1. the request processors build the model request (adk/flow/processor.hpp, processors/)
 //   2. the model is called (model_call.hpp)
 //   3. its event is emitted; the tools it calls run through their stages (tool_dispatch.hpp) and their
-//      responses are emitted
-//   4. a transfer hands the rest of the invocation to another agent; a final answer ends the loop
-// until the agent's max_iterations model calls are spent.
+//      responses are emitted, then what they ask a person
+//   4. a transfer hands the rest of the invocation to another agent; a final answer ends the loop; a call that
+//      waits for a person or a long-running tool pauses the invocation
+// until the agent's max_iterations model calls are spent. An agent that runs again on a turn it left
+// unfinished (a resumed invocation, an answer to its question) first finishes that turn (pending_calls.hpp).
 #include "llm_flow.hpp"
 
 #include "model_call.hpp"
+#include "pending_calls.hpp"
 #include "processors/processors.hpp"
 #include "tool_dispatch.hpp"
 
@@ -66,14 +69,42 @@ void store_output(const LlmAgent& agent, Event& event)
     event.actions.state_delta[cfg.output_key] = std::move(parsed);
 }
 
-// What follows a model call: its event, then the tools it calls and their responses. False when the
-// invocation's turn is over.
+// Runs the calls and emits their responses, then what they ask a person. False when the invocation's turn is
+// over: it paused, ended, was handed to another agent, or a tool's answer is final.
+asio::awaitable<bool> run_calls(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
+                                const std::vector<std::shared_ptr<Tool>>& tools, const std::vector<PlannedCall>& calls)
+{
+    Dispatched dispatched = co_await dispatch_tools(agent.config(), ctx, calls, tools);
+    std::optional<std::string> transfer;
+    bool final = false;
+    if (dispatched.responses) {
+        transfer = dispatched.responses->actions.transfer_to_agent;
+        final = dispatched.responses->is_final_response();
+        co_await out.emit(std::move(*dispatched.responses));
+    }
+    if (dispatched.requests)
+        co_await out.emit(std::move(*dispatched.requests));
+    if (ctx.end_invocation())
+        co_return false;
+    if (transfer) {
+        // The target runs for the rest of the invocation.
+        if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*transfer) : nullptr)
+            co_await target->run_inline(ctx, out);
+        co_return false;
+    }
+    if (dispatched.waits) {
+        ctx.pause();
+        co_return false;
+    }
+    co_return !final && dispatched.responses.has_value();  // a final tool answer (skip_summarization) is the answer
+}
+
+// What follows a model call: its event, then the tools it calls. False when the invocation's turn is over.
 asio::awaitable<bool> after_model_call(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
                                        const std::vector<std::shared_ptr<Tool>>& tools,
                                        std::unique_ptr<Event> model_event)
 {
-    const LlmAgentConfig& cfg = agent.config();
-    std::vector<FunctionCall> calls;
+    std::vector<PlannedCall> calls;
     if (model_event->content) {
         for (Part& p : model_event->content->parts) {
             if (!p.function_call)
@@ -84,7 +115,7 @@ asio::awaitable<bool> after_model_call(const LlmAgent& agent, InvocationContext&
                                      [&](const auto& t) { return t->name() == p.function_call->name; });
             if (tool != tools.end() && (*tool)->is_long_running())
                 model_event->long_running_tool_ids.push_back(p.function_call->id);
-            calls.push_back(*p.function_call);
+            calls.emplace_back(*p.function_call);
         }
     }
     if (calls.empty() && model_event->is_final_response())
@@ -92,22 +123,31 @@ asio::awaitable<bool> after_model_call(const LlmAgent& agent, InvocationContext&
     co_await out.emit(std::move(*model_event));
     if (calls.empty() || ctx.end_invocation())
         co_return false;
+    co_return co_await run_calls(agent, ctx, out, tools, calls);
+}
 
-    std::optional<Event> responses = co_await dispatch_tools(cfg, ctx, calls, tools);
-    if (!responses)
-        co_return false;  // only long-running tools, which answer later
-    std::optional<std::string> transfer = responses->actions.transfer_to_agent;
-    bool final = responses->is_final_response();
-    co_await out.emit(std::move(*responses));
-    if (ctx.end_invocation())
-        co_return false;
-    if (transfer) {
-        // The target runs for the rest of the invocation.
-        if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*transfer) : nullptr)
+// An agent that runs again on a turn it left unfinished finishes it first. False when nothing more is to
+// be done in this run (the model is not called).
+asio::awaitable<bool> finish_pending_turn(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
+                                          const std::vector<std::shared_ptr<Tool>>& tools)
+{
+    std::optional<PendingCalls> pending = find_pending_calls(ctx, agent.name());
+    if (!pending)
+        co_return true;
+    if (pending->transferred_to) {
+        if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*pending->transferred_to) : nullptr)
             co_await target->run_inline(ctx, out);
         co_return false;
     }
-    co_return !final;  // a final tool answer (skip_summarization) is the answer
+    if (pending->done)
+        co_return false;
+    if (!pending->to_run.empty() && !co_await run_calls(agent, ctx, out, tools, pending->to_run))
+        co_return false;
+    if (pending->waits) {
+        ctx.pause();
+        co_return false;
+    }
+    co_return true;
 }
 
 asio::awaitable<void> emit_max_iterations(const LlmAgent& agent, InvocationContext& ctx, EventSink& out)
@@ -127,6 +167,8 @@ asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx
 {
     const LlmAgentConfig& cfg = agent.config();
     const std::vector<std::shared_ptr<Tool>> tools = co_await resolve_tools(cfg, ctx);
+    if (!co_await finish_pending_turn(agent, ctx, out, tools))
+        co_return;
     LlmRequest request;
     for (int iteration = 0; iteration < cfg.max_iterations; ++iteration) {
         request.callable_tools = tools;

@@ -4,6 +4,8 @@
 
 #include "../plugins/plugin_manager.hpp"
 
+#include <adk/core/ids.hpp>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -20,8 +22,9 @@ namespace adk::detail {
 namespace {
 
 struct ToolOutcome {
-    std::optional<json::value> response;  // none: a long-running tool that will answer later
+    std::optional<json::value> response;  // none: the call waits
     EventActions actions;
+    bool waits = false;
 };
 
 // Runs the tool, cancelled after its timeout (the tool's own, else the agent's): then it throws
@@ -55,15 +58,22 @@ json::object not_available(const FunctionCall& call, const std::vector<std::shar
 
 // One call through the stages (tool_dispatch.hpp).
 asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const InvocationContext& ctx,
-                                      const FunctionCall& call, const std::vector<std::shared_ptr<Tool>>& tools)
+                                      const PlannedCall& planned, const std::vector<std::shared_ptr<Tool>>& tools)
 {
     ToolOutcome outcome;
+    const FunctionCall& call = planned.call;
+    if (planned.step == PlannedCall::Step::reject) {
+        outcome.response = rejected_response();
+        co_return outcome;
+    }
     auto found = std::find_if(tools.begin(), tools.end(), [&](const auto& t) { return t->name() == call.name; });
     if (found == tools.end()) {
         outcome.response = not_available(call, tools);
         co_return outcome;
     }
     ToolCall tc(ctx, call, **found);
+    if (planned.confirmation)
+        tc.context.set_tool_confirmation(*planned.confirmation);
     const PluginManager plugins(ctx.plugins());
     co_await plugins.before_tool(tc.tool, tc.args, tc.context, cfg.before_tool_callbacks, tc.result);
     if (!tc.result) {
@@ -73,8 +83,12 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
         if (!tc.stopped && !tc.result)
             co_await run_stage(cfg, tc);
     }
-    if (!tc.result || (tc.result->is_null() && tc.tool.is_long_running())) {
+    const EventActions& asked = tc.context.actions();
+    const bool asks_person = asked.requested_tool_confirmations.contains(call.id) ||
+                             asked.requested_auth_configs.contains(call.id);
+    if (asks_person || !tc.result || (tc.result->is_null() && tc.tool.is_long_running())) {
         outcome.actions = std::move(tc.context.actions());
+        outcome.waits = true;
         co_return outcome;
     }
     std::optional<json::value> replaced;
@@ -96,22 +110,69 @@ void merge_actions(EventActions& into, EventActions from)
     into.escalate = into.escalate || from.escalate;
     if (from.transfer_to_agent)
         into.transfer_to_agent = std::move(from.transfer_to_agent);
-    for (auto& kv : from.requested_tool_confirmations)
-        into.requested_tool_confirmations[kv.key()] = std::move(kv.value());
-    for (auto& kv : from.requested_auth_configs)
-        into.requested_auth_configs[kv.key()] = std::move(kv.value());
+}
+
+// The event that asks a person: one long-running adk_request_confirmation or adk_request_credential call per
+// question, and the questions in actions, keyed by the original call's id.
+std::optional<Event> requests_event(const InvocationContext& ctx, const std::vector<PlannedCall>& calls,
+                                    std::vector<ToolOutcome>& outcomes)
+{
+    Event event = ctx.make_event(Content("user", {}));
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        const FunctionCall& call = calls[i].call;
+        EventActions& asked = outcomes[i].actions;
+        if (auto c = asked.requested_tool_confirmations.find(call.id); c != asked.requested_tool_confirmations.end()) {
+            json::object original{{"id", call.id}, {"name", call.name}, {"args", call.args}};
+            json::object args{{"originalFunctionCall", std::move(original)}, {"toolConfirmation", c->value()}};
+            std::string id = "adk-" + new_uuid();
+            event.content->parts.push_back(
+                Part::from_function_call(std::string(request_confirmation_function), std::move(args), id));
+            event.long_running_tool_ids.push_back(std::move(id));
+            event.actions.requested_tool_confirmations[call.id] = std::move(c->value());
+        }
+        if (auto a = asked.requested_auth_configs.find(call.id); a != asked.requested_auth_configs.end()) {
+            json::object args{{"functionCallId", call.id},
+                              {"authConfig", a->value()},
+                              {"message", "Tool '" + call.name + "' needs a credential: answer with the authConfig, "
+                                          "its credential filled in."}};
+            std::string id = "adk-" + new_uuid();
+            event.content->parts.push_back(
+                Part::from_function_call(std::string(request_credential_function), std::move(args), id));
+            event.long_running_tool_ids.push_back(std::move(id));
+            event.actions.requested_auth_configs[call.id] = std::move(a->value());
+        }
+        asked.requested_tool_confirmations.clear();
+        asked.requested_auth_configs.clear();
+    }
+    if (event.content->parts.empty())
+        return std::nullopt;
+    return event;
 }
 
 }  // namespace
 
-asio::awaitable<void> confirmation_gate(const LlmAgentConfig&, ToolCall&)
+json::object rejected_response()
 {
-    co_return;  // every call passes until tools can ask for confirmation
+    return json::object{{"error", "This tool call was rejected by the person asked to approve it."}};
 }
 
-asio::awaitable<void> auth_gate(const LlmAgentConfig&, ToolCall&)
+asio::awaitable<void> confirmation_gate(const LlmAgentConfig&, ToolCall& call)
 {
-    co_return;  // every call passes until tools can ask for credentials
+    if (call.context.tool_confirmation() || !call.tool.requires_confirmation(call.args))
+        co_return;
+    call.context.request_confirmation("Approve or reject the call of tool '" + call.call.name + "'.");
+    call.stopped = true;
+}
+
+asio::awaitable<void> auth_gate(const LlmAgentConfig&, ToolCall& call)
+{
+    const std::optional<json::object>& auth_config = call.tool.auth_config();
+    if (!auth_config)
+        co_return;
+    if (co_await call.context.load_credential(*auth_config))
+        co_return;
+    call.context.request_credential(*auth_config);
+    call.stopped = true;
 }
 
 asio::awaitable<void> run_stage(const LlmAgentConfig& cfg, ToolCall& call)
@@ -135,16 +196,16 @@ asio::awaitable<void> run_stage(const LlmAgentConfig& cfg, ToolCall& call)
         call.result = json::object{{"error", "Tool '" + call.call.name + "' failed: " + error.message()}};
 }
 
-asio::awaitable<std::optional<Event>> dispatch_tools(const LlmAgentConfig& cfg, const InvocationContext& ctx,
-                                                     const std::vector<FunctionCall>& calls,
-                                                     const std::vector<std::shared_ptr<Tool>>& tools)
+asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const InvocationContext& ctx,
+                                           const std::vector<PlannedCall>& calls,
+                                           const std::vector<std::shared_ptr<Tool>>& tools)
 {
     std::vector<ToolOutcome> outcomes(calls.size());
     const std::size_t workers = std::min(calls.size(), static_cast<std::size_t>(cfg.max_concurrent_tools));
     if (workers == 1) {
         for (std::size_t i = 0; i < calls.size(); ++i)
             outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tools);
-    } else {
+    } else if (workers > 1) {
         // The workers run on this coroutine's executor (the invocation's strand, or its branch's), one step
         // at a time: `next` needs no lock.
         std::size_t next = 0;
@@ -167,19 +228,23 @@ asio::awaitable<std::optional<Event>> dispatch_tools(const LlmAgentConfig& cfg, 
                 std::rethrow_exception(failure);
     }
 
+    Dispatched result;
+    result.requests = requests_event(ctx, calls, outcomes);
     Event event = ctx.make_event(Content("user", {}));
     for (std::size_t i = 0; i < calls.size(); ++i) {
+        result.waits = result.waits || outcomes[i].waits;
         merge_actions(event.actions, std::move(outcomes[i].actions));
         if (!outcomes[i].response)
             continue;
         json::value& response = *outcomes[i].response;
         json::object body = response.is_object() ? std::move(response.get_object())
                                                  : json::object{{"result", std::move(response)}};
-        event.content->parts.push_back(Part::from_function_response(calls[i].name, std::move(body), calls[i].id));
+        const FunctionCall& call = calls[i].call;
+        event.content->parts.push_back(Part::from_function_response(call.name, std::move(body), call.id));
     }
-    if (event.content->parts.empty())
-        co_return std::nullopt;
-    co_return event;
+    if (!event.content->parts.empty())
+        result.responses = std::move(event);
+    co_return result;
 }
 
 }  // namespace adk::detail

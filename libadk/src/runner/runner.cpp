@@ -1,3 +1,4 @@
+#include <adk/core/log.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/agents/llm_agent.hpp>
@@ -10,6 +11,9 @@
 
 #include "../agents/invocation.hpp"
 #include "../plugins/plugin_manager.hpp"
+#include "answers.hpp"
+
+#include <adk/auth/credential_service.hpp>
 
 #include <boost/asio/this_coro.hpp>
 
@@ -114,7 +118,7 @@ std::shared_ptr<Agent> agent_to_run(const Session& session, const std::shared_pt
                         return agent;
     }
     for (auto it = events.rbegin(); it != events.rend(); ++it) {
-        if (it->author == "user")
+        if (it->author == "user" || it->actions.agent_state || it->actions.end_of_agent)
             continue;
         if (it->author == root->name())
             return root;
@@ -179,6 +183,43 @@ asio::awaitable<std::map<std::string, std::int64_t>> save_input_blobs(const Invo
     co_return saved;
 }
 
+// Whether the invocation ended because it was stopped (Runner::cancel, Stream::cancel, its consumer left),
+// not because something failed.
+bool interrupted(std::exception_ptr failure, const InvocationContext& ctx)
+{
+    if (ctx.cancelled())
+        return true;
+    try {
+        std::rethrow_exception(failure);
+    } catch (const boost::system::system_error& e) {
+        return e.code() == errc::cancelled || e.code() == errc::stream_closed ||
+               e.code() == asio::error::operation_aborted;
+    } catch (...) {
+    }
+    return false;
+}
+
+// An interrupted invocation ends with an event that says so, stored in the session (nobody reads the stream
+// any more): the session shows where it stopped, and a resumable app can resume it. A failure to store it
+// is logged: the interruption itself is what the caller hears of.
+asio::awaitable<void> record_interruption(InvocationContext& ctx, const Agent& agent)
+{
+    Event event;
+    event.id = new_uuid();
+    event.invocation_id = ctx.invocation_id();
+    event.author = agent.name();
+    event.timestamp = now_seconds();
+    event.interrupted = true;
+    event.error_code = "INTERRUPTED";
+    event.error_message = "invocation " + ctx.invocation_id() + " was interrupted before it finished" +
+                          (ctx.is_resumable() ? "; resume it with its invocation id" : "");
+    try {
+        co_await ctx.invocation()->commit(event);
+    } catch (const std::exception& e) {
+        log(LogLevel::warning, "the interruption of invocation " + ctx.invocation_id() + " could not be stored: " + e.what());
+    }
+}
+
 }  // namespace
 
 Runner::Runner(RunnerOptions options)
@@ -191,6 +232,8 @@ Runner::Runner(RunnerOptions options)
     if (!options_.session_service)
         throw Error(errc::invalid_argument,
                     "RunnerOptions::session_service is null: use std::make_shared<adk::InMemorySessionService>()");
+    if (!options_.credential_service)
+        options_.credential_service = std::make_shared<InMemoryCredentialService>();
     std::set<std::string, std::less<>> plugin_names;
     for (const auto& plugin : options_.plugins) {
         if (!plugin)
@@ -212,10 +255,12 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
 
 asio::awaitable<EventStream> Runner::run(RunRequest request)
 {
-    if (request.invocation_id)
+    const bool resumable = options_.resumability.is_resumable;
+    if (request.invocation_id && !resumable)
         throw Error(errc::invalid_argument,
-                    "RunRequest::invocation_id asks to resume invocation '" + *request.invocation_id +
-                        "', which is not supported yet: leave it empty to start a new invocation");
+                    "RunRequest::invocation_id asks to resume invocation '" + request.invocation_id->substr(0, 100) +
+                        "', but app '" + options_.app_name + "' is not resumable: set RunnerOptions::resumability "
+                        "(is_resumable = true), or leave invocation_id empty to start a new invocation");
     validate_state_keys(request.state_delta);
     // The session is read once its turn is ours, so that it holds what the invocation before this one left.
     SessionKey key(options_.app_name, request.user_id, request.session_id);
@@ -226,6 +271,34 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     if (!session)
         throw Error(errc::not_found, key.describe() + " does not exist: create it first with create_session()");
 
+    // What the message answers, and which invocation this run continues: checked before anything is stored.
+    detail::Answers answers;
+    if (request.new_message)
+        answers = detail::check_answers(*session, *request.new_message, options_.app_name);
+    std::optional<std::string> resume_id = request.invocation_id;
+    if (resume_id && answers.invocation_id && *answers.invocation_id != *resume_id)
+        throw Error(errc::invalid_argument, "the message answers calls of invocation " + *answers.invocation_id +
+                                                ", not of invocation " + resume_id->substr(0, 100) +
+                                                " that RunRequest::invocation_id names: leave invocation_id empty");
+    if (!resume_id && resumable)
+        resume_id = answers.invocation_id;
+    std::optional<detail::InvocationRecord> resumed;
+    if (resume_id) {
+        resumed = detail::find_invocation(*session, *resume_id);
+        if (!resumed)
+            throw Error(errc::not_found, key.describe() + " has no invocation '" + resume_id->substr(0, 100) +
+                                             "' to resume: give the invocationId of one of its events");
+        if (resumed->finished && answers.answers_pending_long_running && !request.invocation_id) {
+            resumed.reset();  // a long-running tool's answer after its invocation ended: a new invocation takes it
+            resume_id.reset();
+        } else if (resumed->finished) {
+            throw Error(errc::invalid_argument, "invocation " + *resume_id + " has finished: there is nothing to "
+                                                "resume; send a new message instead");
+        }
+    }
+    for (auto& [credential_key, auth_config] : answers.credentials)
+        co_await options_.credential_service->save_credential(std::move(credential_key), std::move(auth_config));
+
     InvocationOptions inv;
     inv.app_name = options_.app_name;
     inv.user_id = request.user_id;
@@ -233,6 +306,12 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     inv.session_service = options_.session_service;
     inv.artifact_service = options_.artifact_service;
     inv.memory_service = options_.memory_service;
+    inv.credential_service = options_.credential_service;
+    inv.resumable = resumable;
+    if (resumed) {
+        inv.invocation_id = *resume_id;
+        inv.resumed = true;
+    }
     inv.run_config = std::move(request.run_config);
     inv.root_agent = options_.agent;
     auto caller_executor = co_await asio::this_coro::executor;
@@ -252,7 +331,6 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
             uploads = co_await save_input_blobs(*ctx, message);
         invocation->options.user_content = message;
     }
-
     if (ctx->user_content() || !request.state_delta.empty()) {
         Event user_event;
         user_event.author = "user";
@@ -264,9 +342,15 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         user_event.actions.artifact_delta = std::move(uploads);
         co_await invocation->commit(user_event);
     }
+    if (resumed && resumed->user_content)
+        invocation->options.user_content = resumed->user_content;  // the message that started it
 
     auto registry = registry_;
-    auto agent = ctx->with_session([&](const Session& s) { return agent_to_run(s, options_.agent); });
+    std::shared_ptr<Agent> agent;
+    if (resumed && !resumed->started_by.empty())
+        agent = options_.agent->find_agent(resumed->started_by);  // it continues where it started
+    if (!agent)
+        agent = ctx->with_session([&](const Session& s) { return agent_to_run(s, options_.agent); });
     auto producer = [ctx, agent, registry](Sink<Event> sink) -> asio::awaitable<void> {
         struct Unregister {
             detail::RunnerRegistry& registry;
@@ -279,11 +363,23 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
             }
         } unregister{*registry, ctx->invocation_id(), *ctx->invocation()};
         EventSink out(std::move(sink), ctx->invocation());
-        if (co_await answered_by_plugin(*ctx, out))
-            co_return;
-        co_await agent->run_inline(*ctx, out);
-        const detail::PluginManager plugins(ctx->plugins());
-        co_await plugins.after_run(*ctx);
+        std::exception_ptr failure;
+        try {
+            if (co_await answered_by_plugin(*ctx, out))
+                co_return;
+            co_await agent->run_inline(*ctx, out);
+            const detail::PluginManager plugins(ctx->plugins());
+            co_await plugins.after_run(*ctx);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (failure && interrupted(failure, *ctx)) {
+            // After a cancellation every later co_await throws unless the state is reset (Asio 1.26).
+            co_await asio::this_coro::reset_cancellation_state();
+            co_await record_interruption(*ctx, *agent);
+        }
+        if (failure)
+            std::rethrow_exception(failure);
     };
     // Registered before the producer starts, so that its removal at the end always comes after.
     registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation, std::nullopt});
@@ -296,6 +392,101 @@ bool Runner::cancel(std::string_view invocation_id)
 {
     return registry_->cancel(invocation_id,
                              "invocation " + std::string(invocation_id) + " was cancelled by Runner::cancel");
+}
+
+}  // namespace adk
+
+namespace adk {
+
+namespace {
+
+bool session_scoped(std::string_view key)
+{
+    return !key.starts_with("app:") && !key.starts_with("user:") && !key.starts_with("temp:");
+}
+
+// The state delta that sets the session's own keys back to what the events before `index` made them.
+json::object state_delta_for_rewind(const Session& session, std::size_t index)
+{
+    json::object then;
+    for (std::size_t i = 0; i < index; ++i)
+        for (const auto& kv : session.events[i].actions.state_delta) {
+            if (!session_scoped(kv.key()))
+                continue;
+            if (kv.value().is_null())
+                then.erase(kv.key());
+            else
+                then[kv.key()] = kv.value();
+        }
+    json::object delta;
+    for (const auto& kv : then) {
+        const json::value* now = session.state.if_contains(kv.key());
+        if (!now || *now != kv.value())
+            delta[kv.key()] = kv.value();
+    }
+    for (const auto& kv : session.state)
+        if (session_scoped(kv.key()) && !then.contains(kv.key()))
+            delta[kv.key()] = nullptr;
+    return delta;
+}
+
+// Saves each session artifact that changed since `index` again as it was then (an empty blob for one that did
+// not exist yet), and returns the new versions. The user's own artifacts (user:) are left as they are.
+asio::awaitable<std::map<std::string, std::int64_t>> restore_artifacts(ArtifactService& artifacts, const Session& session,
+                                                                       std::size_t index)
+{
+    std::map<std::string, std::int64_t> then, now;
+    for (std::size_t i = 0; i < session.events.size(); ++i)
+        for (const auto& [name, version] : session.events[i].actions.artifact_delta) {
+            now[name] = version;
+            if (i < index)
+                then[name] = version;
+        }
+    std::map<std::string, std::int64_t> delta;
+    for (const auto& [name, version] : now) {
+        auto old = then.find(name);
+        if (name.starts_with("user:") || (old != then.end() && old->second == version))
+            continue;
+        std::optional<Part> content;
+        if (old != then.end()) {
+            ArtifactKey load(session.app_name, session.user_id, session.id, name);
+            content = co_await artifacts.load_artifact(std::move(load), old->second);
+        }
+        Part restored = content ? std::move(*content) : Part::from_bytes("", "application/octet-stream");
+        ArtifactKey save(session.app_name, session.user_id, session.id, name);
+        delta[name] = co_await artifacts.save_artifact(std::move(save), std::move(restored));
+    }
+    co_return delta;
+}
+
+}  // namespace
+
+asio::awaitable<void> Runner::rewind(std::string user_id, std::string session_id, std::string before_invocation_id)
+{
+    SessionKey key(options_.app_name, user_id, session_id);
+    SessionKey turn_key = key;
+    SessionTurn turn = co_await options_.session_service->take_turn(std::move(turn_key));
+    GetSessionRequest read(key);
+    std::optional<Session> session = co_await options_.session_service->get_session(std::move(read));
+    if (!session)
+        throw Error(errc::not_found, key.describe() + " does not exist");
+    std::size_t index = session->events.size();
+    for (std::size_t i = 0; i < session->events.size() && index == session->events.size(); ++i)
+        if (session->events[i].invocation_id == before_invocation_id)
+            index = i;
+    if (index == session->events.size())
+        throw Error(errc::not_found, key.describe() + " has no invocation '" + before_invocation_id.substr(0, 100) +
+                                         "' to rewind to: give the invocationId of one of its events");
+    Event marker;
+    marker.id = new_uuid();
+    marker.invocation_id = new_invocation_id();
+    marker.author = "user";
+    marker.timestamp = now_seconds();
+    marker.actions.rewind_before_invocation_id = before_invocation_id;
+    marker.actions.state_delta = state_delta_for_rewind(*session, index);
+    if (options_.artifact_service)
+        marker.actions.artifact_delta = co_await restore_artifacts(*options_.artifact_service, *session, index);
+    co_await options_.session_service->append_event(*session, marker);
 }
 
 }  // namespace adk

@@ -1,4 +1,5 @@
 #include <adk/artifacts/artifact_service.hpp>
+#include <adk/auth/credential_service.hpp>
 #include <adk/core/error.hpp>
 #include <adk/tools/function_tool.hpp>
 #include <adk/tools/tool.hpp>
@@ -49,6 +50,43 @@ asio::awaitable<SearchMemoryResponse> ToolContext::search_memory(std::string que
                     "(e.g. std::make_shared<adk::InMemoryMemoryService>())");
     SearchMemoryRequest request(ctx.app_name(), ctx.user_id(), std::move(query));
     co_return co_await ctx.memory_service()->search_memory(std::move(request));
+}
+
+void ToolContext::request_confirmation(std::string hint, json::value payload)
+{
+    ToolConfirmation asked(std::move(hint), false, std::move(payload));
+    actions().requested_tool_confirmations[function_call_id_] = json::value_from(asked);
+}
+
+void ToolContext::request_credential(json::object auth_config)
+{
+    actions().requested_auth_configs[function_call_id_] = std::move(auth_config);
+}
+
+asio::awaitable<std::optional<json::object>> ToolContext::load_credential(const json::object& auth_config)
+{
+    const InvocationContext& ctx = invocation_context();
+    if (!ctx.credential_service())
+        throw Error(errc::invalid_argument, "this Runner has no credential service: set "
+                                            "RunnerOptions::credential_service (e.g. "
+                                            "std::make_shared<adk::InMemoryCredentialService>())");
+    CredentialKey key(ctx.app_name(), ctx.user_id(), credential_key_of(auth_config));
+    co_return co_await ctx.credential_service()->load_credential(std::move(key));
+}
+
+void Tool::set_require_confirmation(bool always)
+{
+    require_confirmation_ = always ? ConfirmationPredicate([](const json::object&) { return true; }) : nullptr;
+}
+
+void Tool::set_require_confirmation_if(ConfirmationPredicate predicate)
+{
+    require_confirmation_ = std::move(predicate);
+}
+
+bool Tool::requires_confirmation(const json::object& args) const
+{
+    return require_confirmation_ && require_confirmation_(args);
 }
 
 asio::awaitable<void> Tool::process_request(const ReadonlyContext&, LlmRequest& request)

@@ -36,6 +36,7 @@ class Agent;
 class SessionService;
 class ArtifactService;
 class MemoryService;
+class CredentialService;
 class Plugin;
 
 // What an invocation is made of. The Runner fills it; tests of a single agent may fill it themselves.
@@ -46,6 +47,7 @@ struct InvocationOptions {
     std::shared_ptr<SessionService> session_service;
     std::shared_ptr<ArtifactService> artifact_service;
     std::shared_ptr<MemoryService> memory_service;
+    std::shared_ptr<CredentialService> credential_service;
     RunConfig run_config;
     std::optional<Content> user_content;
     std::shared_ptr<Agent> root_agent;
@@ -53,6 +55,12 @@ struct InvocationOptions {
     std::string invocation_id;       // "e-<uuid>" when empty
     std::string origin = "runner";   // what started the invocation: "runner", "api", "cli", ...
     std::vector<std::shared_ptr<Plugin>> plugins;  // run in order, before the agents' own callbacks
+    // The app is resumable (ResumabilityConfig): its agents record where they are (actions.agentState,
+    // actions.endOfAgent) so that a paused or interrupted invocation continues where it stopped.
+    bool resumable = false;
+    // This run continues invocation_id, which ran before (Runner::run with RunRequest::invocation_id, or an
+    // answer to one of its function calls).
+    bool resumed = false;
 };
 
 namespace detail {
@@ -100,6 +108,7 @@ public:
     const std::shared_ptr<SessionService>& session_service() const noexcept;
     const std::shared_ptr<ArtifactService>& artifact_service() const noexcept;
     const std::shared_ptr<MemoryService>& memory_service() const noexcept;
+    const std::shared_ptr<CredentialService>& credential_service() const noexcept;
     const std::vector<std::shared_ptr<Plugin>>& plugins() const noexcept;
     // The strand this context's agent runs on: the invocation's, or its branch's.
     const asio::any_io_executor& executor() const noexcept;
@@ -119,6 +128,19 @@ public:
     // Set by an agent or callback to stop the whole invocation after the current event.
     bool end_invocation() const noexcept;
     void set_end_invocation(bool value = true) const noexcept;
+
+    // Pause and resume (adk/tools/tool_confirmation.hpp). An agent that waits for a person or a long-running
+    // tool pauses the invocation: the agents above it stop without ending, and a later run resumes it.
+    bool paused() const noexcept;
+    void pause() const noexcept;
+    bool is_resumable() const noexcept;
+    bool resumed() const noexcept;
+    // Where an agent stands in this invocation, from its events (resumable apps only): the latest
+    // actions.agentState it recorded, and whether it recorded actions.endOfAgent. A parent that records it
+    // starts a sub-agent (agentState {"current_sub_agent": name}) forgets what that sub-agent and the agents
+    // below it recorded before: a loop's next round starts them afresh.
+    std::optional<json::object> agent_state(std::string_view agent_name) const;
+    bool agent_ended(std::string_view agent_name) const;
 
     // Counts one model call against RunConfig::max_llm_calls; throws adk::Error
     // (errc::llm_call_limit_exceeded) past the limit.

@@ -44,8 +44,10 @@ public:
     json::object requested_tool_confirmations;  // function call id -> ToolConfirmation
     json::object requested_auth_configs;        // function call id -> AuthConfig
     std::optional<json::object> compaction;     // EventCompaction
-    bool end_of_agent = false;
-    json::object extra;  // agentState, rewindBeforeInvocationId, ...
+    bool end_of_agent = false;                   // the author finished its part of the invocation
+    std::optional<json::object> agent_state;     // where the author stands, to resume from (resumable apps)
+    std::optional<std::string> rewind_before_invocation_id;  // Runner::rewind's marker
+    json::object extra;
 
     friend bool operator==(const EventActions&, const EventActions&) = default;
 };

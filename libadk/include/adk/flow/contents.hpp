@@ -7,7 +7,12 @@
 //     "[agent] said: ...", "[agent] called tool `f` with parameters: {...}", "[agent] `f` tool returned
 //     result: {...}");
 //   * with IncludeContents::none only the current turn is kept: from the latest event of the user or of
-//     another agent on.
+//     another agent on;
+//   * questions to a person (adk_request_confirmation, adk_request_credential) and their answers are left out;
+//     each call's latest response follows the call at once (responses given at different times join, and a
+//     long-running tool's final answer replaces its first response); a call that never got a response is
+//     left out;
+//   * the events that a Runner::rewind marker took back are left out.
 #pragma once
 
 #include <adk/agents/llm_agent.hpp>

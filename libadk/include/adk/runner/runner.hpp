@@ -33,11 +33,21 @@ namespace adk {
 class SessionService;
 class ArtifactService;
 class MemoryService;
+class CredentialService;
 class Plugin;
 
 namespace detail {
 class RunnerRegistry;
 }
+
+// ADK's ResumabilityConfig. A resumable app's agents record where they stand in each invocation
+// (actions.agentState, actions.endOfAgent), so that an invocation that paused (waiting for a person or a
+// long-running tool) or was interrupted (cancelled, or its process died) continues where it stopped: a
+// workflow at the sub-agent it was in, an LlmAgent at the turn it left unfinished. A tool whose response was
+// stored never runs again. Resume with RunRequest::invocation_id, or by answering one of its function calls.
+struct ResumabilityConfig {
+    bool is_resumable = false;
+};
 
 // Meant for designated initializers; the defaults keep -Wmissing-field-initializers quiet for the fields
 // a user leaves out.
@@ -47,7 +57,11 @@ struct RunnerOptions {
     std::shared_ptr<SessionService> session_service = nullptr;
     std::shared_ptr<ArtifactService> artifact_service = nullptr;
     std::shared_ptr<MemoryService> memory_service = nullptr;
+    // Where the credentials users give to tools are kept (adk/auth/credential_service.hpp); one in memory when
+    // none is given.
+    std::shared_ptr<CredentialService> credential_service = nullptr;
     std::vector<std::shared_ptr<Plugin>> plugins = {};  // in order; see adk/plugins/plugin.hpp
+    ResumabilityConfig resumability = {};
     // Set it when one thread runs the io_context that calls run() (asio::io_context ioc(1) run by one
     // thread, or a strand you give every caller): invocations then run on the caller's executor instead
     // of strands of their own, which saves a dispatch through the strand at every step of every
@@ -69,13 +83,15 @@ public:
     std::string user_id;
     std::string session_id;
     // The user's message, stored as the invocation's first event. None (or no parts): the agent runs on the
-    // session as it is.
+    // session as it is. Its functionResponse parts answer the agents' function calls (a person's approval, a
+    // credential, a long-running tool's result); each is checked first (adk/tools/tool_confirmation.hpp).
     std::optional<Content> new_message;
     // State to set before the agent runs (any scope, temp: too), carried by the user's event as ADK does; with
     // no message, by an event of the user's that holds only it.
     json::object state_delta;
-    // The invocation to resume (a paused one, e.g. waiting for a tool's confirmation). Not supported yet: a
-    // request that sets it is refused with adk::Error.
+    // The invocation to resume (paused or interrupted) in a resumable app (RunnerOptions::resumability). An
+    // answer to one of its calls resumes it without this. Refused with adk::Error when the app is not
+    // resumable, when the session has no such invocation, or when it finished.
     std::optional<std::string> invocation_id;
     RunConfig run_config;
 };
@@ -90,7 +106,9 @@ public:
     Runner& operator=(const Runner&) = delete;
 
     // Appends the user's message to the session, then starts the agent on a strand of its own and
-    // returns its events. Throws adk::Error (errc::not_found) when the session does not exist.
+    // returns its events. Throws adk::Error (errc::not_found) when the session does not exist, and for an
+    // answer that does not fit (invalid_argument; already_exists for a call answered before): nothing is
+    // stored then.
     // The invocation runs while the stream lives: dropping or cancelling the stream stops it.
     asio::awaitable<EventStream> run(RunRequest request);
     // The common case: a message in a session.
@@ -100,6 +118,13 @@ public:
     // Stops a running invocation from any thread; its stream ends with adk::Error(errc::cancelled).
     // Returns false when no invocation with that id is running.
     bool cancel(std::string_view invocation_id);
+
+    // ADK's rewind: takes the session back to before the invocation. A marker event (by "user",
+    // actions.rewindBeforeInvocationId) sets the state back to what it was then (app: and user: keys
+    // excepted) and saves the artifacts as they were as new versions; the history is kept, and agents no
+    // longer see the events from that invocation on. Throws adk::Error (not_found) for an unknown session or
+    // invocation.
+    asio::awaitable<void> rewind(std::string user_id, std::string session_id, std::string before_invocation_id);
 
     const RunnerOptions& options() const noexcept { return options_; }
 

@@ -4,6 +4,7 @@
 #include <adk/agents/callback_context.hpp>
 #include <adk/memory/memory_service.hpp>
 #include <adk/models/llm_request.hpp>
+#include <adk/tools/tool_confirmation.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +31,20 @@ public:
 
     const std::string& function_call_id() const noexcept { return function_call_id_; }
 
+    // Asks a person to approve this call (adk/tools/tool_confirmation.hpp). What the tool returns is then
+    // dropped: the call waits for the answer, and runs again once it is approved, with tool_confirmation() set.
+    void request_confirmation(std::string hint = {}, json::value payload = nullptr);
+    // The person's answer when this run follows an approval; nullopt otherwise.
+    const std::optional<ToolConfirmation>& tool_confirmation() const noexcept { return tool_confirmation_; }
+    void set_tool_confirmation(ToolConfirmation confirmation) { tool_confirmation_ = std::move(confirmation); }
+
+    // Asks the client for a credential (adk/auth/credential_service.hpp): what the tool returns is dropped, the
+    // call waits for the answer and runs again once the credential is kept.
+    void request_credential(json::object auth_config);
+    // The auth config kept for the user under credential_key_of(auth_config), its credential filled in; nullopt
+    // when none is kept. Throws adk::Error when the Runner has no credential service.
+    asio::awaitable<std::optional<json::object>> load_credential(const json::object& auth_config);
+
     // Saves a new version of an artifact and records it in actions().artifact_delta. Throws adk::Error
     // when the Runner has no artifact service.
     asio::awaitable<std::int64_t> save_artifact(std::string filename, Part artifact);
@@ -41,7 +57,11 @@ public:
 
 private:
     std::string function_call_id_;
+    std::optional<ToolConfirmation> tool_confirmation_;
 };
+
+// Decides from a call's arguments whether a person must approve it.
+using ConfirmationPredicate = std::function<bool(const json::object& args)>;
 
 class Tool {
 public:
@@ -61,6 +81,16 @@ public:
     std::optional<std::chrono::milliseconds> timeout() const noexcept { return timeout_; }
     void set_timeout(std::optional<std::chrono::milliseconds> timeout) noexcept { timeout_ = timeout; }
 
+    // Human in the loop (adk/tools/tool_confirmation.hpp). Set these before the tool is in use.
+    // Every call needs a person's approval (true), or none does (false, the default).
+    void set_require_confirmation(bool always);
+    // A call needs approval when the predicate says so for its arguments.
+    void set_require_confirmation_if(ConfirmationPredicate predicate);
+    bool requires_confirmation(const json::object& args) const;
+    // The tool needs a credential for this auth config (adk/auth/credential_service.hpp) before it runs.
+    void set_auth_config(json::object auth_config) { auth_config_ = std::move(auth_config); }
+    const std::optional<json::object>& auth_config() const noexcept { return auth_config_; }
+
     // How the model sees the tool; nullopt for a tool that is not declared to the model.
     virtual std::optional<FunctionDeclaration> declaration() const = 0;
 
@@ -76,6 +106,8 @@ private:
     std::string description_;
     bool long_running_;
     std::optional<std::chrono::milliseconds> timeout_;
+    ConfirmationPredicate require_confirmation_;
+    std::optional<json::object> auth_config_;
 };
 
 // A set of tools chosen per invocation (e.g. by the user, or from a remote server).

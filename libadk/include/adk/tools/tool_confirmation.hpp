@@ -1,0 +1,54 @@
+// Human in the loop: the function calls through which an agent asks a person, and what the person answers.
+//
+// A tool call that needs a person's approval does not run. The agent emits a function call named
+// adk_request_confirmation (a fresh id, listed in longRunningToolIds) whose args are
+//   {"originalFunctionCall": {"id", "name", "args"}, "toolConfirmation": {"hint", "confirmed": false, "payload"}}
+// and the invocation pauses. The client answers with a functionResponse of the same id and name whose response
+// is {"confirmed": true|false, "payload": ...} (or {"response": "<that object as a JSON string>"}). Then the tool
+// runs and sees the answer in ToolContext::tool_confirmation(), or the model is told that it was rejected.
+//
+// A tool that needs credentials asks through adk_request_credential: args {"functionCallId", "authConfig",
+// "message"}; the client answers with the authConfig, its credential filled in (adk/auth/credential_service.hpp).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace adk {
+
+namespace json = boost::json;
+
+inline constexpr std::string_view request_confirmation_function = "adk_request_confirmation";
+inline constexpr std::string_view request_credential_function = "adk_request_credential";
+
+// What a person is asked (hint, payload) and what they answered (confirmed, payload). ADK's ToolConfirmation.
+class ToolConfirmation {
+public:
+    ToolConfirmation() = default;
+    ToolConfirmation(std::string hint_, bool confirmed_, json::value payload_ = nullptr)
+        : hint(std::move(hint_)), confirmed(confirmed_), payload(std::move(payload_))
+    {
+    }
+
+    std::string hint;
+    bool confirmed = false;
+    json::value payload;  // null: none
+
+    friend bool operator==(const ToolConfirmation&, const ToolConfirmation&) = default;
+};
+static_assert(!std::is_aggregate_v<ToolConfirmation>);
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const ToolConfirmation& v);
+// Reads {"hint"?, "confirmed", "payload"?}; throws adk::Error (invalid_argument) that says what is wrong.
+ToolConfirmation tag_invoke(const json::value_to_tag<ToolConfirmation>&, const json::value& v);
+
+// A person's answer to adk_request_confirmation, as a client sends it: the response object itself, or
+// {"response": "<JSON text of it>"}. Throws adk::Error (invalid_argument) naming what is wrong.
+ToolConfirmation read_confirmation_answer(const json::object& response);
+
+}  // namespace adk

@@ -1,0 +1,150 @@
+#include "answers.hpp"
+
+#include <adk/core/error.hpp>
+#include <adk/tools/tool_confirmation.hpp>
+
+#include <set>
+
+namespace adk::detail {
+
+namespace {
+
+struct FoundCall {
+    const Event* event = nullptr;
+    const FunctionCall* call = nullptr;
+};
+
+FoundCall find_call(const Session& session, const std::string& id)
+{
+    for (const Event& e : session.events) {
+        if (e.author == "user" || !e.content)
+            continue;
+        for (const Part& p : e.content->parts)
+            if (p.function_call && p.function_call->id == id)
+                return {&e, &*p.function_call};
+    }
+    return {};
+}
+
+// Whether the call already has its answer: a response of the agent's (a tool's result), or a client's answer
+// that is not an update of a long-running tool ({"status": "pending"}).
+bool answered(const Session& session, const std::string& id, bool long_running)
+{
+    for (const Event& e : session.events) {
+        if (!e.content)
+            continue;
+        for (const Part& p : e.content->parts) {
+            if (!p.function_response || p.function_response->id != id)
+                continue;
+            const json::value* status = p.function_response->response.if_contains("status");
+            const bool update = status && status->is_string() && status->get_string() == "pending";
+            if (e.author == "user" ? !update : !long_running)
+                return true;
+        }
+    }
+    return false;
+}
+
+// The id of the call a question is about.
+std::string asked_about(const FunctionCall& question)
+{
+    const json::value* v = question.args.if_contains("functionCallId");
+    if (const json::value* original = question.args.if_contains("originalFunctionCall"); original && original->is_object())
+        v = original->get_object().if_contains("id");
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+bool is_long_running(const Event& e, const std::string& id)
+{
+    return std::find(e.long_running_tool_ids.begin(), e.long_running_tool_ids.end(), id) !=
+           e.long_running_tool_ids.end();
+}
+
+}  // namespace
+
+Answers check_answers(const Session& session, Content& message, const std::string& app_name)
+{
+    Answers answers;
+    std::set<std::string> seen;
+    for (Part& part : message.parts) {
+        if (!part.function_response)
+            continue;
+        FunctionResponse& r = *part.function_response;
+        if (r.id.empty())
+            throw Error(errc::invalid_argument, "the functionResponse '" + r.name + "' has no id: give the id of the "
+                                                "function call it answers");
+        const std::string quoted = "'" + r.id.substr(0, 100) + "'";
+        if (!seen.insert(r.id).second)
+            throw Error(errc::invalid_argument, "the message answers function call " + quoted + " twice: answer it once");
+        FoundCall found = find_call(session, r.id);
+        if (!found.call)
+            throw Error(errc::invalid_argument, "session " + session.id + " has no function call " + quoted +
+                                                    " to answer: give the id of a call the agent made (its event's "
+                                                    "content.parts[].functionCall.id)");
+        if (found.call->name != r.name)
+            throw Error(errc::invalid_argument, "function call " + quoted + " is a call of '" + found.call->name +
+                                                    "', not of '" + r.name.substr(0, 100) + "': answer it with its own name");
+        const bool long_running = is_long_running(*found.event, r.id);
+        if (answered(session, r.id, long_running))
+            throw Error(errc::already_exists, "function call " + quoted + " was already answered: an answer counts "
+                                                  "once, so this one changes nothing");
+        if (r.name == request_confirmation_function || r.name == request_credential_function) {
+            const std::string original = asked_about(*found.call);
+            if (answered(session, original, false))
+                throw Error(errc::already_exists, "the call that question " + quoted + " is about was already "
+                                                      "answered: this answer changes nothing");
+        }
+        if (r.name == request_confirmation_function) {
+            try {
+                (void)read_confirmation_answer(r.response);
+            } catch (const Error& e) {
+                throw Error(errc::invalid_argument, "the answer to " + quoted + ": " + e.message());
+            }
+        } else if (r.name == request_credential_function) {
+            // The answer is the auth config with its credential: kept in the CredentialService, and stored in the
+            // session without the credential.
+            const json::value* asked = found.call->args.if_contains("authConfig");
+            json::object auth_config = r.response;
+            if (auth_config.contains("authConfig") && auth_config.at("authConfig").is_object())
+                auth_config = auth_config.at("authConfig").get_object();
+            if (!auth_config.contains("exchangedAuthCredential") && !auth_config.contains("rawAuthCredential"))
+                throw Error(errc::invalid_argument, "the answer to " + quoted + " holds no credential: answer with "
+                                                    "the authConfig, its exchangedAuthCredential or rawAuthCredential "
+                                                    "filled in");
+            // The key is the one the tool asked with, whatever the answer says.
+            std::string key = credential_key_of(asked && asked->is_object() ? asked->get_object() : auth_config);
+            answers.credentials.emplace_back(CredentialKey(app_name, session.user_id, key), auth_config);
+            r.response = json::object{{"credentialKey", key}, {"credential", "kept by the credential service"}};
+        }
+        if (answers.invocation_id && *answers.invocation_id != found.event->invocation_id)
+            throw Error(errc::invalid_argument, "the message answers calls of two invocations (" +
+                                                    *answers.invocation_id + " and " + found.event->invocation_id +
+                                                    "): answer each in a message of its own");
+        answers.invocation_id = found.event->invocation_id;
+        answers.answers_pending_long_running = answers.answers_pending_long_running || long_running;
+    }
+    return answers;
+}
+
+std::optional<InvocationRecord> find_invocation(const Session& session, const std::string& invocation_id)
+{
+    std::optional<InvocationRecord> record;
+    for (const Event& e : session.events) {
+        if (e.invocation_id != invocation_id)
+            continue;
+        if (!record)
+            record.emplace();
+        if (e.author == "user") {
+            if (!record->user_content && e.content && !e.content->parts.empty() && e.content->parts.front().text)
+                record->user_content = e.content;
+            continue;
+        }
+        if (record->started_by.empty())
+            record->started_by = e.author;
+        if (e.actions.end_of_agent && e.author == record->started_by)
+            record->finished = true;
+    }
+    return record;
+}
+
+}  // namespace adk::detail

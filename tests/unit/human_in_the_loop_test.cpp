@@ -1,0 +1,651 @@
+// Human in the loop: tool confirmation, credentials, long-running tools, pause and resume, rewind; and the
+// answers a client gets wrong. Real Runner, real in-memory services, the scripted model.
+#include <adk/adk.hpp>
+
+#include "support/agents.hpp"
+#include "support/run.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using adk::Content;
+using adk::Event;
+using adk::LlmResponse;
+using adk::Part;
+using adk::testing::ScriptedModel;
+using adk::test::drain;
+using adk::test::error_of;
+using adk::test::run;
+using namespace std::chrono_literals;
+
+namespace {
+
+// What one run gave back.
+struct Ran {
+    std::vector<Event> events;
+    std::optional<adk::Error> error;
+};
+
+// A Runner over in-memory services, with a session "s" of user "u".
+struct Fixture {
+    asio::io_context ioc;
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<adk::InMemoryArtifactService> artifacts = std::make_shared<adk::InMemoryArtifactService>();
+    std::unique_ptr<adk::Runner> runner;
+
+    explicit Fixture(std::shared_ptr<adk::Agent> agent, bool resumable = false)
+    {
+        runner = std::make_unique<adk::Runner>(adk::RunnerOptions{.app_name = "app",
+                                                                  .agent = std::move(agent),
+                                                                  .session_service = sessions,
+                                                                  .artifact_service = artifacts,
+                                                                  .resumability = {.is_resumable = resumable}});
+        run(ioc, [this]() -> asio::awaitable<void> { co_await sessions->create_session({"app", "u", "s"}); }());
+    }
+
+    Ran send(adk::RunRequest request)
+    {
+        return run(ioc, [&]() -> asio::awaitable<Ran> {
+            Ran ran;
+            try {
+                auto stream = co_await runner->run(std::move(request));
+                ran.events = co_await drain(stream);
+            } catch (const adk::Error& e) {
+                ran.error = e;
+            }
+            co_return ran;
+        }());
+    }
+    Ran say(std::string text) { return send(adk::RunRequest("u", "s", Content::user(std::move(text)))); }
+    Ran answer(std::string id, std::string name, json::object response, std::string user = "u")
+    {
+        Content message("user", {Part::from_function_response(std::move(name), std::move(response), std::move(id))});
+        return send(adk::RunRequest(std::move(user), "s", std::move(message)));
+    }
+    adk::Session session()
+    {
+        return run(ioc, [this]() -> asio::awaitable<adk::Session> {
+            auto s = co_await sessions->get_session({"app", "u", "s"});
+            co_return std::move(*s);
+        }());
+    }
+};
+
+std::shared_ptr<ScriptedModel> scripted(std::vector<ScriptedModel::Turn> turns)
+{
+    return std::make_shared<ScriptedModel>(std::move(turns));
+}
+
+// transfer_money(amount): counts its runs and remembers the confirmation it ran with.
+struct Bank {
+    int runs = 0;
+    std::optional<adk::ToolConfirmation> seen;
+    std::shared_ptr<adk::FunctionTool> tool()
+    {
+        return adk::FunctionTool::create(
+            "transfer_money", "Sends money.",
+            json::parse(R"({"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]})"),
+            [this](adk::ToolContext& ctx, json::object args) -> asio::awaitable<json::value> {
+                ++runs;
+                seen = ctx.tool_confirmation();
+                co_return json::object{{"sent", args.at("amount")}};
+            });
+    }
+};
+
+// The one adk_request_confirmation / adk_request_credential call of an event, or null.
+const adk::FunctionCall* question_in(const Event& e, std::string_view name)
+{
+    if (e.content)
+        for (const Part& p : e.content->parts)
+            if (p.function_call && p.function_call->name == name)
+                return &*p.function_call;
+    return nullptr;
+}
+
+const adk::FunctionCall* find_question(const std::vector<Event>& events, std::string_view name)
+{
+    for (const Event& e : events)
+        if (auto q = question_in(e, name))
+            return q;
+    return nullptr;
+}
+
+bool mentions(const std::vector<adk::Content>& contents, std::string_view text)
+{
+    for (const auto& c : contents)
+        if (json::serialize(json::value_from(c)).find(text) != std::string::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("confirmation: a tool that needs approval does not run, the agent asks and the invocation ends",
+          "[hitl]")
+{
+    Bank bank;
+    auto tool = bank.tool();
+    tool->set_require_confirmation(true);
+    auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 100}}),
+                           LlmResponse::text("Sent 100.")});
+    Fixture f(adk::LlmAgent::builder("banker").model(model).tool(tool).build());
+
+    Ran asked = f.say("send 100");
+    REQUIRE(!asked.error);
+    REQUIRE(asked.events.size() == 2);
+    CHECK(bank.runs == 0);
+    CHECK(model->requests().size() == 1);
+    const adk::FunctionCall original = *asked.events[0].content->parts.at(0).function_call;
+    const Event& question_event = asked.events[1];
+    const adk::FunctionCall* question = question_in(question_event, adk::request_confirmation_function);
+    REQUIRE(question);
+    CHECK(question->id != original.id);
+    CHECK(question_event.author == "banker");
+    CHECK(question_event.long_running_tool_ids == std::vector<std::string>{question->id});
+    CHECK(question->args.at("originalFunctionCall").at("id") == original.id.c_str());
+    CHECK(question->args.at("originalFunctionCall").at("name") == "transfer_money");
+    CHECK(question->args.at("originalFunctionCall").at("args").at("amount") == 100);
+    CHECK(question->args.at("toolConfirmation").at("confirmed") == false);
+    CHECK(question->args.at("toolConfirmation").at("hint").as_string().size() > 0);
+    CHECK(question_event.actions.requested_tool_confirmations.at(original.id).at("confirmed") == false);
+    // The wire form, as ADK's clients read it.
+    json::value wire = json::value_from(question_event);
+    CHECK(wire.at("longRunningToolIds").at(0) == question->id.c_str());
+    CHECK(wire.at("actions").at("requestedToolConfirmations").as_object().contains(original.id));
+
+    Ran approved = f.answer(question->id, "adk_request_confirmation", {{"confirmed", true}});
+    REQUIRE(!approved.error);
+    CHECK(bank.runs == 1);
+    REQUIRE(bank.seen);
+    CHECK(bank.seen->confirmed);
+    REQUIRE(approved.events.size() == 2);
+    const adk::FunctionResponse& response = *approved.events[0].content->parts.at(0).function_response;
+    CHECK(response.id == original.id);
+    CHECK(response.response.at("sent") == 100);
+    CHECK(approved.events[1].text() == "Sent 100.");
+    // The model sees its call and the tool's response, never the question or the answer.
+    auto second = model->requests().at(1);
+    CHECK(!mentions(second.contents, "adk_request_confirmation"));
+    REQUIRE(second.contents.size() == 3);
+    CHECK(second.contents[1].parts.at(0).function_call->name == "transfer_money");
+    CHECK(second.contents[2].parts.at(0).function_response->response.at("sent") == 100);
+
+    SECTION("a second answer to the same question changes nothing")
+    {
+        std::size_t before = f.session().events.size();
+        Ran again = f.answer(question->id, "adk_request_confirmation", {{"confirmed", true}});
+        REQUIRE(again.error);
+        CHECK(again.error->code() == adk::errc::already_exists);
+        CHECK_THAT(again.error->message(), Catch::Contains("already answered"));
+        CHECK(f.session().events.size() == before);
+        CHECK(bank.runs == 1);
+    }
+}
+
+TEST_CASE("confirmation: a rejection tells the model, and the tool never runs", "[hitl]")
+{
+    Bank bank;
+    auto tool = bank.tool();
+    tool->set_require_confirmation(true);
+    auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 100}}),
+                           LlmResponse::text("I did not send it.")});
+    Fixture f(adk::LlmAgent::builder("banker").model(model).tool(tool).build());
+    Ran asked = f.say("send 100");
+    const adk::FunctionCall* question = find_question(asked.events, adk::request_confirmation_function);
+    REQUIRE(question);
+    // Sent the way some clients send it: the answer as a JSON string.
+    Ran rejected = f.answer(question->id, "adk_request_confirmation", {{"response", R"({"confirmed": false})"}});
+    REQUIRE(!rejected.error);
+    CHECK(bank.runs == 0);
+    REQUIRE(rejected.events.size() == 2);
+    const adk::FunctionResponse& response = *rejected.events[0].content->parts.at(0).function_response;
+    CHECK_THAT(std::string(response.response.at("error").as_string()), Catch::Contains("rejected"));
+    CHECK(rejected.events[1].text() == "I did not send it.");
+}
+
+TEST_CASE("confirmation: by a predicate on the arguments, and asked by the tool at run time with a payload",
+          "[hitl]")
+{
+    SECTION("a predicate: small amounts run at once")
+    {
+        Bank bank;
+        auto tool = bank.tool();
+        tool->set_require_confirmation_if([](const json::object& args) { return args.at("amount").to_number<double>() > 50; });
+        auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 10}}), LlmResponse::text("ok"),
+                               LlmResponse::function_call("transfer_money", {{"amount", 500}})});
+        Fixture f(adk::LlmAgent::builder("banker").model(model).tool(tool).build());
+        Ran small = f.say("send 10");
+        CHECK(bank.runs == 1);
+        CHECK(!find_question(small.events, adk::request_confirmation_function));
+        Ran big = f.say("send 500");
+        CHECK(bank.runs == 1);
+        CHECK(find_question(big.events, adk::request_confirmation_function));
+    }
+    SECTION("the tool asks itself; what it returned then is dropped, and it runs again with the answer")
+    {
+        int runs = 0;
+        json::value payload_seen;
+        auto tool = adk::FunctionTool::create(
+            "book_flight", "Books a flight.", json::parse(R"({"type":"object","properties":{}})"),
+            [&](adk::ToolContext& ctx, json::object) -> asio::awaitable<json::value> {
+                ++runs;
+                if (!ctx.tool_confirmation()) {
+                    ctx.request_confirmation("Which seat?", json::object{{"seat", "any"}});
+                    co_return json::object{{"booked", false}};
+                }
+                payload_seen = ctx.tool_confirmation()->payload;
+                co_return json::object{{"booked", true}};
+            });
+        auto model = scripted({LlmResponse::function_call("book_flight", {}), LlmResponse::text("Booked.")});
+        Fixture f(adk::LlmAgent::builder("agent").model(model).tool(tool).build());
+        Ran asked = f.say("book");
+        REQUIRE(asked.events.size() == 2);  // the call and the question: no response
+        const adk::FunctionCall* question = find_question(asked.events, adk::request_confirmation_function);
+        REQUIRE(question);
+        CHECK(question->args.at("toolConfirmation").at("hint") == "Which seat?");
+        CHECK(question->args.at("toolConfirmation").at("payload").at("seat") == "any");
+        Ran approved = f.answer(question->id, "adk_request_confirmation",
+                                {{"confirmed", true}, {"payload", {{"seat", "12A"}}}});
+        REQUIRE(!approved.error);
+        CHECK(runs == 2);
+        CHECK(payload_seen.at("seat") == "12A");
+        CHECK(approved.events.at(0).content->parts.at(0).function_response->response.at("booked") == true);
+    }
+}
+
+TEST_CASE("bad answers get a clear error and change nothing", "[hitl]")
+{
+    Bank bank;
+    auto tool = bank.tool();
+    tool->set_require_confirmation(true);
+    auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 100}}), LlmResponse::text("done")});
+    Fixture f(adk::LlmAgent::builder("banker").model(model).tool(tool).build());
+    Ran asked = f.say("send 100");
+    const adk::FunctionCall* question = find_question(asked.events, adk::request_confirmation_function);
+    REQUIRE(question);
+    const std::string qid = question->id;
+    const std::size_t before = f.session().events.size();
+
+    auto refused = [&](Ran ran, adk::errc code, std::string words) {
+        REQUIRE(ran.error);
+        CHECK(ran.error->code() == code);
+        CHECK_THAT(ran.error->message(), Catch::Contains(words));
+        CHECK(f.session().events.size() == before);
+        CHECK(bank.runs == 0);
+    };
+    refused(f.answer("no-such-call", "adk_request_confirmation", {{"confirmed", true}}), adk::errc::invalid_argument,
+            "has no function call 'no-such-call'");
+    refused(f.answer(qid, "transfer_money", {{"confirmed", true}}), adk::errc::invalid_argument,
+            "is a call of 'adk_request_confirmation'");
+    refused(f.answer(qid, "adk_request_confirmation", {{"ok", true}}), adk::errc::invalid_argument,
+            "\"confirmed\": true or false");
+    refused(f.answer(qid, "adk_request_confirmation", {{"response", "not json"}}), adk::errc::invalid_argument,
+            "not JSON");
+    refused(f.answer("", "adk_request_confirmation", {{"confirmed", true}}), adk::errc::invalid_argument, "has no id");
+    // Another user's session is not theirs to answer: it does not exist for them.
+    refused(f.answer(qid, "adk_request_confirmation", {{"confirmed", true}}, "mallory"), adk::errc::not_found,
+            "does not exist");
+    // Resuming needs a resumable app.
+    adk::RunRequest resume("u", "s");
+    resume.invocation_id = asked.events[0].invocation_id;
+    refused(f.send(resume), adk::errc::invalid_argument, "is not resumable");
+
+    // The right answer still works after all that.
+    Ran approved = f.answer(qid, "adk_request_confirmation", {{"confirmed", true}});
+    REQUIRE(!approved.error);
+    CHECK(bank.runs == 1);
+}
+
+TEST_CASE("long-running tools: the invocation pauses, the client's updates and final answer resume the model",
+          "[hitl]")
+{
+    int started = 0;
+    auto approval = adk::FunctionTool::create(
+        "ask_for_approval", "Asks a manager.", json::parse(R"({"type":"object","properties":{}})"),
+        [&](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+            ++started;
+            co_return nullptr;  // the answer comes later, from the client
+        },
+        /*is_long_running=*/true);
+    auto model = scripted({LlmResponse::function_call("ask_for_approval", {}), LlmResponse::text("Still waiting."),
+                           LlmResponse::text("Approved: booking it.")});
+    Fixture f(adk::LlmAgent::builder("agent").model(model).tool(approval).build());
+
+    Ran asked = f.say("please approve");
+    REQUIRE(!asked.error);
+    REQUIRE(asked.events.size() == 1);
+    CHECK(started == 1);
+    const std::string call_id = asked.events[0].content->parts.at(0).function_call->id;
+    CHECK(asked.events[0].long_running_tool_ids == std::vector<std::string>{call_id});
+    CHECK(model->requests().size() == 1);
+
+    // An update: the model hears it, and the call stays open.
+    Ran update = f.answer(call_id, "ask_for_approval", {{"status", "pending"}, {"ticket", 7}});
+    REQUIRE(!update.error);
+    REQUIRE(update.events.size() == 1);
+    CHECK(update.events[0].text() == "Still waiting.");
+    CHECK(started == 1);
+
+    Ran final = f.answer(call_id, "ask_for_approval", {{"status", "approved"}});
+    REQUIRE(!final.error);
+    REQUIRE(final.events.size() == 1);
+    CHECK(final.events[0].text() == "Approved: booking it.");
+    CHECK(started == 1);
+    // The model saw the final answer right after its call; the update it replaced is gone.
+    auto third = model->requests().at(2);
+    CHECK(mentions(third.contents, "approved"));
+    CHECK(!mentions(third.contents, "\"ticket\""));
+
+    Ran late = f.answer(call_id, "ask_for_approval", {{"status", "approved"}});
+    REQUIRE(late.error);
+    CHECK(late.error->code() == adk::errc::already_exists);
+}
+
+TEST_CASE("credentials: the tool asks once per user, the credential is kept by the service, not in the session",
+          "[hitl]")
+{
+    int runs = 0;
+    std::string token_seen;
+    json::object auth_config{{"credentialKey", "bank_api"},
+                             {"authScheme", {{"type", "http"}, {"scheme", "bearer"}}}};
+    auto tool = adk::FunctionTool::create(
+        "balance", "Reads the balance.", json::parse(R"({"type":"object","properties":{}})"),
+        [&](adk::ToolContext& ctx, json::object) -> asio::awaitable<json::value> {
+            ++runs;
+            std::optional<json::object> kept = co_await ctx.load_credential(auth_config);
+            token_seen = std::string(kept->at("rawAuthCredential").at("http").at("credentials").at("token").as_string());
+            co_return json::object{{"balance", 42}};
+        });
+    tool->set_auth_config(auth_config);
+    auto model = scripted({LlmResponse::function_call("balance", {}), LlmResponse::text("42."),
+                           LlmResponse::function_call("balance", {}), LlmResponse::text("Still 42.")});
+    Fixture f(adk::LlmAgent::builder("agent").model(model).tool(tool).build());
+
+    Ran asked = f.say("balance?");
+    REQUIRE(!asked.error);
+    CHECK(runs == 0);
+    const adk::FunctionCall* question = find_question(asked.events, adk::request_credential_function);
+    REQUIRE(question);
+    const std::string original = asked.events[0].content->parts.at(0).function_call->id;
+    CHECK(question->args.at("functionCallId") == original.c_str());
+    CHECK(question->args.at("authConfig").at("credentialKey") == "bank_api");
+    CHECK(question->args.at("message").is_string());
+    CHECK(asked.events.back().actions.requested_auth_configs.contains(original));
+
+    SECTION("an answer without a credential is refused")
+    {
+        Ran bad = f.answer(question->id, "adk_request_credential", auth_config);
+        REQUIRE(bad.error);
+        CHECK_THAT(bad.error->message(), Catch::Contains("holds no credential"));
+    }
+    SECTION("the credential is used, kept, and not stored in the session")
+    {
+        json::object answer = auth_config;
+        answer["rawAuthCredential"] = {{"authType", "http"}, {"http", {{"scheme", "bearer"}, {"credentials", {{"token", "s3cret"}}}}}};
+        Ran answered = f.answer(question->id, "adk_request_credential", answer);
+        REQUIRE(!answered.error);
+        CHECK(runs == 1);
+        CHECK(token_seen == "s3cret");
+        CHECK(answered.events.back().text() == "42.");
+        for (const Event& e : f.session().events)
+            CHECK(json::serialize(json::value_from(e)).find("s3cret") == std::string::npos);
+
+        Ran again = f.say("and now?");
+        CHECK(!find_question(again.events, adk::request_credential_function));
+        CHECK(runs == 2);
+        CHECK(again.events.back().text() == "Still 42.");
+    }
+}
+
+TEST_CASE("resumable app: a paused workflow continues where it stopped, in the same invocation", "[hitl]")
+{
+    Bank bank;
+    auto tool = bank.tool();
+    tool->set_require_confirmation(true);
+    auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 5}}), LlmResponse::text("Sent.")});
+    auto banker = adk::LlmAgent::builder("banker").model(model).tool(tool).build();
+    int before_runs = 0;
+    auto before = std::make_shared<adk::test::FnAgent>("before", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        ++before_runs;
+        co_await out.emit(ctx.make_event(Content::model("prepared")));
+    });
+    auto after = adk::test::counting_agent("after", 2);
+    auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Steps.",
+                                                           std::vector<std::shared_ptr<adk::Agent>>{before, banker, after});
+    Fixture f(pipeline, /*resumable=*/true);
+
+    Ran asked = f.say("pay");
+    REQUIRE(!asked.error);
+    const adk::FunctionCall* question = find_question(asked.events, adk::request_confirmation_function);
+    REQUIRE(question);
+    const std::string invocation = asked.events.front().invocation_id;
+    // Where each agent stands is recorded: the pipeline started "before", which ended, then "banker".
+    std::vector<std::string> marks;
+    for (const Event& e : asked.events) {
+        if (e.actions.agent_state && e.actions.agent_state->contains("current_sub_agent"))
+            marks.push_back(e.author + ">" + std::string(e.actions.agent_state->at("current_sub_agent").as_string()));
+        if (e.actions.end_of_agent)
+            marks.push_back(e.author + " ended");
+    }
+    CHECK(marks == std::vector<std::string>{"pipeline>before", "before ended", "pipeline>banker"});
+
+    Ran resumed = f.answer(question->id, "adk_request_confirmation", {{"confirmed", true}});
+    REQUIRE(!resumed.error);
+    for (const Event& e : resumed.events)
+        CHECK(e.invocation_id == invocation);  // the same invocation, continued
+    CHECK(before_runs == 1);                     // not run again
+    CHECK(bank.runs == 1);
+    std::vector<std::string> texts;
+    for (const Event& e : resumed.events)
+        if (!e.text().empty())
+            texts.push_back(e.author + ":" + e.text());
+    CHECK(texts == std::vector<std::string>{"banker:Sent.", "after:1", "after:2"});
+    REQUIRE(resumed.events.back().actions.end_of_agent);
+    CHECK(resumed.events.back().author == "pipeline");
+
+    SECTION("resuming a finished invocation is refused")
+    {
+        adk::RunRequest again("u", "s");
+        again.invocation_id = invocation;
+        Ran refused = f.send(again);
+        REQUIRE(refused.error);
+        CHECK_THAT(refused.error->message(), Catch::Contains("has finished"));
+    }
+    SECTION("resuming an invocation the session does not hold is refused")
+    {
+        adk::RunRequest unknown("u", "s");
+        unknown.invocation_id = "e-nope";
+        Ran refused = f.send(unknown);
+        REQUIRE(refused.error);
+        CHECK(refused.error->code() == adk::errc::not_found);
+    }
+}
+
+TEST_CASE("resumable app: an interrupted invocation resumes, what finished does not run again", "[hitl]")
+{
+    int tool_runs = 0;
+    auto count = adk::FunctionTool::create("count", "Counts.", json::parse(R"({"type":"object","properties":{}})"),
+                                           [&](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                                               ++tool_runs;
+                                               co_return json::object{{"n", tool_runs}};
+                                           });
+    auto model = scripted({LlmResponse::function_call("count", {}), LlmResponse::text("counted")});
+    auto counter = adk::LlmAgent::builder("counter").model(model).tool(count).build();
+    int slow_runs = 0;
+    auto slow = std::make_shared<adk::test::FnAgent>("slow", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        ++slow_runs;
+        co_await out.emit(ctx.make_event(Content::model("slow started")));
+        if (slow_runs == 1) {  // the first time it hangs, and is cancelled
+            asio::steady_timer wait(co_await asio::this_coro::executor, 1h);
+            co_await wait.async_wait(asio::use_awaitable);
+        }
+        co_await out.emit(ctx.make_event(Content::model("slow done")));
+    });
+    auto loop = std::make_shared<adk::LoopAgent>("loop", "Twice.", std::vector<std::shared_ptr<adk::Agent>>{slow}, 2);
+    auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Steps.",
+                                                           std::vector<std::shared_ptr<adk::Agent>>{counter, loop});
+    Fixture f(pipeline, /*resumable=*/true);
+
+    std::string invocation;
+    auto stopped = run(f.ioc, error_of([&]() -> asio::awaitable<void> {
+        auto stream = co_await f.runner->run("u", "s", Content::user("go"));
+        while (auto ev = co_await stream.next()) {
+            invocation = ev->invocation_id;
+            if (ev->text() == "slow started")
+                f.runner->cancel(invocation);
+        }
+    }()));
+    REQUIRE(stopped);
+    CHECK(stopped->code() == adk::errc::cancelled);
+    CHECK(tool_runs == 1);
+    CHECK(slow_runs == 1);
+    // The session says where it stopped.
+    const Event last = f.session().events.back();
+    CHECK(last.interrupted);
+    CHECK(last.invocation_id == invocation);
+    CHECK(last.error_code == "INTERRUPTED");
+
+    adk::RunRequest resume("u", "s");
+    resume.invocation_id = invocation;
+    Ran resumed = f.send(resume);
+    REQUIRE(!resumed.error);
+    CHECK(tool_runs == 1);                      // its response was stored: it never runs again
+    CHECK(model->requests().size() == 2);       // nor is the model asked again
+    CHECK(slow_runs == 3);                      // round 0 again (custom agents start over), then round 1
+    std::vector<std::string> texts;
+    for (const Event& e : resumed.events)
+        if (!e.text().empty())
+            texts.push_back(e.text());
+    CHECK(texts == std::vector<std::string>{"slow started", "slow done", "slow started", "slow done"});
+    CHECK(resumed.events.back().author == "pipeline");
+    CHECK(resumed.events.back().actions.end_of_agent);
+}
+
+TEST_CASE("rewind: the state and artifacts as they were, the history kept, the model no longer sees it", "[hitl]")
+{
+    // Each run writes the user's text to state and to an artifact.
+    auto writer = std::make_shared<adk::test::FnAgent>("writer", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        std::string text = ctx.user_content()->parts.at(0).text.value();
+        adk::ArtifactKey key(ctx.app_name(), ctx.user_id(), ctx.session_id(), "notes.txt");
+        std::int64_t version = co_await ctx.artifact_service()->save_artifact(std::move(key), Part::from_bytes(text, "text/plain"));
+        Event e = ctx.make_event(Content::model("wrote " + text));
+        e.actions.state_delta["answer"] = text;
+        e.actions.artifact_delta["notes.txt"] = version;
+        co_await out.emit(std::move(e));
+    });
+    Fixture f(writer);
+    f.say("one");
+    Ran second = f.say("two");
+    const std::string second_id = second.events.front().invocation_id;
+    f.say("three");
+    CHECK(f.session().state.at("answer") == "three");
+
+    run(f.ioc, f.runner->rewind("u", "s", second_id));
+    adk::Session s = f.session();
+    CHECK(s.state.at("answer") == "one");
+    REQUIRE(s.events.back().actions.rewind_before_invocation_id == second_id);
+    CHECK(s.events.back().author == "user");
+    CHECK(s.events.size() == 7);  // the history is kept
+    auto notes = run(f.ioc, [&]() -> asio::awaitable<std::optional<Part>> {
+        co_return co_await f.artifacts->load_artifact({"app", "u", "s", "notes.txt"});
+    }());
+    REQUIRE(notes);
+    CHECK(notes->inline_data->data == "one");
+    CHECK(s.events.back().actions.artifact_delta.at("notes.txt") == 3);
+
+    // What an LlmAgent would send its model: the rewound invocations are gone.
+    auto contents = adk::build_contents(s.events, "writer", "", adk::IncludeContents::history);
+    CHECK(mentions(contents, "one"));
+    CHECK(!mentions(contents, "two"));
+    CHECK(!mentions(contents, "three"));
+
+    auto missing = run(f.ioc, error_of(f.runner->rewind("u", "s", "e-unknown")));
+    REQUIRE(missing);
+    CHECK(missing->code() == adk::errc::not_found);
+}
+
+TEST_CASE("contents: responses join their call, a final answer replaces an update, unanswered calls are left out",
+          "[hitl]")
+{
+    auto event = [](std::string author, std::vector<Part> parts) {
+        Event e(std::move(author), Content(author == "agent" ? "model" : "user", std::move(parts)));
+        return e;
+    };
+    std::vector<Event> events;
+    events.push_back(event("user", {Part::from_text("go")}));
+    events.push_back(event("agent", {Part::from_function_call("a", {}, "call-a"), Part::from_function_call("b", {}, "call-b"),
+                                     Part::from_function_call("c", {}, "call-c")}));
+    events.back().long_running_tool_ids = {"call-b"};
+    Event responses = event("agent", {Part::from_function_response("a", {{"r", "a1"}}, "call-a"),
+                                      Part::from_function_response("b", {{"status", "started"}}, "call-b")});
+    responses.content->role = "user";
+    events.push_back(responses);
+    events.push_back(event("agent", {Part::from_text("waiting for b")}));
+    events.push_back(event("user", {Part::from_function_response("b", {{"status", "done"}}, "call-b")}));
+
+    auto contents = adk::build_contents(events, "agent", "", adk::IncludeContents::history);
+    REQUIRE(contents.size() == 4);
+    CHECK(contents[1].parts.size() == 2);  // call-c never got a response: left out
+    REQUIRE(contents[2].parts.size() == 2);
+    CHECK(contents[2].role == "user");
+    CHECK(contents[2].parts[0].function_response->response.at("r") == "a1");
+    CHECK(contents[2].parts[1].function_response->response.at("status") == "done");  // replaced the update
+    CHECK(contents[3].parts[0].text == "waiting for b");
+}
+
+TEST_CASE("cancellation: a tool waiting on a timer and a slowly streaming model stop, the invocation is marked "
+          "interrupted", "[hitl]")
+{
+    SECTION("a tool in flight")
+    {
+        std::atomic<bool> aborted{false};
+        auto wait = adk::FunctionTool::create("wait", "Waits.", json::parse(R"({"type":"object","properties":{}})"),
+                                              [&](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                                                  asio::steady_timer timer(co_await asio::this_coro::executor, 1h);
+                                                  auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+                                                  aborted = ec == asio::error::operation_aborted;
+                                                  co_return json::object{{"waited", true}};
+                                              });
+        auto model = scripted({LlmResponse::function_call("wait", {}), LlmResponse::text("never")});
+        Fixture f(adk::LlmAgent::builder("agent").model(model).tool(wait).build());
+        std::optional<adk::Error> error;
+        run(f.ioc, [&]() -> asio::awaitable<void> {
+            auto stream = co_await f.runner->run("u", "s", Content::user("wait"));
+            auto first = co_await stream.next();
+            f.runner->cancel(first->invocation_id);
+            error = co_await error_of(drain(stream));
+        }());
+        REQUIRE(error);
+        CHECK(error->code() == adk::errc::cancelled);
+        CHECK(aborted);
+        CHECK(model->requests().size() == 1);
+        CHECK(f.session().events.back().interrupted);
+    }
+    SECTION("a model streaming slowly, its consumer gone")
+    {
+        auto model = scripted({ScriptedModel::chunks({"It ", "is "}).then_hang()});
+        Fixture f(adk::LlmAgent::builder("agent").model(model).build());
+        run(f.ioc, [&]() -> asio::awaitable<void> {
+            adk::RunConfig config;
+            config.streaming_mode = adk::StreamingMode::sse;
+            auto stream = co_await f.runner->run("u", "s", Content::user("talk"), config);
+            auto first = co_await stream.next();
+            CHECK(first->partial);
+            stream.cancel();
+        }());
+        adk::Session s = f.session();
+        REQUIRE(s.events.size() == 2);  // the message, and the mark: no partial text is stored
+        CHECK(s.events.back().interrupted);
+        CHECK(s.events.back().author == "agent");
+    }
+}
