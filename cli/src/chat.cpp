@@ -1,15 +1,20 @@
 // `adk run`: a chat in the terminal. Standard input is read a line at a time on the main thread; each line
 // is one turn, run on the io_context until its stream ends. While a turn runs, SIGINT cancels it (the
 // session keeps what was committed); at the prompt SIGINT has its default effect and ends the program.
+// When a turn ends with the agent asking (a tool call to approve, a credential), the person is asked at the
+// prompt and the answer goes back as the next turn. A long-running tool's answer can come later, from another
+// run of the program: `--session S --answer CALL_ID --response JSON`.
 #include "commands.hpp"
 
 #include <adk/core/error.hpp>
 #include <adk/runner/runner.hpp>
+#include <adk/tools/tool_confirmation.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -83,7 +88,28 @@ private:
     std::string streaming_;  // the author whose streamed text the current line holds
 };
 
-asio::awaitable<void> turn(Runner& runner, const std::string& user, const std::string& session, std::string text)
+// What a turn left waiting for the person: the agent's questions, and long-running calls with no answer.
+class Waiting {
+public:
+    std::vector<FunctionCall> questions;  // adk_request_confirmation and adk_request_credential calls
+    std::vector<FunctionCall> long_running;
+};
+
+void note_waiting(const Event& ev, Waiting& waiting)
+{
+    if (ev.partial)
+        return;
+    for (const auto& call : ev.function_calls()) {
+        const bool pending = std::find(ev.long_running_tool_ids.begin(), ev.long_running_tool_ids.end(), call.id) !=
+                             ev.long_running_tool_ids.end();
+        if (call.name == request_confirmation_function || call.name == request_credential_function)
+            waiting.questions.push_back(call);
+        else if (pending)
+            waiting.long_running.push_back(call);
+    }
+}
+
+asio::awaitable<Waiting> turn(Runner& runner, const std::string& user, const std::string& session, Content message)
 {
     auto executor = co_await asio::this_coro::executor;
     asio::signal_set interrupt(executor, SIGINT);
@@ -96,25 +122,113 @@ asio::awaitable<void> turn(Runner& runner, const std::string& user, const std::s
         if (cancel)
             cancel->cancel("cancelled by Ctrl-C");
     });
-    RunConfig config;
-    config.streaming_mode = StreamingMode::sse;
-    Content message = Content::user(std::move(text));
-    EventStream events = co_await runner.run(user, session, std::move(message), config);
+    RunRequest request(user, session, std::move(message));
+    request.run_config.streaming_mode = StreamingMode::sse;
+    EventStream events = co_await runner.run(std::move(request));
     cancel = events.canceller();
     if (interrupted)
         cancel->cancel("cancelled by Ctrl-C");
     Printer printer(std::cout);
+    Waiting waiting;
     try {
-        while (auto ev = co_await events.next())
+        while (auto ev = co_await events.next()) {
             printer.print(*ev);
+            note_waiting(*ev, waiting);
+        }
     } catch (const Error& e) {
         printer.end_line();
         if (!interrupted)
             throw;
     }
     interrupt.cancel();
-    if (interrupted)
+    if (interrupted) {
         std::cout << "[cancelled: what the agent had finished is kept in the session]\n" << std::flush;
+        co_return Waiting();
+    }
+    co_return waiting;
+}
+
+std::optional<std::string> read_line(const std::string& prompt)
+{
+    std::cout << prompt << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line))
+        return std::nullopt;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos)
+        return std::string();
+    return line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+}
+
+// Asks the person each question of the turn; the answers as one message, or nullopt when input ended.
+std::optional<Content> ask_person(const Waiting& waiting, const std::string& session)
+{
+    Content answers("user", {});
+    for (const FunctionCall& q : waiting.questions) {
+        json::object response;
+        if (q.name == request_confirmation_function) {
+            const json::value& original = q.args.contains("originalFunctionCall") ? q.args.at("originalFunctionCall")
+                                                                                  : json::value();
+            std::string what = original.is_object() ? json::serialize(original.at("name")) + " with " +
+                                                          shortened(json::serialize(original.as_object().contains("args")
+                                                                                        ? original.at("args")
+                                                                                        : json::value()))
+                                                    : std::string("a tool call");
+            std::optional<std::string> yes;
+            while (true) {
+                yes = read_line("[approve] " + what + "? [y/n]: ");
+                if (!yes || *yes == "y" || *yes == "yes" || *yes == "n" || *yes == "no")
+                    break;
+            }
+            if (!yes)
+                return std::nullopt;
+            response = json::object{{"confirmed", *yes == "y" || *yes == "yes"}};
+        } else {
+            std::cout << "[credential] " << (q.args.contains("message") && q.args.at("message").is_string()
+                                                 ? std::string(q.args.at("message").get_string())
+                                                 : std::string("a tool needs a credential"))
+                      << "\n";
+            std::optional<std::string> token = read_line("[credential] a bearer token (it is not stored in the session): ");
+            if (!token)
+                return std::nullopt;
+            json::object auth_config = q.args.contains("authConfig") && q.args.at("authConfig").is_object()
+                                           ? q.args.at("authConfig").get_object()
+                                           : json::object();
+            auth_config["rawAuthCredential"] = json::object{
+                {"authType", "http"}, {"http", json::object{{"scheme", "bearer"}, {"credentials", {{"token", *token}}}}}};
+            response = std::move(auth_config);
+        }
+        answers.parts.push_back(Part::from_function_response(q.name, std::move(response), q.id));
+    }
+    for (const FunctionCall& c : waiting.long_running)
+        std::cout << "[waiting] " << c.name << " answers later; answer it with:\n  --session " << session
+                  << " --answer " << c.id << " --response '{...}'\n";
+    if (answers.parts.empty())
+        return std::nullopt;
+    return answers;
+}
+
+// An answer given on the command line: the pending call's name is read from the session.
+asio::awaitable<Content> answer_from_command_line(SessionService& sessions, const std::string& app,
+                                                  const std::string& user, const std::string& session,
+                                                  const std::string& call_id, const std::string& response_text)
+{
+    boost::system::error_code ec;
+    json::value response = json::parse(response_text, ec);
+    if (ec || !response.is_object())
+        throw Error(errc::invalid_argument, "--response must be a JSON object, e.g. '{\"status\": \"approved\"}'");
+    GetSessionRequest get(app, user, session);
+    std::optional<Session> s = co_await sessions.get_session(std::move(get));
+    std::string name;
+    if (s)
+        for (const Event& e : s->events)
+            for (const FunctionCall& c : e.function_calls())
+                if (c.id == call_id)
+                    name = c.name;
+    if (name.empty())
+        throw Error(errc::invalid_argument, "session " + session + " has no function call '" + call_id +
+                                                "': give the id that the [waiting] line printed");
+    co_return Content("user", {Part::from_function_response(name, std::move(response.as_object()), call_id)});
 }
 
 // The session to talk in: --session ID (made when missing), --resume (the user's latest), or a new one.
@@ -186,25 +300,43 @@ int chat(const Command& cmd, server::App app, const Services& services)
     options.agent = app.root_agent;
     options.session_service = services.sessions;
     options.artifact_service = services.artifacts;
+    options.resumability = app.resumability;
     options.single_threaded = true;
     Runner runner(std::move(options));
     const std::string user = cmd.value("--user").value_or("user");
+    const std::optional<std::string> answer_id = cmd.value("--answer");  // with --session and --response
     const std::string session = run_until_done(ioc, open_session(cmd, *services.sessions, app.name, user));
+    // One turn, then the questions it asked, until none is left or the person stops answering.
+    auto converse = [&](Content message) {
+        while (true) {
+            Waiting waiting = run_until_done(ioc, turn(runner, user, session, std::move(message)));
+            std::optional<Content> answers = ask_person(waiting, session);
+            if (!answers)
+                return;
+            message = std::move(*answers);
+        }
+    };
+    if (answer_id) {
+        try {
+            converse(run_until_done(ioc, answer_from_command_line(*services.sessions, app.name, user, session,
+                                                                   *answer_id, *cmd.value("--response"))));
+        } catch (const Error& e) {
+            std::cout << "[error] " << e.message() << "\n" << std::flush;
+            return 1;
+        }
+    }
     std::cout << "Chatting with " << app.name << " in session " << session << " (continue it later with --session "
               << session << "). Ctrl-C cancels an answer; an empty input's end (Ctrl-D) or 'exit' quits.\n";
-    std::string line;
     while (true) {
-        std::cout << "[" << user << "]: " << std::flush;
-        if (!std::getline(std::cin, line))
+        std::optional<std::string> line = read_line("[" + user + "]: ");
+        if (!line)
             break;
-        const auto first = line.find_first_not_of(" \t\r");
-        if (first == std::string::npos)
+        if (line->empty())
             continue;
-        line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-        if (line == "exit" || line == "quit")
+        if (*line == "exit" || *line == "quit")
             break;
         try {
-            run_until_done(ioc, turn(runner, user, session, line));
+            converse(Content::user(std::move(*line)));
         } catch (const Error& e) {
             std::cout << "[error] " << e.message() << "\n" << std::flush;
         }

@@ -127,10 +127,13 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
             const std::string name = fs::absolute(app_dir).lexically_normal().filename().string();
             server::App app(name.empty() ? fs::absolute(app_dir).parent_path().filename().string() : name,
                             load_agent_config(yaml, options));
+            app.resumability.is_resumable = cmd.has("--resumable");
             const detail::Services services = detail::open_services(cmd);
             return detail::chat(cmd, std::move(app), services);
         }
         std::vector<server::App> apps = load_apps(cmd.positional.empty() ? "." : cmd.positional.front(), options);
+        for (server::App& app : apps)
+            app.resumability.is_resumable = cmd.has("--resumable");
         const detail::Services services = detail::open_services(cmd);
         return detail::serve(cmd, std::move(apps), services, program);
     });

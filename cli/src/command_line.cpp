@@ -32,11 +32,16 @@ constexpr std::array run_flags{
     Flag{"--session", true, "continue this session (made when it does not exist)"},
     Flag{"--resume", false, "continue the user's most recent session of the app"},
     Flag{"--user", true, "the user id (default user)"},
+    Flag{"--answer", true, "answer the agent's pending call with this id (a long-running tool's, say) first;\n"
+                           "                          needs --session and --response"},
+    Flag{"--response", true, "the answer's JSON object, e.g. '{\"status\": \"approved\"}'"},
     Flag{"--session_service_uri", true, "as for web"},
     Flag{"--artifact_service_uri", true, "as for web"},
     Flag{"--log_level", true, "as for web"},
 };
 constexpr Flag model_flag{"--model", true, "use this model for every LlmAgent instead of the YAML's `model:`"};
+constexpr Flag resumable_flag{"--resumable", false, "make the apps resumable: a paused or interrupted invocation\n"
+                                                    "                          continues where it stopped"};
 
 std::vector<Flag> flags_of(AppSource source, std::string_view command)
 {
@@ -47,8 +52,10 @@ std::vector<Flag> flags_of(AppSource source, std::string_view command)
         out.assign(server_flags.begin(), server_flags.end());
     if (command == "web")
         out.push_back(ui_dir_flag);
-    if (source == AppSource::yaml)
+    if (source == AppSource::yaml) {
         out.push_back(model_flag);
+        out.push_back(resumable_flag);
+    }
     return out;
 }
 
@@ -174,6 +181,9 @@ Command parse_command_line(const std::vector<std::string>& args, AppSource sourc
     }
     if (cmd.name == "run" && cmd.positional.empty() && !cmd.help && source == AppSource::yaml)
         throw UsageError("name the app: " + std::string(program) + " run AGENTS_DIR/APP", command_usage);
+    if (cmd.has("--answer") != cmd.has("--response") || (cmd.has("--answer") && !cmd.has("--session")))
+        throw UsageError("--answer needs --session (the session of the call) and --response (the answer's JSON), "
+                         "and --response needs --answer", command_usage);
     return cmd;
 }
 

@@ -4,13 +4,17 @@
 //   tools/web.sh                                           the web UI on these apps, against mock-llm
 //   build/release/samples/sample_agents web samples/agents  the same, with a provider's key set
 //   build/release/samples/sample_agents run samples/agents/weather_agent
+//   build/release/samples/sample_agents run --resumable samples/agents/bank_agent   (approvals: bank_agent/)
 #include <adk/cli/cli.hpp>
 
 #include "../weather_agent/get_weather.hpp"
+#include "bank_tools.hpp"
 
 int main(int argc, char** argv)
 {
     adk::cli::ToolRegistry tools;  // exit_loop, load_memory, preload_memory, load_artifacts ...
     tools.add(samples::get_weather_tool());  // ... and the samples' own
+    tools.add(samples::transfer_money_tool());
+    tools.add(samples::request_approval_tool());
     return adk::cli::main(argc, argv, tools);
 }

@@ -2,6 +2,7 @@
 #include "api_impl.hpp"
 #include "trace_recorder.hpp"
 
+#include <adk/auth/credential_service.hpp>
 #include <adk/core/identifier.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/sessions/session_service.hpp>
@@ -95,7 +96,8 @@ Error session_not_found(const std::string& id)
 
 }  // namespace detail
 
-App::App(std::string name_, std::shared_ptr<Agent> root_agent_) : name(std::move(name_)), root_agent(std::move(root_agent_))
+App::App(std::string name_, std::shared_ptr<Agent> root_agent_, ResumabilityConfig resumability_)
+    : name(std::move(name_)), root_agent(std::move(root_agent_)), resumability(resumability_)
 {
 }
 
@@ -111,6 +113,8 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
     if (!options.session_service)
         throw Error(errc::invalid_argument, "ApiServerOptions::session_service is null: give the server one "
                                             "(adk::services::open_session_service(\"sqlite:///sessions.db\"))");
+    if (!options.credential_service)
+        options.credential_service = std::make_shared<InMemoryCredentialService>();  // one for every app
     for (auto& app : app_list) {
         if (!is_identifier(app.name))
             throw Error(errc::invalid_argument, "the app name '" + app.name +
@@ -123,6 +127,8 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
         runner.session_service = options.session_service;
         runner.artifact_service = options.artifact_service;
         runner.memory_service = options.memory_service;
+        runner.credential_service = options.credential_service;
+        runner.resumability = app.resumability;
         runner.plugins = options.plugins;
         if (options.record_traces)
             runner.plugins.insert(runner.plugins.begin(), traces);

@@ -27,7 +27,7 @@ std::string required_string(const json::value& body, std::string_view name)
 }
 
 // The body of /run and /run_sse: {appName, userId, sessionId, newMessage, streaming, stateDelta,
-// invocationId}, checked.
+// invocationId, functionCallEventId}, checked.
 class RunBody {
 public:
     RunBody(const IncomingRequest& req, std::size_t max_inline_bytes)
@@ -63,6 +63,9 @@ public:
             state_delta = d->get_object();
         if (const json::value* id = member(body, "invocationId", json::kind::string, "a string"))
             invocation_id = std::string(id->get_string());
+        // The web UI names the event of the call its answer is for; the answer's own id says which call it is,
+        // and the Runner checks it against the session.
+        (void)member(body, "functionCallEventId", json::kind::string, "a string");
     }
 
     RunRequest request() const

@@ -38,9 +38,9 @@ expect_exit 1 "nowhere/root_agent.yaml does not exist" "$adk" run nowhere
 expect_exit 1 "holds no app" "$adk" api_server "$work"
 expect_exit 1 "--port takes a whole number from 0 to 65535" "$samples_program" api_server --port 99999 "$samples"
 # The tool of the samples is not the stand-alone program's: its YAML error says which tools there are.
-expect_exit 1 "'tools': no tool named 'get_weather' is registered (known: exit_loop, load_artifacts" \
+expect_exit 1 "'tools': no tool named 'transfer_money' is registered (known: exit_loop, load_artifacts" \
   "$adk" api_server "$samples"
-grep -qF "weather_agent/root_agent.yaml:9:11:" err || fail "the YAML error does not name file, line, column: $(cat err)"
+grep -qF "bank_agent/root_agent.yaml:14:11:" err || fail "the YAML error does not name file, line, column: $(cat err)"
 # A provider without its key: the message names the agent and the variable.
 env -u GEMINI_API_KEY -u GOOGLE_API_KEY -u GOOGLE_GENAI_USE_VERTEXAI \
   "$samples_program" api_server "$samples" >out 2>err </dev/null && fail "served without a key"
@@ -78,6 +78,32 @@ printf 'Autumn\n' | "$samples_program" run --session_service_uri memory:// "$sam
   fail "run refine_loop exited $?: $(cat loop.out)"
 grep -qF "[critic] calls exit_loop({})" loop.out || fail "refine_loop: the critic did not end the loop: $(cat loop.out)"
 
+# Human in the loop: transfer_money is approved at the prompt; request_approval's answer comes from a second
+# command after the first ended (a restart: the session is read back from .adk/sessions.db).
+printf 'Send 100 euros to Alice\ny\nI need 5000 for a new car\nexit\n' |
+  "$samples_program" run --resumable "$samples/bank_agent" >bank.out 2>bank.err || fail "run bank_agent exited $?: $(cat bank.err)"
+grep -qF '[approve] "transfer_money" with {"amount":100,"to":"Alice"}? [y/n]: ' bank.out || fail "bank: no approval asked: $(cat bank.out)"
+grep -qF '[bank_agent] transfer_money returned {"status":"sent","amount":100,"to":"Alice","approved":true}' bank.out ||
+  fail "bank: the approved transfer did not run: $(cat bank.out)"
+grep -qF '[bank_agent]: Done: 100 euros went to Alice.' bank.out || fail "bank: no answer after the transfer"
+grep -qF '[waiting] request_approval answers later' bank.out || fail "bank: the long-running call is not shown: $(cat bank.out)"
+bank_session=$(sed -n 's/.* in session \([^ ]*\) (continue it later.*/\1/p' bank.out)
+call=$(sed -n 's/.* --answer \([^ ]*\) --response.*/\1/p' bank.out)
+[ -n "$call" ] && [ -n "$bank_session" ] || fail "bank: no call id or session printed: $(cat bank.out)"
+printf 'exit\n' | "$samples_program" run --resumable "$samples/bank_agent" --session "$bank_session" --answer "$call" \
+  --response '{"status": "approved"}' >later.out 2>&1 || fail "run --answer exited $?: $(cat later.out)"
+grep -qF 'the transfer of 5000 euros is approved.' later.out || fail "bank: the later answer did not reach the model: $(cat later.out)"
+# The same answer again is refused and says why; a bad --response is refused before anything is sent.
+printf 'exit\n' | "$samples_program" run --resumable "$samples/bank_agent" --session "$bank_session" --answer "$call" \
+  --response '{"status": "approved"}' >twice.out 2>&1 && fail "a second answer was taken"
+grep -qF "was already answered" twice.out || fail "bank: a second answer is not refused clearly: $(cat twice.out)"
+expect_exit 2 "--answer needs --session" "$samples_program" run "$samples/bank_agent" --answer x --response '{}'
+# A rejection: the tool does not run and the model hears why.
+printf 'Send 100 euros to Alice\nn\nexit\n' |
+  "$samples_program" run --session_service_uri memory:// "$samples/bank_agent" >reject.out 2>&1 || fail "run (reject) exited $?"
+grep -qF '[bank_agent] transfer_money returned {"error":"This tool call was rejected' reject.out ||
+  fail "bank: the rejection did not reach the model: $(cat reject.out)"
+
 # api_server: the apps and a streamed run over HTTP; SIGTERM stops it.
 start_server() {  # start_server LOG ARGS...: sets $base from the first line
   local log=$1
@@ -90,7 +116,7 @@ start_server() {  # start_server LOG ARGS...: sets $base from the first line
   [ -n "$base" ] || fail "the server did not start: $(cat "$log")"
 }
 start_server api.log "$samples_program" api_server --port 0 --session_service_uri "sqlite:///$work/api.db" "$samples"
-[ "$(curl -sf "$base/list-apps")" = '["coordinator","refine_loop","research_pipeline","weather_agent"]' ] ||
+[ "$(curl -sf "$base/list-apps")" = '["bank_agent","coordinator","refine_loop","research_pipeline","weather_agent"]' ] ||
   fail "list-apps: $(curl -s "$base/list-apps")"
 sid=$(curl -sf -X POST "$base/apps/weather_agent/users/u1/sessions" | sed 's/.*"id":"\([^"]*\)".*/\1/')
 curl -sfN -X POST "$base/run_sse" -H 'content-type: application/json' \

@@ -31,6 +31,7 @@
 #include <adk/agents/agent.hpp>
 #include <adk/net/http_server.hpp>
 #include <adk/plugins/plugin.hpp>
+#include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -44,6 +45,7 @@
 
 namespace adk {
 class ArtifactService;
+class CredentialService;
 class MemoryService;
 }  // namespace adk
 
@@ -52,10 +54,13 @@ namespace adk::server {
 // One app: the {app} of the API's paths, and its root agent.
 class App {
 public:
-    App(std::string name_, std::shared_ptr<Agent> root_agent_);
+    App(std::string name_, std::shared_ptr<Agent> root_agent_, ResumabilityConfig resumability_ = {});
 
     std::string name;
     std::shared_ptr<Agent> root_agent;
+    // Resumable apps continue a paused or interrupted invocation (/run_sse with "invocationId", or an answer to
+    // one of its calls) where it stopped: adk/runner/runner.hpp.
+    ResumabilityConfig resumability;
 };
 
 class ApiServerOptions {
@@ -66,6 +71,9 @@ public:
     std::shared_ptr<SessionService> session_service;  // every app's sessions; required
     std::shared_ptr<ArtifactService> artifact_service;
     std::shared_ptr<MemoryService> memory_service;
+    // Where credentials that users give to tools are kept (adk/auth/credential_service.hpp); one in memory,
+    // shared by the apps, when none is given.
+    std::shared_ptr<CredentialService> credential_service;
     std::vector<std::shared_ptr<Plugin>> plugins;
     std::string version = "adk-cpp 0.1";  // GET /version's "version"
 

@@ -1,0 +1,184 @@
+// Human in the loop through ApiServer over loopback HTTP, as the ADK web UI does it: /run_sse shows the
+// confirmation request, the answer comes back as a functionResponse with functionCallEventId, and a resumable
+// app continues the same invocation; bad answers are 4xx with a JSON message, and change nothing.
+#include <adk/adk.hpp>
+#include <adk/server/api_server.hpp>
+
+#include "support/agents.hpp"
+#include "support/api_client.hpp"
+#include "support/run.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using adk::test::call;
+using adk::test::Frame;
+using adk::test::FrameReader;
+using adk::test::Reply;
+using adk::testing::ScriptedModel;
+
+namespace {
+
+struct Fixture {
+    asio::io_context ioc;
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<ScriptedModel> model;
+    int transfers = 0;
+    std::unique_ptr<adk::server::ApiServer> server;
+    adk::net::HttpClient client{adk::test::no_retries()};
+
+    Fixture()
+        : model(std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+              adk::LlmResponse::function_call("transfer_money", {{"amount", 100}}), adk::LlmResponse::text("Sent.")}))
+    {
+        auto tool = adk::FunctionTool::create(
+            "transfer_money", "Sends money.",
+            json::parse(R"({"type":"object","properties":{"amount":{"type":"number"}}})"),
+            [this](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
+                ++transfers;
+                co_return json::object{{"sent", args.at("amount")}};
+            });
+        tool->set_require_confirmation(true);
+        auto banker = adk::LlmAgent::builder("banker").model(model).tool(tool).build();
+        auto pipeline = std::make_shared<adk::SequentialAgent>(
+            "pipeline", "Pays, then confirms.",
+            std::vector<std::shared_ptr<adk::Agent>>{banker, adk::test::counting_agent("receipt", 1)});
+        server = std::make_unique<adk::server::ApiServer>(
+            ioc.get_executor(),
+            std::vector<adk::server::App>{adk::server::App("bank", pipeline, adk::ResumabilityConfig{.is_resumable = true})},
+            adk::test::options_with(sessions));
+        server->start();
+    }
+
+    // POST /run_sse; the status and the frames' events (or the error's body).
+    struct Answer {
+        unsigned status = 0;
+        std::vector<json::value> events;
+    };
+    asio::awaitable<Answer> run_sse(json::object body)
+    {
+        body["appName"] = "bank";
+        body["userId"] = "u";
+        body["sessionId"] = "s";
+        body["streaming"] = false;
+        adk::net::HttpRequest req("POST", server->base_url() + "/run_sse");
+        req.set("content-type", "application/json");
+        req.body = json::serialize(body);
+        adk::net::HttpResponse res = co_await client.send(std::move(req));
+        Answer answer;
+        answer.status = res.status();
+        if (res.status() != 200) {
+            std::string text = co_await res.read_all();
+            answer.events.push_back(json::parse(text));
+            co_return answer;
+        }
+        FrameReader reader(res);
+        std::vector<Frame> frames = co_await reader.read_all();
+        for (const Frame& f : frames)
+            answer.events.push_back(f.json());
+        co_return answer;
+    }
+
+    asio::awaitable<std::size_t> stored()
+    {
+        auto s = co_await sessions->get_session({"bank", "u", "s"});
+        co_return s->events.size();
+    }
+};
+
+json::object message(json::array parts)
+{
+    return json::object{{"newMessage", json::object{{"role", "user"}, {"parts", std::move(parts)}}}};
+}
+
+json::object answer(std::string_view id, std::string_view name, json::object response, std::string_view event_id)
+{
+    json::object body = message(json::array{json::object{
+        {"functionResponse", json::object{{"id", id}, {"name", name}, {"response", std::move(response)}}}}});
+    body["functionCallEventId"] = event_id;
+    return body;
+}
+
+}  // namespace
+
+TEST_CASE("ApiServer: a confirmation asked over /run_sse and answered as the web UI answers it resumes the "
+          "invocation",
+          "[server][hitl]")
+{
+    Fixture f;
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        Reply created = co_await call(f.client, *f.server, "POST", "/apps/bank/users/u/sessions/s");
+        REQUIRE(created.status == 200);
+
+        json::object status_request = message(json::array{json::object{{"text", "send 100"}}});
+        Fixture::Answer status_answer = co_await f.run_sse(std::move(status_request));
+        const unsigned status = status_answer.status;
+        const std::vector<json::value>& asked = status_answer.events;
+        REQUIRE(status == 200);
+        const json::value* question = nullptr;
+        for (const json::value& e : asked)
+            if (e.as_object().contains("content") &&
+                e.at("content").at("parts").at(0).as_object().contains("functionCall") &&
+                e.at("content").at("parts").at(0).at("functionCall").at("name") == "adk_request_confirmation")
+                question = &e;
+        REQUIRE(question);
+        const std::string qid(question->at("content").at("parts").at(0).at("functionCall").at("id").as_string());
+        const std::string event_id(question->at("id").as_string());
+        const std::string invocation(question->at("invocationId").as_string());
+        CHECK(question->at("longRunningToolIds").at(0) == qid.c_str());
+        CHECK(f.transfers == 0);
+        const std::size_t before = co_await f.stored();
+
+        // Bad answers: a JSON message, 4xx, and nothing stored.
+        json::object wrong_id_request = answer("nope", "adk_request_confirmation", {{"confirmed", true}}, event_id);
+        Fixture::Answer wrong_id_answer = co_await f.run_sse(std::move(wrong_id_request));
+        const unsigned wrong_id = wrong_id_answer.status;
+        const std::vector<json::value>& wrong_body = wrong_id_answer.events;
+        CHECK(wrong_id == 400);
+        CHECK_THAT(std::string(wrong_body.at(0).at("error").as_string()), Catch::Contains("has no function call"));
+        json::object not_bool_request = answer(qid, "adk_request_confirmation", {{"confirmed", "yes"}}, event_id);
+        Fixture::Answer not_bool_answer = co_await f.run_sse(std::move(not_bool_request));
+        const unsigned not_bool = not_bool_answer.status;
+        CHECK(not_bool == 400);
+        json::object unknown_invocation = message(json::array{json::object{{"text", "go on"}}});
+        unknown_invocation["invocationId"] = "e-unknown";
+        Fixture::Answer unknown_answer = co_await f.run_sse(unknown_invocation);
+        const unsigned unknown = unknown_answer.status;
+        CHECK(unknown == 404);
+        const std::size_t after_bad_answers = co_await f.stored();
+        CHECK(after_bad_answers == before);
+
+        // The UI's answer: confirmed, with the payload it shows.
+        json::object resumed_status_request = answer(qid, "adk_request_confirmation", {{"confirmed", true}, {"payload", {{"amount", 100}}}}, event_id);
+        Fixture::Answer resumed_status_answer = co_await f.run_sse(std::move(resumed_status_request));
+        const unsigned resumed_status = resumed_status_answer.status;
+        const std::vector<json::value>& resumed = resumed_status_answer.events;
+        REQUIRE(resumed_status == 200);
+        CHECK(f.transfers == 1);
+        std::vector<std::string> texts;
+        for (const json::value& e : resumed) {
+            CHECK(e.at("invocationId") == invocation.c_str());  // the same invocation, continued
+            const json::value* content = e.as_object().if_contains("content");
+            if (content && content->at("parts").at(0).as_object().contains("text"))
+                texts.push_back(std::string(content->at("parts").at(0).at("text").as_string()));
+        }
+        CHECK(texts == std::vector<std::string>{"Sent.", "1"});
+
+        json::object again_request = answer(qid, "adk_request_confirmation", {{"confirmed", true}}, event_id);
+        Fixture::Answer again_answer = co_await f.run_sse(std::move(again_request));
+        const unsigned again = again_answer.status;
+        CHECK(again == 409);
+        CHECK(f.transfers == 1);
+        json::object finished = message(json::array{json::object{{"text", "again"}}});
+        finished["invocationId"] = invocation;
+        Fixture::Answer done_answer = co_await f.run_sse(finished);
+        const unsigned done = done_answer.status;
+        const std::vector<json::value>& done_body = done_answer.events;
+        CHECK(done == 400);
+        CHECK_THAT(std::string(done_body.at(0).at("error").as_string()), Catch::Contains("has finished"));
+        f.server->stop();
+    }());
+}
