@@ -1,0 +1,216 @@
+// Kill and resume: a resumable app's invocation, killed (SIGKILL) between its pause and the answer, and at every
+// point of a run, then resumed by another process on SQLite and on PostgreSQL. It finishes; every call has one
+// response; a tool whose response was stored before the kill never ran again (tests/support/resume_worker.cpp
+// is the process; its tools write what they run to a ledger).
+#include <adk/adk.hpp>
+#include <adk/services/service_url.hpp>
+
+#include "support/child_process.hpp"
+#include "support/postgres_server.hpp"
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace asio = boost::asio;
+using adk::test::ChildProcess;
+
+const std::string worker = ADK_RESUME_WORKER;
+
+adk::Session read_session(const std::string& url, const std::string& id)
+{
+    auto sessions = adk::services::open_session_service(url);
+    asio::io_context ioc;
+    return adk::test::run(ioc, [&]() -> asio::awaitable<adk::Session> {
+        adk::GetSessionRequest request("app", "u", id);
+        auto s = co_await sessions->get_session(std::move(request));
+        if (!s)
+            throw std::runtime_error("the session is gone");
+        co_return std::move(*s);
+    }());
+}
+
+// What a worker printed: the events it read (stored by then), the question it saw, whether it got to the end.
+struct Printed {
+    std::set<std::string> committed;
+    std::vector<std::string> questions;
+    bool ended = false;
+    int exit_status = -1;
+};
+
+// Runs the worker to its end, or kills it once it printed `kill_after` committed events.
+Printed run_worker(std::vector<std::string> args, std::size_t kill_after = SIZE_MAX)
+{
+    args.insert(args.begin(), worker);
+    ChildProcess child(args);
+    Printed printed;
+    bool killed = false;
+    while (auto line = child.read_line()) {
+        if (line->starts_with("committed "))
+            printed.committed.insert(line->substr(10));
+        else if (line->starts_with("question "))
+            printed.questions.push_back(line->substr(9));
+        else if (*line == "end")
+            printed.ended = true;
+        if (!killed && printed.committed.size() >= kill_after) {
+            child.kill_now();
+            killed = true;
+        }
+    }
+    printed.exit_status = child.wait();
+    return printed;
+}
+
+std::map<std::string, int> ledger_runs(const std::string& path)
+{
+    std::map<std::string, int> runs;  // call id -> how many times a tool ran for it
+    std::ifstream in(path);
+    std::string tool, id;
+    while (in >> tool >> id)
+        ++runs[id];
+    return runs;
+}
+
+// The invocation finished as one uninterrupted run would have, and no stored tool response was run again.
+void check_finished(const adk::Session& s, const std::string& ledger, const std::set<std::string>& stored_before_kill)
+{
+    REQUIRE(!s.events.empty());
+    const std::string invocation = s.events.front().invocation_id;
+    std::map<std::string, int> responses;   // call id -> responses stored
+    std::map<std::string, std::string> response_event;  // call id -> the event that holds its response
+    std::set<std::string> calls;            // the tools' call ids (not the questions)
+    int pipeline_ends = 0, answers = 0;
+    for (const adk::Event& e : s.events) {
+        CHECK(e.invocation_id == invocation);  // one invocation, resumed: never a new one
+        for (const auto& c : e.function_calls())
+            if (c.name == "charge" || c.name == "notify")
+                calls.insert(c.id);
+        for (const auto& r : e.function_responses())
+            if (r.name == "charge" || r.name == "notify") {
+                ++responses[r.id];
+                response_event[r.id] = e.id;
+            }
+        pipeline_ends += e.author == "pipeline" && e.actions.end_of_agent;
+        answers += e.text() == "charge done" || e.text() == "notify done";
+    }
+    CHECK(pipeline_ends == 1);
+    CHECK(s.events.back().author == "pipeline");
+    CHECK(answers == 2);  // each LlmAgent answered once
+    REQUIRE(calls.size() == 2);
+    const std::map<std::string, int> runs = ledger_runs(ledger);
+    for (const std::string& id : calls) {
+        CHECK(responses[id] == 1);
+        const int ran = runs.count(id) ? runs.at(id) : 0;
+        CHECK(ran >= 1);
+        if (stored_before_kill.contains(response_event[id]))
+            CHECK(ran == 1);  // its response was stored: it never ran again
+        else
+            CHECK(ran <= 2);  // run, killed before its response was stored, run again
+    }
+    // The loop ran its three rounds: its last recorded position is the third round.
+    std::optional<std::int64_t> last_round;
+    for (const adk::Event& e : s.events)
+        if (e.author == "steps" && e.actions.agent_state && e.actions.agent_state->contains("times_looped"))
+            last_round = e.actions.agent_state->at("times_looped").as_int64();
+    CHECK(last_round == 2);
+}
+
+std::string invocation_of(const std::string& url, const std::string& session)
+{
+    return read_session(url, session).events.front().invocation_id;
+}
+
+void paused_killed_resumed(const std::string& url, const adk::test::TempDir& dir)
+{
+    const std::string ledger = dir.file("paused.ledger");
+    Printed asked = run_worker({url, "p", ledger, "start"});
+    REQUIRE(asked.exit_status == 0);
+    REQUIRE(asked.questions.size() == 1);
+    CHECK(ledger_runs(ledger).empty());  // nothing ran before the approval
+
+    // The answer's process dies in the middle of the loop; another resumes the invocation.
+    Printed answered = run_worker({url, "p", ledger, "answer", asked.questions.front()}, 6);
+    CHECK(answered.exit_status == 128 + SIGKILL);
+    CHECK(!answered.ended);
+    std::set<std::string> stored = asked.committed;
+    stored.insert(answered.committed.begin(), answered.committed.end());
+    Printed resumed = run_worker({url, "p", ledger, "resume", invocation_of(url, "p")});
+    CHECK(resumed.exit_status == 0);
+    CHECK(resumed.questions.empty());  // the approval was stored: not asked again
+    check_finished(read_session(url, "p"), ledger, stored);
+
+    // Once finished, it cannot be resumed again, and nothing runs.
+    Printed again = run_worker({url, "p", ledger, "resume", invocation_of(url, "p")});
+    CHECK(again.exit_status == 1);
+    CHECK(again.committed.empty());
+}
+
+void killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
+{
+    // One run, uninterrupted, to count its events.
+    Printed whole = run_worker({url, "whole", dir.file("whole.ledger"), "start", "--approve"});
+    REQUIRE(whole.exit_status == 0);
+    check_finished(read_session(url, "whole"), dir.file("whole.ledger"), whole.committed);
+    const std::size_t total = whole.committed.size();
+    REQUIRE(total > 20);
+
+    for (std::size_t k = 1; k < total; ++k) {
+        const std::string session = "k" + std::to_string(k);
+        const std::string ledger = dir.file(session + ".ledger");
+        INFO("killed after " << k << " of " << total << " events");
+        Printed killed = run_worker({url, session, ledger, "start", "--approve"}, k);
+        if (killed.ended)
+            continue;  // it finished before the signal landed
+        const adk::Session before = read_session(url, session);
+        const bool finished = before.events.back().author == "pipeline" && before.events.back().actions.end_of_agent;
+        Printed resumed = run_worker({url, session, ledger, "resume", invocation_of(url, session), "--approve"});
+        CHECK(resumed.exit_status == (finished ? 1 : 0));  // a finished invocation is not resumed: nothing to do
+        check_finished(read_session(url, session), ledger, killed.committed);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("kill and resume on SQLite: killed between the pause and the answer's end, then resumed by another "
+          "process",
+          "[sqlite][processes][resume]")
+{
+    adk::test::TempDir dir("resume-sqlite");
+    paused_killed_resumed("sqlite:///" + dir.file("paused.db"), dir);
+}
+
+TEST_CASE("kill and resume on SQLite: killed after each event of a run, resumed, finished with no tool run twice",
+          "[sqlite][processes][resume]")
+{
+    adk::test::TempDir dir("resume-sqlite-all");
+    killed_everywhere("sqlite:///" + dir.file("all.db"), dir);
+}
+
+TEST_CASE("kill and resume on PostgreSQL: killed between the pause and the answer's end, then resumed",
+          "[postgres][processes][resume]")
+{
+    auto* server = adk::test::PostgresServer::get();
+    if (!server)
+        return adk::test::skip(adk::test::PostgresServer::skip_reason());
+    adk::test::TempDir dir("resume-pg");
+    paused_killed_resumed(server->new_database(), dir);
+}
+
+TEST_CASE("kill and resume on PostgreSQL: killed after each event of a run, resumed, finished with no tool run "
+          "twice",
+          "[postgres][processes][resume]")
+{
+    auto* server = adk::test::PostgresServer::get();
+    if (!server)
+        return adk::test::skip(adk::test::PostgresServer::skip_reason());
+    adk::test::TempDir dir("resume-pg-all");
+    killed_everywhere(server->new_database(), dir);
+}
