@@ -1,7 +1,8 @@
 // The ADK web UI (@google/adk-devtools' own files) served by adk-cpp's `web` command, driven in Debian's
 // chromium as a person uses it: open the server, pick an app, send a message with streaming on, see the
 // streamed answer and the tool call, start a second session, list the sessions and reopen the first, and
-// reload it from its address. Screenshots go to SCREENSHOT_DIR.
+// reload it from its address; then ask bank_agent for a transfer, see its confirmation request, approve it
+// and see the tool run. Screenshots go to SCREENSHOT_DIR.
 //   node web_ui_test.mjs BASE_URL SCREENSHOT_DIR
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -26,7 +27,8 @@ try {
   page.on('pageerror', e => serverErrors.push(`page error: ${e.message}`));
   page.on('response', async r => {
     if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    if (r.url().endsWith('/run_sse')) runs.push({ status: r.status(), body: await r.text().catch(() => '') });
+    if (r.url().endsWith('/run_sse'))
+      runs.push({ status: r.status(), request: r.request().postData() || '', body: await r.text().catch(() => '') });
   });
   const send = async text => {
     const box = page.locator('textarea').first();
@@ -38,7 +40,7 @@ try {
   await page.goto(base + '/');
   check(new URL(page.url()).pathname === '/dev-ui/', `/ leads to /dev-ui/ (at ${page.url()})`);
   await page.getByRole('button', { name: 'Select an app' }).click();
-  for (const app of ['coordinator', 'refine_loop', 'research_pipeline', 'weather_agent'])
+  for (const app of ['bank_agent', 'coordinator', 'refine_loop', 'research_pipeline', 'weather_agent'])
     check(await page.getByRole('button', { name: app }).count() === 1, `the app list offers ${app}`);
   await page.getByRole('button', { name: 'weather_agent' }).click();
   await page.waitForURL(/app=weather_agent/);
@@ -84,6 +86,39 @@ try {
   await fresh.getByText(answer).waitFor({ timeout: 15000 });
   check(await fresh.getByText('What is the weather in Paris?').count() > 0, 'a fresh page shows the stored conversation');
   await fresh.screenshot({ path: `${shots}/04_reloaded.png` });
+
+  // Human in the loop: the transfer waits for a confirmation, which the UI shows and answers.
+  const bank = await context.newPage();
+  bank.on('pageerror', e => serverErrors.push(`page error: ${e.message}`));
+  bank.on('response', async r => {
+    if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    if (r.url().endsWith('/run_sse'))
+      runs.push({ status: r.status(), request: r.request().postData() || '', body: await r.text().catch(() => '') });
+  });
+  const before = runs.length;
+  await bank.goto(`${base}/dev-ui/?app=bank_agent`);
+  const bankBox = bank.locator('textarea').first();
+  await bankBox.waitFor({ timeout: 15000 });
+  await bankBox.fill('Send 100 euros to Alice');
+  await bankBox.press('Enter');
+  const confirmed = bank.getByText('Confirmed', { exact: true });
+  await confirmed.first().waitFor({ timeout: 20000 });
+  check(await bank.getByText("Approve or reject the call of tool 'transfer_money'.").count() > 0,
+        'the confirmation request shows its hint');
+  await bank.screenshot({ path: `${shots}/05_confirmation.png` });
+  const asked = runs.slice(before).map(r => r.body).join('');
+  check(asked.includes('"name":"adk_request_confirmation"') && !asked.includes('"status":"sent"'),
+        'the transfer waits for the confirmation: it did not run');
+  await bank.locator('input[id^="confirmed-checkbox-standalone-"]').first().check();
+  await bank.getByRole('button', { name: 'Submit' }).first().click();
+  await bank.getByText('Done: 100 euros went to Alice.').waitFor({ timeout: 20000 });
+  const answer_run = runs.slice(before).find(r => r.request.includes('adk_request_confirmation')) || { request: '', body: '' };
+  const sent = answer_run.request ? JSON.parse(answer_run.request) : {};
+  const reply = sent.newMessage?.parts?.[0]?.functionResponse;
+  check(reply?.name === 'adk_request_confirmation' && reply?.response?.confirmed === true && !!sent.functionCallEventId,
+        `the UI answered with the confirmation (${answer_run.request.slice(0, 300)})`);
+  check(answer_run.status === 200 && answer_run.body.includes('"status":"sent"'), 'the approved transfer ran');
+  await bank.screenshot({ path: `${shots}/06_approved.png` });
 
   check(serverErrors.length === 0, `no server error or page error (${serverErrors.join('; ')})`);
 } catch (e) {
