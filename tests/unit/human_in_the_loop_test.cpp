@@ -7,6 +7,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -14,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <thread>
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -648,4 +650,63 @@ TEST_CASE("cancellation: a tool waiting on a timer and a slowly streaming model 
         CHECK(s.events.back().interrupted);
         CHECK(s.events.back().author == "agent");
     }
+}
+
+TEST_CASE("resumable app on 4 threads: a parallel branch pauses for approval, the others finish, and the answer "
+          "resumes only what is left",
+          "[hitl][threads]")
+{
+    std::atomic<int> transfers{0};
+    auto tool = adk::FunctionTool::create("transfer_money", "Sends money.",
+                                          json::parse(R"({"type":"object","properties":{}})"),
+                                          [&](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                                              ++transfers;
+                                              co_return json::object{{"sent", true}};
+                                          });
+    tool->set_require_confirmation(true);
+    auto model = scripted({LlmResponse::function_call("transfer_money", {}), LlmResponse::text("Sent.")});
+    auto banker = adk::LlmAgent::builder("banker").model(model).tool(tool).build();
+    std::atomic<int> counter_runs{0};
+    auto counter = std::make_shared<adk::test::FnAgent>("counter", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        ++counter_runs;
+        for (int i = 0; i < 50; ++i)
+            co_await out.emit(ctx.make_event(Content::model(std::to_string(i))));
+    });
+    auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "Both at once.",
+                                                       std::vector<std::shared_ptr<adk::Agent>>{banker, counter});
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "app", .agent = fanout, .session_service = sessions,
+                        .resumability = {.is_resumable = true}});
+    auto on_threads = [&](auto work) {
+        auto result = asio::co_spawn(ioc, std::move(work), asio::use_future);
+        ioc.restart();
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 4; ++i)
+            threads.emplace_back([&] { ioc.run(); });
+        for (auto& t : threads)
+            t.join();
+        return result.get();
+    };
+    on_threads([&]() -> asio::awaitable<void> { co_await sessions->create_session({"app", "u", "s"}); });
+    std::vector<Event> asked = on_threads([&]() -> asio::awaitable<std::vector<Event>> {
+        auto stream = co_await runner.run("u", "s", Content::user("go"));
+        co_return co_await drain(stream);
+    });
+    const adk::FunctionCall* question = find_question(asked, adk::request_confirmation_function);
+    REQUIRE(question);
+    const std::string qid = question->id;
+    CHECK(transfers == 0);
+    std::vector<Event> resumed = on_threads([&]() -> asio::awaitable<std::vector<Event>> {
+        Content message("user", {Part::from_function_response("adk_request_confirmation", {{"confirmed", true}}, qid)});
+        auto stream = co_await runner.run(adk::RunRequest("u", "s", std::move(message)));
+        co_return co_await drain(stream);
+    });
+    CHECK(transfers == 1);
+    CHECK(counter_runs == 1);  // it finished before the pause: not run again
+    REQUIRE(!resumed.empty());
+    CHECK(resumed.back().author == "fanout");
+    CHECK(resumed.back().actions.end_of_agent);
+    for (const Event& e : resumed)
+        CHECK(e.invocation_id == asked.front().invocation_id);
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace adk {
 
@@ -34,7 +35,10 @@ public:
     mutable std::mutex session_mutex;  // guards options.session's state and events
     std::atomic<bool> cancelled{false};
     std::atomic<bool> end_invocation{false};
-    std::atomic<bool> paused{false};
+    // The agents that paused the invocation (InvocationContext::pause), read by InvocationContext::paused().
+    std::atomic<bool> any_paused{false};
+    std::mutex paused_mutex;
+    std::vector<const Agent*> paused_agents;
     std::atomic<int> llm_calls{0};
     std::mutex attributes_mutex;
     std::map<std::string, std::any, std::less<>> attributes;

@@ -113,8 +113,24 @@ const std::optional<Content>& InvocationContext::user_content() const noexcept {
 const std::vector<std::shared_ptr<Plugin>>& InvocationContext::plugins() const noexcept { return inv_->options.plugins; }
 bool InvocationContext::cancelled() const noexcept { return inv_->cancelled.load(); }
 void InvocationContext::cancel() const noexcept { inv_->cancelled.store(true); }
-bool InvocationContext::paused() const noexcept { return inv_->paused.load(); }
-void InvocationContext::pause() const noexcept { inv_->paused.store(true); }
+bool InvocationContext::paused() const
+{
+    if (!inv_->any_paused.load())
+        return false;
+    std::lock_guard lock(inv_->paused_mutex);
+    for (const Agent* p : inv_->paused_agents)
+        for (const Agent* a = p; a; a = a->parent())
+            if (a == agent_)
+                return true;
+    return false;
+}
+
+void InvocationContext::pause() const
+{
+    std::lock_guard lock(inv_->paused_mutex);
+    inv_->paused_agents.push_back(&agent());
+    inv_->any_paused.store(true);
+}
 bool InvocationContext::is_resumable() const noexcept { return inv_->options.resumable; }
 bool InvocationContext::resumed() const noexcept { return inv_->options.resumed; }
 bool InvocationContext::end_invocation() const noexcept { return inv_->end_invocation.load(); }

@@ -69,6 +69,18 @@ void store_output(const LlmAgent& agent, Event& event)
     event.actions.state_delta[cfg.output_key] = std::move(parsed);
 }
 
+// The agent a transfer names runs for the rest of the invocation. When it pauses, so does the agent that
+// handed over: a resumed invocation goes back through it to the target.
+asio::awaitable<void> run_transfer_target(InvocationContext& ctx, EventSink& out, const std::string& name)
+{
+    auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(name) : nullptr;
+    if (!target)
+        co_return;
+    co_await target->run_inline(ctx, out);
+    if (ctx.for_agent(*target).paused())
+        ctx.pause();
+}
+
 // Runs the calls and emits their responses, then what they ask a person. False when the invocation's turn is
 // over: it paused, ended, was handed to another agent, or a tool's answer is final.
 asio::awaitable<bool> run_calls(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
@@ -87,9 +99,7 @@ asio::awaitable<bool> run_calls(const LlmAgent& agent, InvocationContext& ctx, E
     if (ctx.end_invocation())
         co_return false;
     if (transfer) {
-        // The target runs for the rest of the invocation.
-        if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*transfer) : nullptr)
-            co_await target->run_inline(ctx, out);
+        co_await run_transfer_target(ctx, out, *transfer);
         co_return false;
     }
     if (dispatched.waits) {
@@ -135,8 +145,7 @@ asio::awaitable<bool> finish_pending_turn(const LlmAgent& agent, InvocationConte
     if (!pending)
         co_return true;
     if (pending->transferred_to) {
-        if (auto target = ctx.root_agent() ? ctx.root_agent()->find_agent(*pending->transferred_to) : nullptr)
-            co_await target->run_inline(ctx, out);
+        co_await run_transfer_target(ctx, out, *pending->transferred_to);
         co_return false;
     }
     if (pending->done)

@@ -130,9 +130,10 @@ public:
     void set_end_invocation(bool value = true) const noexcept;
 
     // Pause and resume (adk/tools/tool_confirmation.hpp). An agent that waits for a person or a long-running
-    // tool pauses the invocation: the agents above it stop without ending, and a later run resumes it.
-    bool paused() const noexcept;
-    void pause() const noexcept;
+    // tool pauses: it and the agents above it stop without recording their end, and a later run resumes them.
+    // Other branches of a ParallelAgent go on and finish. paused(): this context's agent, or one below it, paused.
+    bool paused() const;
+    void pause() const;
     bool is_resumable() const noexcept;
     bool resumed() const noexcept;
     // Where an agent stands in this invocation, from its events (resumable apps only): the latest

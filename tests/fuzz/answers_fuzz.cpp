@@ -1,0 +1,100 @@
+// A client's answers to an agent's function calls (the newMessage of a run that answers a confirmation, a
+// credential request or a long-running tool): any JSON read as the message either is refused with adk::Error
+// or passes the Runner's checks; a message that passes answers only calls the session holds, once each, and
+// no credential is left in it.
+#include <adk/core/error.hpp>
+#include <adk/tools/tool_confirmation.hpp>
+
+#include "runner/answers.hpp"
+
+#include "fuzz.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <set>
+
+namespace json = boost::json;
+
+namespace {
+
+// A session whose agent made a call that waits for approval, one that waits for a credential, and a
+// long-running call; the questions' ids are "q-confirm" and "q-credential", the long-running call's "c-long".
+adk::Session waiting_session()
+{
+    adk::Session s;
+    s.app_name = "app";
+    s.user_id = "u";
+    s.id = "s";
+    adk::Event calls("agent", adk::Content("model", {adk::Part::from_function_call("pay", {{"amount", 5}}, "c-pay"),
+                                                     adk::Part::from_function_call("read", {}, "c-read"),
+                                                     adk::Part::from_function_call("wait", {}, "c-long")}));
+    calls.invocation_id = "e-1";
+    calls.long_running_tool_ids = {"c-long"};
+    s.events.push_back(calls);
+    json::object original{{"id", "c-pay"}, {"name", "pay"}, {"args", {{"amount", 5}}}};
+    adk::Event questions(
+        "agent",
+        adk::Content("user", {adk::Part::from_function_call(
+                                  "adk_request_confirmation",
+                                  {{"originalFunctionCall", original}, {"toolConfirmation", {{"confirmed", false}}}},
+                                  "q-confirm"),
+                              adk::Part::from_function_call(
+                                  "adk_request_credential",
+                                  {{"functionCallId", "c-read"}, {"authConfig", {{"credentialKey", "k"}}}},
+                                  "q-credential")}));
+    questions.invocation_id = "e-1";
+    questions.long_running_tool_ids = {"q-confirm", "q-credential"};
+    s.events.push_back(questions);
+    return s;
+}
+
+bool holds_secret(const json::value& v)
+{
+    if (const json::object* o = v.if_object()) {
+        if (o->contains("rawAuthCredential") || o->contains("exchangedAuthCredential"))
+            return true;
+        for (const auto& kv : *o)
+            if (holds_secret(kv.value()))
+                return true;
+    }
+    if (const json::array* a = v.if_array())
+        for (const auto& item : *a)
+            if (holds_secret(item))
+                return true;
+    return false;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
+{
+    static const adk::Session session = waiting_session();
+    boost::system::error_code ec;
+    const json::value v = json::parse(adk::fuzz::as_text(data, size), ec);
+    if (ec)
+        return 0;
+    if (const json::object* o = v.if_object())
+        adk::fuzz::only_adk_errors([&] { (void)adk::read_confirmation_answer(*o); });
+    adk::Content message;
+    if (!adk::fuzz::only_adk_errors([&] { message = json::value_to<adk::Content>(v); }))
+        return 0;
+    adk::detail::Answers answers;
+    if (!adk::fuzz::only_adk_errors([&] { answers = adk::detail::check_answers(session, message, "app"); }))
+        return 0;
+    std::set<std::string> seen;
+    for (const adk::Part& p : message.parts) {
+        if (!p.function_response)
+            continue;
+        const adk::FunctionResponse& r = *p.function_response;
+        adk::fuzz::check(seen.insert(r.id).second, "a call is answered once per message");
+        adk::fuzz::check(r.id == "c-pay" || r.id == "c-read" || r.id == "c-long" || r.id == "q-confirm" ||
+                             r.id == "q-credential",
+                         "an answer names a call of the session");
+        if (r.name == adk::request_credential_function)
+            adk::fuzz::check(!holds_secret(json::value(r.response)), "no credential is left in the stored answer");
+    }
+    adk::fuzz::check(!answers.invocation_id || *answers.invocation_id == "e-1", "the answers' invocation is the calls'");
+    return 0;
+}
