@@ -8,6 +8,7 @@
 #include "support/child_process.hpp"
 #include "support/postgres_server.hpp"
 #include "support/run.hpp"
+#include "support/session_at.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -22,21 +23,9 @@ namespace {
 
 namespace asio = boost::asio;
 using adk::test::ChildProcess;
+using adk::test::read_session;
 
 const std::string worker = ADK_RESUME_WORKER;
-
-adk::Session read_session(const std::string& url, const std::string& id)
-{
-    auto sessions = adk::services::open_session_service(url);
-    asio::io_context ioc;
-    return adk::test::run(ioc, [&]() -> asio::awaitable<adk::Session> {
-        adk::GetSessionRequest request("app", "u", id);
-        auto s = co_await sessions->get_session(std::move(request));
-        if (!s)
-            throw std::runtime_error("the session is gone");
-        co_return std::move(*s);
-    }());
-}
 
 // What a worker printed: the events it read (stored by then), the question it saw, whether it got to the end.
 struct Printed {

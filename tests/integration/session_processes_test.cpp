@@ -6,6 +6,7 @@
 #include "support/child_process.hpp"
 #include "support/postgres_server.hpp"
 #include "support/run.hpp"
+#include "support/session_at.hpp"
 #include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,6 +19,7 @@ namespace {
 
 namespace asio = boost::asio;
 using adk::test::ChildProcess;
+using adk::test::read_session;
 
 const std::string worker = ADK_SESSION_WORKER;
 
@@ -25,19 +27,6 @@ std::int64_t int_at(const adk::Session& s, std::string_view key)
 {
     const auto* v = s.state.if_contains(key);
     return v ? v->as_int64() : -1;
-}
-
-adk::Session read_session(const std::string& url, const std::string& id)
-{
-    auto sessions = adk::services::open_session_service(url);
-    asio::io_context ioc;
-    return adk::test::run(ioc, [&]() -> asio::awaitable<adk::Session> {
-        adk::GetSessionRequest request("app", "u", id);
-        auto s = co_await sessions->get_session(std::move(request));
-        if (!s)
-            throw std::runtime_error("the session is gone");
-        co_return std::move(*s);
-    }());
 }
 
 // Each event added one to "counter" as its invocation read it: in the order the session reads them, the

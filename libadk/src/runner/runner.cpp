@@ -183,6 +183,26 @@ asio::awaitable<std::map<std::string, std::int64_t>> save_input_blobs(const Invo
     co_return saved;
 }
 
+// A session read once its turn is ours (SessionService::take_turn), so that it holds what the invocation before
+// left; the turn is held until it is released or destroyed.
+class SessionInTurn {
+public:
+    SessionInTurn(SessionTurn turn_, Session session_) : turn(std::move(turn_)), session(std::move(session_)) {}
+    SessionTurn turn;
+    Session session;
+};
+
+asio::awaitable<SessionInTurn> read_in_turn(SessionService& sessions, const SessionKey& key)
+{
+    SessionKey turn_key = key;
+    SessionTurn turn = co_await sessions.take_turn(std::move(turn_key));
+    GetSessionRequest read(key);
+    std::optional<Session> session = co_await sessions.get_session(std::move(read));
+    if (!session)
+        throw Error(errc::not_found, key.describe() + " does not exist: create it first with create_session()");
+    co_return SessionInTurn(std::move(turn), std::move(*session));
+}
+
 // Whether the invocation ended because it was stopped (Runner::cancel, Stream::cancel, its consumer left),
 // not because something failed.
 bool interrupted(std::exception_ptr failure, const InvocationContext& ctx)
@@ -262,19 +282,15 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
                         "', but app '" + options_.app_name + "' is not resumable: set RunnerOptions::resumability "
                         "(is_resumable = true), or leave invocation_id empty to start a new invocation");
     validate_state_keys(request.state_delta);
-    // The session is read once its turn is ours, so that it holds what the invocation before this one left.
     SessionKey key(options_.app_name, request.user_id, request.session_id);
-    SessionKey turn_key = key;
-    SessionTurn turn = co_await options_.session_service->take_turn(std::move(turn_key));
-    GetSessionRequest read(key);
-    std::optional<Session> session = co_await options_.session_service->get_session(std::move(read));
-    if (!session)
-        throw Error(errc::not_found, key.describe() + " does not exist: create it first with create_session()");
+    SessionInTurn in_turn = co_await read_in_turn(*options_.session_service, key);
+    SessionTurn turn = std::move(in_turn.turn);
+    Session session = std::move(in_turn.session);
 
     // What the message answers, and which invocation this run continues: checked before anything is stored.
     detail::Answers answers;
     if (request.new_message)
-        answers = detail::check_answers(*session, *request.new_message, options_.app_name);
+        answers = detail::check_answers(session, *request.new_message, options_.app_name);
     std::optional<std::string> resume_id = request.invocation_id;
     if (resume_id && answers.invocation_id && *answers.invocation_id != *resume_id)
         throw Error(errc::invalid_argument, "the message answers calls of invocation " + *answers.invocation_id +
@@ -284,7 +300,7 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         resume_id = answers.invocation_id;
     std::optional<detail::InvocationRecord> resumed;
     if (resume_id) {
-        resumed = detail::find_invocation(*session, *resume_id);
+        resumed = detail::find_invocation(session, *resume_id);
         if (!resumed)
             throw Error(errc::not_found, key.describe() + " has no invocation '" + resume_id->substr(0, 100) +
                                              "' to resume: give the invocationId of one of its events");
@@ -302,7 +318,7 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     InvocationOptions inv;
     inv.app_name = options_.app_name;
     inv.user_id = request.user_id;
-    inv.session = std::move(*session);
+    inv.session = std::move(session);
     inv.session_service = options_.session_service;
     inv.artifact_service = options_.artifact_service;
     inv.memory_service = options_.memory_service;
@@ -464,17 +480,13 @@ asio::awaitable<std::map<std::string, std::int64_t>> restore_artifacts(ArtifactS
 asio::awaitable<void> Runner::rewind(std::string user_id, std::string session_id, std::string before_invocation_id)
 {
     SessionKey key(options_.app_name, user_id, session_id);
-    SessionKey turn_key = key;
-    SessionTurn turn = co_await options_.session_service->take_turn(std::move(turn_key));
-    GetSessionRequest read(key);
-    std::optional<Session> session = co_await options_.session_service->get_session(std::move(read));
-    if (!session)
-        throw Error(errc::not_found, key.describe() + " does not exist");
-    std::size_t index = session->events.size();
-    for (std::size_t i = 0; i < session->events.size() && index == session->events.size(); ++i)
-        if (session->events[i].invocation_id == before_invocation_id)
+    SessionInTurn in_turn = co_await read_in_turn(*options_.session_service, key);
+    Session session = std::move(in_turn.session);
+    std::size_t index = session.events.size();
+    for (std::size_t i = 0; i < session.events.size() && index == session.events.size(); ++i)
+        if (session.events[i].invocation_id == before_invocation_id)
             index = i;
-    if (index == session->events.size())
+    if (index == session.events.size())
         throw Error(errc::not_found, key.describe() + " has no invocation '" + before_invocation_id.substr(0, 100) +
                                          "' to rewind to: give the invocationId of one of its events");
     Event marker;
@@ -483,10 +495,10 @@ asio::awaitable<void> Runner::rewind(std::string user_id, std::string session_id
     marker.author = "user";
     marker.timestamp = now_seconds();
     marker.actions.rewind_before_invocation_id = before_invocation_id;
-    marker.actions.state_delta = state_delta_for_rewind(*session, index);
+    marker.actions.state_delta = state_delta_for_rewind(session, index);
     if (options_.artifact_service)
-        marker.actions.artifact_delta = co_await restore_artifacts(*options_.artifact_service, *session, index);
-    co_await options_.session_service->append_event(*session, marker);
+        marker.actions.artifact_delta = co_await restore_artifacts(*options_.artifact_service, session, index);
+    co_await options_.session_service->append_event(session, marker);
 }
 
 }  // namespace adk
