@@ -8,6 +8,7 @@
 #include "support/api_client.hpp"
 #include "support/run.hpp"
 
+#include <boost/asio/steady_timer.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <catch2/catch.hpp>
@@ -30,6 +31,10 @@ struct Fixture {
     std::unique_ptr<adk::server::ApiServer> server;
     adk::net::HttpClient client{adk::test::no_retries()};
 
+    // A second app, "slow": a resumable pipeline whose step hangs the first time it runs (until the run is
+    // cancelled), then finishes.
+    int slow_runs = 0;
+
     Fixture()
         : model(std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
               adk::LlmResponse::function_call("transfer_money", {{"amount", 100}}), adk::LlmResponse::text("Sent.")}))
@@ -46,9 +51,23 @@ struct Fixture {
         auto pipeline = std::make_shared<adk::SequentialAgent>(
             "pipeline", "Pays, then confirms.",
             std::vector<std::shared_ptr<adk::Agent>>{banker, adk::test::counting_agent("receipt", 1)});
+        auto slow_step = std::make_shared<adk::test::FnAgent>(
+            "slow_step", [this](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+                if (++slow_runs == 1) {
+                    co_await out.emit(ctx.make_event(adk::Content::model("working")));
+                    asio::steady_timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
+                    co_await forever.async_wait(asio::use_awaitable);
+                }
+                co_await out.emit(ctx.make_event(adk::Content::model("finished")));
+            });
+        auto slow = std::make_shared<adk::SequentialAgent>(
+            "slow", "A first step, then a slow one.",
+            std::vector<std::shared_ptr<adk::Agent>>{adk::test::counting_agent("first", 1), slow_step});
+        const adk::ResumabilityConfig resumable{.is_resumable = true};
         server = std::make_unique<adk::server::ApiServer>(
             ioc.get_executor(),
-            std::vector<adk::server::App>{adk::server::App("bank", pipeline, adk::ResumabilityConfig{.is_resumable = true})},
+            std::vector<adk::server::App>{adk::server::App("bank", pipeline, resumable),
+                                          adk::server::App("slow", slow, resumable)},
             adk::test::options_with(sessions));
         server->start();
     }
@@ -60,7 +79,8 @@ struct Fixture {
     };
     asio::awaitable<Answer> run_sse(json::object body)
     {
-        body["appName"] = "bank";
+        if (!body.contains("appName"))
+            body["appName"] = "bank";
         body["userId"] = "u";
         body["sessionId"] = "s";
         body["streaming"] = false;
@@ -179,6 +199,55 @@ TEST_CASE("ApiServer: a confirmation asked over /run_sse and answered as the web
         const std::vector<json::value>& done_body = done_answer.events;
         CHECK(done == 400);
         CHECK_THAT(std::string(done_body.at(0).at("error").as_string()), Catch::Contains("has finished"));
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer: a run cancelled through the cancel route is resumed with invocationId and finishes where it "
+          "stopped",
+          "[server][hitl]")
+{
+    Fixture f;
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        Reply created = co_await call(f.client, *f.server, "POST", "/apps/slow/users/u/sessions/s");
+        REQUIRE(created.status == 200);
+        // Start the run and read until the slow step says it works; then cancel it from another request.
+        adk::net::HttpRequest req("POST", f.server->base_url() + "/run_sse");
+        req.set("content-type", "application/json");
+        req.body = R"({"appName":"slow","userId":"u","sessionId":"s","newMessage":{"role":"user","parts":[{"text":"go"}]}})";
+        adk::net::HttpResponse res = co_await f.client.send(std::move(req));
+        const std::string run_id(res.header("x-adk-run-id"));
+        FrameReader reader(res);
+        std::string invocation;
+        while (true) {
+            std::vector<Frame> frames = co_await reader.read(1);
+            REQUIRE(frames.size() == 1);
+            const json::value e = frames[0].json();
+            invocation = std::string(e.at("invocationId").as_string());
+            if (e.as_object().contains("content") && e.at("content").at("parts").at(0).at("text") == "working")
+                break;
+        }
+        adk::net::HttpClient other{adk::test::no_retries()};
+        const std::string cancel_path = "/apps/slow/users/u/sessions/s/runs/" + run_id + "/cancel";
+        Reply cancelled = co_await call(other, *f.server, "POST", cancel_path);
+        CHECK(cancelled.status == 200);
+        std::vector<Frame> rest = co_await reader.read_all();
+        REQUIRE(!rest.empty());
+        CHECK(rest.back().json().as_object().contains("error"));  // the run ended with its cancellation
+
+        json::object resume{{"appName", "slow"}, {"invocationId", invocation}};
+        Fixture::Answer resumed = co_await f.run_sse(std::move(resume));
+        REQUIRE(resumed.status == 200);
+        std::vector<std::string> texts;
+        for (const json::value& e : resumed.events) {
+            CHECK(e.at("invocationId") == invocation.c_str());
+            if (e.as_object().contains("content"))
+                texts.push_back(std::string(e.at("content").at("parts").at(0).at("text").as_string()));
+        }
+        CHECK(texts == std::vector<std::string>{"finished"});  // "first" finished before: it did not run again
+        CHECK(f.slow_runs == 2);
+        CHECK(resumed.events.back().at("author") == "slow");
+        CHECK(resumed.events.back().at("actions").at("endOfAgent") == true);
         f.server->stop();
     }());
 }
