@@ -91,6 +91,10 @@ bool has_visible_part(const Event& e)
 // it names up to the marker.
 std::vector<bool> rewound(const std::vector<Event>& events)
 {
+    const bool any = std::any_of(events.begin(), events.end(),
+                                 [](const Event& e) { return e.actions.rewind_before_invocation_id.has_value(); });
+    if (!any)
+        return {};  // the usual case: nothing to leave out, nothing allocated
     std::vector<bool> out(events.size(), false);
     for (std::size_t i = events.size(); i-- > 0;) {
         const auto& before = events[i].actions.rewind_before_invocation_id;
@@ -117,7 +121,8 @@ std::vector<Content> build_contents(const std::vector<Event>& events, std::strin
     std::vector<const Event*> kept;
     for (std::size_t i = 0; i < events.size(); ++i) {
         const Event& e = events[i];
-        if (!taken_back[i] && !e.partial && has_content(e) && belongs_to_branch(branch, e) && has_visible_part(e))
+        const bool taken = !taken_back.empty() && taken_back[i];
+        if (!taken && !e.partial && has_content(e) && belongs_to_branch(branch, e) && has_visible_part(e))
             kept.push_back(&e);
     }
 
