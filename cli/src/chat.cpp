@@ -102,7 +102,7 @@ void note_waiting(const Event& ev, Waiting& waiting)
     for (const auto& call : ev.function_calls()) {
         const bool pending = std::find(ev.long_running_tool_ids.begin(), ev.long_running_tool_ids.end(), call.id) !=
                              ev.long_running_tool_ids.end();
-        if (call.name == request_confirmation_function || call.name == request_credential_function)
+        if (is_question(call.name))
             waiting.questions.push_back(call);
         else if (pending)
             waiting.long_running.push_back(call);

@@ -54,11 +54,13 @@ struct Fixture {
         auto slow_step = std::make_shared<adk::test::FnAgent>(
             "slow_step", [this](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
                 if (++slow_runs == 1) {
-                    co_await out.emit(ctx.make_event(adk::Content::model("working")));
+                    adk::Event working = ctx.make_event(adk::Content::model("working"));
+                    co_await out.emit(std::move(working));
                     asio::steady_timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
                     co_await forever.async_wait(asio::use_awaitable);
                 }
-                co_await out.emit(ctx.make_event(adk::Content::model("finished")));
+                adk::Event finished = ctx.make_event(adk::Content::model("finished"));
+                co_await out.emit(std::move(finished));
             });
         auto slow = std::make_shared<adk::SequentialAgent>(
             "slow", "A first step, then a slow one.",
@@ -104,7 +106,8 @@ struct Fixture {
 
     asio::awaitable<std::size_t> stored()
     {
-        auto s = co_await sessions->get_session({"bank", "u", "s"});
+        adk::GetSessionRequest get("bank", "u", "s");
+        auto s = co_await sessions->get_session(std::move(get));
         co_return s->events.size();
     }
 };
@@ -133,13 +136,11 @@ TEST_CASE("ApiServer: a confirmation asked over /run_sse and answered as the web
         Reply created = co_await call(f.client, *f.server, "POST", "/apps/bank/users/u/sessions/s");
         REQUIRE(created.status == 200);
 
-        json::object status_request = message(json::array{json::object{{"text", "send 100"}}});
-        Fixture::Answer status_answer = co_await f.run_sse(std::move(status_request));
-        const unsigned status = status_answer.status;
-        const std::vector<json::value>& asked = status_answer.events;
-        REQUIRE(status == 200);
+        json::object question_request = message(json::array{json::object{{"text", "send 100"}}});
+        Fixture::Answer asked = co_await f.run_sse(std::move(question_request));
+        REQUIRE(asked.status == 200);
         const json::value* question = nullptr;
-        for (const json::value& e : asked)
+        for (const json::value& e : asked.events)
             if (e.as_object().contains("content") &&
                 e.at("content").at("parts").at(0).as_object().contains("functionCall") &&
                 e.at("content").at("parts").at(0).at("functionCall").at("name") == "adk_request_confirmation")
@@ -155,31 +156,27 @@ TEST_CASE("ApiServer: a confirmation asked over /run_sse and answered as the web
         // Bad answers: a JSON message, 4xx, and nothing stored.
         json::object wrong_id_request = answer("nope", "adk_request_confirmation", {{"confirmed", true}}, event_id);
         Fixture::Answer wrong_id_answer = co_await f.run_sse(std::move(wrong_id_request));
-        const unsigned wrong_id = wrong_id_answer.status;
-        const std::vector<json::value>& wrong_body = wrong_id_answer.events;
-        CHECK(wrong_id == 400);
-        CHECK_THAT(std::string(wrong_body.at(0).at("error").as_string()), Catch::Contains("has no function call"));
+        CHECK(wrong_id_answer.status == 400);
+        CHECK_THAT(std::string(wrong_id_answer.events.at(0).at("error").as_string()),
+                   Catch::Contains("has no function call"));
         json::object not_bool_request = answer(qid, "adk_request_confirmation", {{"confirmed", "yes"}}, event_id);
         Fixture::Answer not_bool_answer = co_await f.run_sse(std::move(not_bool_request));
-        const unsigned not_bool = not_bool_answer.status;
-        CHECK(not_bool == 400);
+        CHECK(not_bool_answer.status == 400);
         json::object unknown_invocation = message(json::array{json::object{{"text", "go on"}}});
         unknown_invocation["invocationId"] = "e-unknown";
         Fixture::Answer unknown_answer = co_await f.run_sse(unknown_invocation);
-        const unsigned unknown = unknown_answer.status;
-        CHECK(unknown == 404);
+        CHECK(unknown_answer.status == 404);
         const std::size_t after_bad_answers = co_await f.stored();
         CHECK(after_bad_answers == before);
 
         // The UI's answer: confirmed, with the payload it shows.
-        json::object resumed_status_request = answer(qid, "adk_request_confirmation", {{"confirmed", true}, {"payload", {{"amount", 100}}}}, event_id);
-        Fixture::Answer resumed_status_answer = co_await f.run_sse(std::move(resumed_status_request));
-        const unsigned resumed_status = resumed_status_answer.status;
-        const std::vector<json::value>& resumed = resumed_status_answer.events;
-        REQUIRE(resumed_status == 200);
+        json::object approval_request =
+            answer(qid, "adk_request_confirmation", {{"confirmed", true}, {"payload", {{"amount", 100}}}}, event_id);
+        Fixture::Answer approved = co_await f.run_sse(std::move(approval_request));
+        REQUIRE(approved.status == 200);
         CHECK(f.transfers == 1);
         std::vector<std::string> texts;
-        for (const json::value& e : resumed) {
+        for (const json::value& e : approved.events) {
             CHECK(e.at("invocationId") == invocation.c_str());  // the same invocation, continued
             const json::value* content = e.as_object().if_contains("content");
             if (content && content->at("parts").at(0).as_object().contains("text"))
@@ -189,16 +186,13 @@ TEST_CASE("ApiServer: a confirmation asked over /run_sse and answered as the web
 
         json::object again_request = answer(qid, "adk_request_confirmation", {{"confirmed", true}}, event_id);
         Fixture::Answer again_answer = co_await f.run_sse(std::move(again_request));
-        const unsigned again = again_answer.status;
-        CHECK(again == 409);
+        CHECK(again_answer.status == 409);
         CHECK(f.transfers == 1);
         json::object finished = message(json::array{json::object{{"text", "again"}}});
         finished["invocationId"] = invocation;
         Fixture::Answer done_answer = co_await f.run_sse(finished);
-        const unsigned done = done_answer.status;
-        const std::vector<json::value>& done_body = done_answer.events;
-        CHECK(done == 400);
-        CHECK_THAT(std::string(done_body.at(0).at("error").as_string()), Catch::Contains("has finished"));
+        CHECK(done_answer.status == 400);
+        CHECK_THAT(std::string(done_answer.events.at(0).at("error").as_string()), Catch::Contains("has finished"));
         f.server->stop();
     }());
 }

@@ -84,7 +84,8 @@ std::shared_ptr<adk::Agent> app(const std::string& ledger)
             for (int i = 0; i < 2; ++i) {
                 pause.expires_after(std::chrono::milliseconds(5));
                 co_await pause.async_wait(asio::use_awaitable);
-                co_await out.emit(ctx.make_event(adk::Content::model("step")));
+                adk::Event step = ctx.make_event(adk::Content::model("step"));
+                co_await out.emit(std::move(step));
             }
         });
     auto steps = std::make_shared<adk::LoopAgent>("steps", "Three rounds.",
@@ -165,8 +166,10 @@ asio::awaitable<void> work(std::shared_ptr<adk::SessionService> sessions, std::s
     std::optional<std::string> question = co_await run_one(runner, std::move(request));
     if (!question)
         question = co_await unanswered_question(*sessions, session);  // asked by the process that died
-    while (question && approve)
-        question = co_await run_one(runner, answer(session, *question));
+    while (question && approve) {
+        adk::RunRequest approval = answer(session, *question);
+        question = co_await run_one(runner, std::move(approval));
+    }
     say("end");
 }
 

@@ -51,7 +51,10 @@ struct Fixture {
                                                                   .session_service = sessions,
                                                                   .artifact_service = artifacts,
                                                                   .resumability = {.is_resumable = resumable}});
-        run(ioc, [this]() -> asio::awaitable<void> { co_await sessions->create_session({"app", "u", "s"}); }());
+        run(ioc, [this]() -> asio::awaitable<void> {
+            adk::CreateSessionRequest create("app", "u", "s");
+            co_await sessions->create_session(std::move(create));
+        }());
     }
 
     Ran send(adk::RunRequest request)
@@ -76,7 +79,8 @@ struct Fixture {
     adk::Session session()
     {
         return run(ioc, [this]() -> asio::awaitable<adk::Session> {
-            auto s = co_await sessions->get_session({"app", "u", "s"});
+            adk::GetSessionRequest get("app", "u", "s");
+            auto s = co_await sessions->get_session(std::move(get));
             co_return std::move(*s);
         }());
     }
@@ -384,11 +388,14 @@ TEST_CASE("credentials: the tool asks once per user, the credential is kept by t
     CHECK(question->args.at("message").is_string());
     CHECK(asked.events.back().actions.requested_auth_configs.contains(original));
 
-    SECTION("an answer without a credential is refused")
+    SECTION("an answer without a credential is refused, and changes nothing")
     {
+        const std::size_t before = f.session().events.size();
         Ran bad = f.answer(question->id, "adk_request_credential", auth_config);
         REQUIRE(bad.error);
         CHECK_THAT(bad.error->message(), Catch::Contains("holds no credential"));
+        CHECK(f.session().events.size() == before);
+        CHECK(runs == 0);
     }
     SECTION("the credential is used, kept, and not stored in the session")
     {
@@ -419,7 +426,8 @@ TEST_CASE("resumable app: a paused workflow continues where it stopped, in the s
     int before_runs = 0;
     auto before = std::make_shared<adk::test::FnAgent>("before", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
         ++before_runs;
-        co_await out.emit(ctx.make_event(Content::model("prepared")));
+        Event prepared = ctx.make_event(Content::model("prepared"));
+        co_await out.emit(std::move(prepared));
     });
     auto after = adk::test::counting_agent("after", 2);
     auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Steps.",
@@ -486,12 +494,14 @@ TEST_CASE("resumable app: an interrupted invocation resumes, what finished does 
     int slow_runs = 0;
     auto slow = std::make_shared<adk::test::FnAgent>("slow", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
         ++slow_runs;
-        co_await out.emit(ctx.make_event(Content::model("slow started")));
+        Event started = ctx.make_event(Content::model("slow started"));
+        co_await out.emit(std::move(started));
         if (slow_runs == 1) {  // the first time it hangs, and is cancelled
             asio::steady_timer wait(co_await asio::this_coro::executor, 1h);
             co_await wait.async_wait(asio::use_awaitable);
         }
-        co_await out.emit(ctx.make_event(Content::model("slow done")));
+        Event done = ctx.make_event(Content::model("slow done"));
+        co_await out.emit(std::move(done));
     });
     auto loop = std::make_shared<adk::LoopAgent>("loop", "Twice.", std::vector<std::shared_ptr<adk::Agent>>{slow}, 2);
     auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Steps.",
@@ -500,7 +510,8 @@ TEST_CASE("resumable app: an interrupted invocation resumes, what finished does 
 
     std::string invocation;
     auto stopped = run(f.ioc, error_of([&]() -> asio::awaitable<void> {
-        auto stream = co_await f.runner->run("u", "s", Content::user("go"));
+        adk::RunRequest request("u", "s", Content::user("go"));
+        auto stream = co_await f.runner->run(std::move(request));
         while (auto ev = co_await stream.next()) {
             invocation = ev->invocation_id;
             if (ev->text() == "slow started")
@@ -539,7 +550,8 @@ TEST_CASE("rewind: the state and artifacts as they were, the history kept, the m
     auto writer = std::make_shared<adk::test::FnAgent>("writer", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
         std::string text = ctx.user_content()->parts.at(0).text.value();
         adk::ArtifactKey key(ctx.app_name(), ctx.user_id(), ctx.session_id(), "notes.txt");
-        std::int64_t version = co_await ctx.artifact_service()->save_artifact(std::move(key), Part::from_bytes(text, "text/plain"));
+        Part content = Part::from_bytes(text, "text/plain");
+        std::int64_t version = co_await ctx.artifact_service()->save_artifact(std::move(key), std::move(content));
         Event e = ctx.make_event(Content::model("wrote " + text));
         e.actions.state_delta["answer"] = text;
         e.actions.artifact_delta["notes.txt"] = version;
@@ -559,7 +571,8 @@ TEST_CASE("rewind: the state and artifacts as they were, the history kept, the m
     CHECK(s.events.back().author == "user");
     CHECK(s.events.size() == 7);  // the history is kept
     auto notes = run(f.ioc, [&]() -> asio::awaitable<std::optional<Part>> {
-        co_return co_await f.artifacts->load_artifact({"app", "u", "s", "notes.txt"});
+        adk::ArtifactKey key("app", "u", "s", "notes.txt");
+        co_return co_await f.artifacts->load_artifact(std::move(key));
     }());
     REQUIRE(notes);
     CHECK(notes->inline_data->data == "one");
@@ -622,10 +635,12 @@ TEST_CASE("cancellation: a tool waiting on a timer and a slowly streaming model 
         Fixture f(adk::LlmAgent::builder("agent").model(model).tool(wait).build());
         std::optional<adk::Error> error;
         run(f.ioc, [&]() -> asio::awaitable<void> {
-            auto stream = co_await f.runner->run("u", "s", Content::user("wait"));
+            adk::RunRequest request("u", "s", Content::user("wait"));
+            auto stream = co_await f.runner->run(std::move(request));
             auto first = co_await stream.next();
             f.runner->cancel(first->invocation_id);
-            error = co_await error_of(drain(stream));
+            asio::awaitable<std::vector<Event>> rest = drain(stream);
+            error = co_await error_of(std::move(rest));
         }());
         REQUIRE(error);
         CHECK(error->code() == adk::errc::cancelled);
@@ -638,9 +653,9 @@ TEST_CASE("cancellation: a tool waiting on a timer and a slowly streaming model 
         auto model = scripted({ScriptedModel::chunks({"It ", "is "}).then_hang()});
         Fixture f(adk::LlmAgent::builder("agent").model(model).build());
         run(f.ioc, [&]() -> asio::awaitable<void> {
-            adk::RunConfig config;
-            config.streaming_mode = adk::StreamingMode::sse;
-            auto stream = co_await f.runner->run("u", "s", Content::user("talk"), config);
+            adk::RunRequest request("u", "s", Content::user("talk"));
+            request.run_config.streaming_mode = adk::StreamingMode::sse;
+            auto stream = co_await f.runner->run(std::move(request));
             auto first = co_await stream.next();
             CHECK(first->partial);
             stream.cancel();
@@ -669,8 +684,10 @@ TEST_CASE("resumable app on 4 threads: a parallel branch pauses for approval, th
     std::atomic<int> counter_runs{0};
     auto counter = std::make_shared<adk::test::FnAgent>("counter", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
         ++counter_runs;
-        for (int i = 0; i < 50; ++i)
-            co_await out.emit(ctx.make_event(Content::model(std::to_string(i))));
+        for (int i = 0; i < 50; ++i) {
+            Event count = ctx.make_event(Content::model(std::to_string(i)));
+            co_await out.emit(std::move(count));
+        }
     });
     auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "Both at once.",
                                                        std::vector<std::shared_ptr<adk::Agent>>{banker, counter});
@@ -688,9 +705,13 @@ TEST_CASE("resumable app on 4 threads: a parallel branch pauses for approval, th
             t.join();
         return result.get();
     };
-    on_threads([&]() -> asio::awaitable<void> { co_await sessions->create_session({"app", "u", "s"}); });
+    on_threads([&]() -> asio::awaitable<void> {
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await sessions->create_session(std::move(create));
+    });
     std::vector<Event> asked = on_threads([&]() -> asio::awaitable<std::vector<Event>> {
-        auto stream = co_await runner.run("u", "s", Content::user("go"));
+        adk::RunRequest request("u", "s", Content::user("go"));
+        auto stream = co_await runner.run(std::move(request));
         co_return co_await drain(stream);
     });
     const adk::FunctionCall* question = find_question(asked, adk::request_confirmation_function);
@@ -699,7 +720,8 @@ TEST_CASE("resumable app on 4 threads: a parallel branch pauses for approval, th
     CHECK(transfers == 0);
     std::vector<Event> resumed = on_threads([&]() -> asio::awaitable<std::vector<Event>> {
         Content message("user", {Part::from_function_response("adk_request_confirmation", {{"confirmed", true}}, qid)});
-        auto stream = co_await runner.run(adk::RunRequest("u", "s", std::move(message)));
+        adk::RunRequest request("u", "s", std::move(message));
+        auto stream = co_await runner.run(std::move(request));
         co_return co_await drain(stream);
     });
     CHECK(transfers == 1);

@@ -35,13 +35,6 @@ bool is_other_agent(std::string_view agent_name, const std::string& author)
     return author != agent_name && author != "user";
 }
 
-// Questions to a person (adk_request_confirmation, adk_request_credential) and their answers are between the
-// agent and the client: the model never sees them.
-bool is_question(std::string_view name)
-{
-    return name == request_confirmation_function || name == request_credential_function;
-}
-
 Content own_content(const std::string& author, Content c)
 {
     if (c.role.empty())
@@ -76,6 +69,7 @@ Content other_agent_content(const std::string& author, const Content& content)
     return c;
 }
 
+// Questions to a person and their answers are between the agent and the client: the model never sees them.
 bool visible(const Part& p)
 {
     return !(p.function_call && is_question(p.function_call->name)) &&

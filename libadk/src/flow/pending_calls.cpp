@@ -10,17 +10,12 @@ namespace adk::detail {
 
 namespace {
 
-bool is_question(const FunctionCall& call)
-{
-    return call.name == request_confirmation_function || call.name == request_credential_function;
-}
-
 bool is_model_turn_with_calls(const Event& e, const std::string& agent)
 {
     if (e.partial || e.author != agent || !e.content)
         return false;
     return std::any_of(e.content->parts.begin(), e.content->parts.end(),
-                       [](const Part& p) { return p.function_call && !is_question(*p.function_call); });
+                       [](const Part& p) { return p.function_call && !is_question(p.function_call->name); });
 }
 
 bool is_answer_text(const Event& e)
@@ -32,23 +27,6 @@ bool is_answer_text(const Event& e)
         text = text || (p.text && !p.thought);
     }
     return text;
-}
-
-// A client's answer to a long-running call that says the work goes on ({"status": "pending"}): an update, not
-// the final answer.
-bool is_update(const FunctionResponse& r)
-{
-    const json::value* status = r.response.if_contains("status");
-    return status && status->is_string() && status->get_string() == "pending";
-}
-
-// The id of the call a question is about: args.originalFunctionCall.id, or args.functionCallId.
-std::string asked_about(const FunctionCall& question)
-{
-    const json::value* v = question.args.if_contains("functionCallId");
-    if (const json::value* original = question.args.if_contains("originalFunctionCall"); original && original->is_object())
-        v = original->get_object().if_contains("id");
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
 class Question {
@@ -84,14 +62,14 @@ Afterwards read_afterwards(const std::vector<Event>& events, std::size_t turn, c
             if (const auto& r = p.function_response) {
                 if (!by_user)
                     after.agent_responses.insert(r->id);
-                else if (is_update(*r))
+                else if (is_progress_update(r->response))
                     after.updates.insert(r->id);
                 else
                     after.final_answers[r->id] = r->response;
                 if (by_user)
                     after.last_answer = i;
             }
-            if (const auto& c = p.function_call; c && !by_user && is_question(*c))
+            if (const auto& c = p.function_call; c && !by_user && is_question(c->name))
                 after.question_for.insert_or_assign(asked_about(*c),
                                                     Question(c->id, c->name == request_confirmation_function));
         }
@@ -132,7 +110,7 @@ std::optional<PendingCalls> find_pending_calls(const InvocationContext& ctx, con
 
         std::vector<FunctionCall> calls;
         for (const Part& p : model_turn.content->parts)
-            if (p.function_call && !is_question(*p.function_call))
+            if (p.function_call && !is_question(p.function_call->name))
                 calls.push_back(*p.function_call);
         if (!ctx.resumed()) {
             // The new message must answer this turn: a call of it, or a question asked for one.

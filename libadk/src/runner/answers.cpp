@@ -36,22 +36,12 @@ bool answered(const Session& session, const std::string& id, bool long_running)
         for (const Part& p : e.content->parts) {
             if (!p.function_response || p.function_response->id != id)
                 continue;
-            const json::value* status = p.function_response->response.if_contains("status");
-            const bool update = status && status->is_string() && status->get_string() == "pending";
+            const bool update = is_progress_update(p.function_response->response);
             if (e.author == "user" ? !update : !long_running)
                 return true;
         }
     }
     return false;
-}
-
-// The id of the call a question is about.
-std::string asked_about(const FunctionCall& question)
-{
-    const json::value* v = question.args.if_contains("functionCallId");
-    if (const json::value* original = question.args.if_contains("originalFunctionCall"); original && original->is_object())
-        v = original->get_object().if_contains("id");
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
 bool is_long_running(const Event& e, const std::string& id)
@@ -88,7 +78,7 @@ Answers check_answers(const Session& session, Content& message, const std::strin
         if (answered(session, r.id, long_running))
             throw Error(errc::already_exists, "function call " + quoted + " was already answered: an answer counts "
                                                   "once, so this one changes nothing");
-        if (r.name == request_confirmation_function || r.name == request_credential_function) {
+        if (is_question(r.name)) {
             const std::string original = asked_about(*found.call);
             if (answered(session, original, false))
                 throw Error(errc::already_exists, "the call that question " + quoted + " is about was already "

@@ -39,6 +39,20 @@ ToolConfirmation tag_invoke(const json::value_to_tag<ToolConfirmation>&, const j
     return c;
 }
 
+std::string asked_about(const FunctionCall& question)
+{
+    const json::value* v = question.args.if_contains("functionCallId");
+    if (const json::value* original = question.args.if_contains("originalFunctionCall"); original && original->is_object())
+        v = original->get_object().if_contains("id");
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+bool is_progress_update(const json::object& response)
+{
+    const json::value* status = response.if_contains("status");
+    return status && status->is_string() && status->get_string() == "pending";
+}
+
 ToolConfirmation read_confirmation_answer(const json::object& response)
 {
     if (response.size() == 1 && response.contains("response")) {

@@ -11,6 +11,8 @@
 // "message"}; the client answers with the authConfig, its credential filled in (adk/auth/credential_service.hpp).
 #pragma once
 
+#include <adk/core/content.hpp>
+
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -25,6 +27,20 @@ namespace json = boost::json;
 
 inline constexpr std::string_view request_confirmation_function = "adk_request_confirmation";
 inline constexpr std::string_view request_credential_function = "adk_request_credential";
+
+// Whether a function is one of the two above: a question to a person, which the model never sees.
+inline bool is_question(std::string_view function_name)
+{
+    return function_name == request_confirmation_function || function_name == request_credential_function;
+}
+
+// The id of the call a question is about (args.originalFunctionCall.id, or args.functionCallId); empty when it
+// names none.
+std::string asked_about(const FunctionCall& question);
+
+// A client's answer to a long-running call that says the work goes on ({"status": "pending"}): an update that the
+// model hears, not the final answer.
+bool is_progress_update(const json::object& response);
 
 // What a person is asked (hint, payload) and what they answered (confirmed, payload). ADK's ToolConfirmation.
 class ToolConfirmation {
