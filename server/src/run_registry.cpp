@@ -61,8 +61,7 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
                 if (self->invocation_id_.empty())
                     self->invocation_id_ = event->invocation_id;
             }
-            json::value v = json::value_from(*event);
-            self->append(json::serialize(v), event->partial);
+            self->append(to_json_text(*event), event->partial);
         }
     } catch (const Error& e) {
         failure = e.message();

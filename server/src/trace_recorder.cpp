@@ -7,6 +7,7 @@
 #include <adk/models/llm_response.hpp>
 #include <adk/tools/tool.hpp>
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 
@@ -41,39 +42,69 @@ std::string agent_key(const CallbackContext& ctx)
     return inv.invocation_id() + "|" + inv.branch() + "|" + ctx.agent_name();
 }
 
+// The request and the answer as the UI shows them. Their JSON trees live only while they are serialized, so
+// they are built in one scratch buffer (on the stack while it fits): no allocation per node.
 std::string request_json(const LlmRequest& request)
 {
-    json::object config;
+    unsigned char scratch[8192];
+    json::monotonic_resource buffer(scratch, sizeof scratch);
+    json::storage_ptr sp(&buffer);
+    json::object config(sp);
     if (request.system_instruction)
-        config["systemInstruction"] = json::value_from(*request.system_instruction);
+        config["systemInstruction"] = json::value_from(*request.system_instruction, sp);
     if (!request.tools.empty()) {
-        json::array declarations;
+        json::array declarations(sp);
         for (const auto& d : request.tools)
             declarations.push_back(
-                json::object{{"name", d.name}, {"description", d.description}, {"parameters", d.parameters}});
-        config["tools"] = json::array{json::object{{"functionDeclarations", std::move(declarations)}}};
+                json::object({{"name", d.name}, {"description", d.description}, {"parameters", d.parameters}}, sp));
+        config["tools"] = json::array({json::object({{"functionDeclarations", std::move(declarations)}}, sp)}, sp);
     }
-    json::array contents;
+    json::array contents(sp);
+    contents.reserve(request.contents.size());
     for (const auto& c : request.contents)
-        contents.push_back(json::value_from(c));
-    json::value v = json::object{{"model", request.model}, {"contents", std::move(contents)}, {"config", std::move(config)}};
+        contents.push_back(json::value_from(c, sp));
+    json::object v({{"model", request.model}, {"contents", std::move(contents)}, {"config", std::move(config)}}, sp);
     return json::serialize(v);
 }
 
 std::string response_json(const LlmResponse& response)
 {
-    json::object out;
+    unsigned char scratch[4096];
+    json::monotonic_resource buffer(scratch, sizeof scratch);
+    json::object out(&buffer);
     if (response.content)
-        out["content"] = json::value_from(*response.content);
+        out["content"] = json::value_from(*response.content, out.storage());
     if (response.finish_reason)
         out["finishReason"] = *response.finish_reason;
     if (response.usage_metadata)
-        out["usageMetadata"] = json::value_from(*response.usage_metadata);
+        out["usageMetadata"] = json::value_from(*response.usage_metadata, out.storage());
     if (response.error_code)
         out["errorCode"] = *response.error_code;
     if (response.error_message)
         out["errorMessage"] = *response.error_message;
     return json::serialize(out);
+}
+
+// About what a value takes as JSON text: its strings and keys, and a few bytes for everything else. The
+// bound on a recorder's bytes counts with it, so it must not cost a serialization of each span.
+std::size_t approximate_bytes(const json::value& v)
+{
+    switch (v.kind()) {
+    case json::kind::string: return v.get_string().size() + 2;
+    case json::kind::array: {
+        std::size_t n = 2;
+        for (const auto& item : v.get_array())
+            n += approximate_bytes(item) + 1;
+        return n;
+    }
+    case json::kind::object: {
+        std::size_t n = 2;
+        for (const auto& kv : v.get_object())
+            n += kv.key().size() + 4 + approximate_bytes(kv.value());
+        return n;
+    }
+    default: return 20;
+    }
 }
 
 // A request, answer, arguments or result as the trace keeps it: the JSON text, or a note of its size past 256 KiB.
@@ -133,7 +164,7 @@ TraceRecorder::SpanPtr TraceRecorder::close(const std::string& key, json::object
     span->end_ns = now_ns();
     for (auto& [name, value] : more)
         span->attributes[name] = std::move(value);
-    span->bytes = json::serialize(span->attributes).size() + 200;  // and the span's own fields
+    span->bytes = approximate_bytes(span->attributes) + 200;  // and the span's own fields
     bytes_ += span->bytes;
     auto [s, added] = sessions_.try_emplace(span->session_id);
     if (added)
@@ -154,7 +185,7 @@ TraceRecorder::SpanPtr TraceRecorder::close(const std::string& key, json::object
     return span;
 }
 
-void TraceRecorder::forget_session(std::map<std::string, Session>::iterator session)
+void TraceRecorder::forget_session(std::unordered_map<std::string, Session>::iterator session)
 {
     for (const auto& old : session->second.spans) {
         if (auto e = by_event_.find(old->event_id); e != by_event_.end() && e->second == old)

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <list>
-#include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -79,7 +79,7 @@ private:
                  const std::string& session_id);
     // Adds `more` to the span's attributes and moves it to its session's finished list; null when not open.
     SpanPtr close(const std::string& key, json::object more = {});
-    void forget_session(std::map<std::string, Session>::iterator session);
+    void forget_session(std::unordered_map<std::string, Session>::iterator session);
     void index_event(const SpanPtr& span, const std::string& event_id);
     std::string trace_id_of(const std::string& invocation_id);
 
@@ -90,12 +90,12 @@ private:
     std::size_t bytes_ = 0;  // of the finished spans' attributes
 
     mutable std::mutex mutex_;
-    std::map<std::string, SpanPtr> open_;  // by key: "run|inv", "agent|inv|branch|name", "llm|...", "tool|inv|call id"
+    std::unordered_map<std::string, SpanPtr> open_;  // by key: "run|inv", "agent|inv|branch|name", "llm|...", "tool|inv|call id"
     std::deque<std::pair<std::string, std::weak_ptr<Span>>> open_order_;  // oldest first, to forget what never closes
-    std::map<std::string, SpanPtr> awaiting_event_;  // a finished span whose event comes next, by the same keys
-    std::map<std::string, Session> sessions_;
+    std::unordered_map<std::string, SpanPtr> awaiting_event_;  // a finished span whose event comes next, by the same keys
+    std::unordered_map<std::string, Session> sessions_;
     std::list<std::string> session_lru_;  // most recent last
-    std::map<std::string, SpanPtr> by_event_;
+    std::unordered_map<std::string, SpanPtr> by_event_;
 };
 
 }  // namespace adk::server::detail

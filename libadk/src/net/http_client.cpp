@@ -338,17 +338,43 @@ asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer,
     co_return ec;
 }
 
+constexpr std::size_t read_room = 4096;
+
 template <class Stream>
 asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExchange& x)
 {
     auto& body = x.parser.get().body();
     body.data = x.chunk.data();
     body.size = x.chunk.size();
+    // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read.
+    x.conn->buffer.reserve(x.conn->buffer.size() + read_room);
     auto [ec, n] = co_await http::async_read_some(s, x.conn->buffer, x.parser, use_tuple);
     (void)n;
     if (ec == http::error::need_buffer)
         ec = {};
     co_return std::pair{ec, x.chunk.size() - body.size};
+}
+
+// Parses into x.chunk what the connection's buffer already holds, without I/O. Returns the body bytes it
+// delivered: none when the buffer holds no piece of the body (then the caller reads), or the parser's error.
+std::pair<error_code, std::size_t> parse_buffered(HttpExchange& x)
+{
+    auto& buffer = x.conn->buffer;
+    auto& body = x.parser.get().body();
+    body.data = x.chunk.data();
+    body.size = x.chunk.size();
+    error_code ec;
+    while (buffer.size() > 0 && !x.parser.is_done() && body.size == x.chunk.size()) {
+        const std::size_t used = x.parser.put(buffer.data(), ec);
+        buffer.consume(used);
+        if (ec == http::error::need_more || ec == http::error::need_buffer) {
+            ec = {};
+            break;
+        }
+        if (ec || used == 0)
+            break;
+    }
+    return {ec, x.chunk.size() - body.size};
 }
 
 // The outcome of one attempt.
@@ -621,6 +647,14 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
     auto& x = *exchange_;
     while (!x.parser.is_done()) {
         auto& c = *x.conn;
+        // Bytes already read are parsed here, without a trip through the scheduler: Beast's async_read_some
+        // would post its completion, so chunks that arrived in one read would leave one per turn.
+        if (const auto [ec, n] = detail::parse_buffered(x); ec)
+            fail(ec);
+        else if (n > 0)
+            co_return std::string_view(x.chunk.data(), n);
+        if (x.parser.is_done())
+            break;
         x.watch->read_starts();
         std::pair<error_code, std::size_t> got;
         if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))

@@ -4,6 +4,7 @@
 #include "../core/json_fields.hpp"
 #include "../core/printable.hpp"
 
+#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -128,7 +129,9 @@ void event_to_camel_case(json::value& event)
 
 std::string event_to_json(const Event& event)
 {
-    json::value v = json::value_from(event);
+    unsigned char scratch[4096];
+    json::monotonic_resource buffer(scratch, sizeof scratch);
+    json::value v = json::value_from(event, &buffer);
     event_to_snake_case(v);
     return json::serialize(v);
 }

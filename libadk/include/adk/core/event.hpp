@@ -105,4 +105,8 @@ UsageMetadata tag_invoke(const json::value_to_tag<UsageMetadata>&, const json::v
 EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v);
 Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
 
+// The event as compact JSON text in ADK's wire form (camelCase, as json::value_from writes it). Its JSON
+// tree is built in one scratch buffer, on the stack while it fits: no allocation per node.
+std::string to_json_text(const Event& event);
+
 }  // namespace adk
