@@ -190,6 +190,44 @@ TEST_CASE("HTTP: a streamed body arrives whole, piece by piece, and the connecti
     CHECK(requests[0].header("host") == "127.0.0.1:" + std::to_string(server.port()));
 }
 
+TEST_CASE("HTTP: pieces of a body already read are handed out at once, without a trip through the scheduler",
+          "[http]")
+{
+    asio::io_context ioc;
+    const std::string body = numbered_events(50);
+    Server server(ioc.get_executor(), replay(body));
+    server.start();
+    HttpClient client;
+    std::string got;
+    std::size_t pieces = 0;
+    std::size_t at_once = 0;  // pieces handed out before a handler posted just before could run
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        asio::steady_timer timer(co_await asio::this_coro::executor, 200ms);
+        co_await timer.async_wait(asio::use_awaitable);  // the whole body is in the socket by now: one read takes it
+        auto turns = std::make_shared<int>(0);
+        const auto executor = co_await asio::this_coro::executor;
+        while (true) {
+            const int before = *turns;
+            auto count_turn = [turns] { ++*turns; };  // named: g++ 12 and lambdas in co_await expressions
+            asio::post(executor, std::move(count_turn));
+            std::string_view piece = co_await res.read_some();
+            if (piece.empty())
+                break;
+            got.append(piece);
+            ++pieces;
+            if (*turns == before)
+                ++at_once;
+        }
+        server.stop();
+    }());
+    CHECK(got == body);
+    CHECK(pieces == 50);  // one HTTP chunk, one event, per piece: each is handed out as soon as it is whole
+    // Two reads of the socket at most: bytes that came with the head, then the rest of the body in one read.
+    // Every other piece was already in the buffer.
+    CHECK(at_once >= pieces - 2);
+}
+
 TEST_CASE("HTTP: TLS with a trusted certificate, host name checked", "[http]")
 {
     const auto& cert = adk::test::test_certificate();

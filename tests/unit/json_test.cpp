@@ -73,6 +73,28 @@ TEST_CASE("events recorded from an ADK server survive a round trip", "[json]")
     CHECK(checked >= 30);
 }
 
+TEST_CASE("to_json_text writes what json::value_from writes, for small events and ones past its scratch buffer",
+          "[json]")
+{
+    int checked = 0;
+    for (const json::value& v : sse_payloads(fixture("adk/api_samples/run_sse_pipeline.body"))) {
+        if (!v.as_object().contains("author"))
+            continue;
+        const auto e = json::value_to<adk::Event>(v);
+        CHECK(adk::to_json_text(e) == json::serialize(json::value_from(e)));
+        ++checked;
+    }
+    CHECK(checked > 0);
+    adk::Event big("model", adk::Content{"model", {}});
+    for (int i = 0; i < 200; ++i)  // about 40 KB: the tree outgrows the 4 KiB on the stack
+        big.content->parts.push_back(adk::Part::from_text(std::string(200, static_cast<char>('a' + i % 26))));
+    big.custom_metadata["note"] = "kept";
+    const std::string text = adk::to_json_text(big);
+    CHECK(text.size() > 40'000);
+    CHECK(text == json::serialize(json::value_from(big)));
+    CHECK(json::value_to<adk::Event>(json::parse(text)) == big);
+}
+
 TEST_CASE("a session recorded from an ADK server survives a round trip", "[json]")
 {
     json::value original = json::parse(fixture("adk/api_samples/get_session.body"));
