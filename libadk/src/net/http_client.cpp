@@ -346,7 +346,8 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExc
     auto& body = x.parser.get().body();
     body.data = x.chunk.data();
     body.size = x.chunk.size();
-    // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read.
+    // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
+    // that events that came together are read together (and handed out without a read each).
     x.conn->buffer.reserve(x.conn->buffer.size() + read_room);
     auto [ec, n] = co_await http::async_read_some(s, x.conn->buffer, x.parser, use_tuple);
     (void)n;
