@@ -5,6 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
+# tests/fixtures is a verbatim copy of the team's ../shared/fixtures (recorded transcripts nobody edits): say so
+# when the team's copy beside the project root has changed.
+if [ -d ../shared/fixtures ] && ! diff -rq ../shared/fixtures tests/fixtures >/dev/null; then
+  echo "test.sh: tests/fixtures differs from ../shared/fixtures; refresh the copy:" \
+    "rm -rf tests/fixtures && cp -r ../shared/fixtures tests/fixtures" >&2
+fi
 cmake --workflow --preset dev
 cmake --workflow --preset tsan
 tools/fuzz.sh 60

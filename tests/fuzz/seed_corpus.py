@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seeds tests/fuzz/corpus/ from the recorded fixtures in ../shared/fixtures (run from anywhere):
+"""Seeds tests/fuzz/corpus/ from the recorded fixtures in tests/fixtures (run from anywhere):
 
     python3 tests/fuzz/seed_corpus.py
 
@@ -16,7 +16,7 @@ import pathlib
 import shutil
 
 here = pathlib.Path(__file__).resolve().parent
-fixtures = here.parent.parent.parent / "shared" / "fixtures"
+fixtures = here.parent / "fixtures"
 corpus = here / "corpus"
 for name in ("sse_parser", "provider_stream", "json_decode", "json_schema"):
     shutil.rmtree(corpus / name, ignore_errors=True)  # the hand-written seeds (session_row/ ...) are kept

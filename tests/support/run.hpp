@@ -71,13 +71,13 @@ asio::awaitable<std::optional<Error>> error_of(asio::awaitable<T> aw)
     co_return std::nullopt;
 }
 
-// A file under ../shared/fixtures (beside the project root).
+// A file under tests/fixtures (a copy of the team's ../shared/fixtures).
 inline std::string fixture(const std::string& relative)
 {
     std::string path = std::string(ADK_SHARED_FIXTURES) + "/" + relative;
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        FAIL("fixture not found: " << path << " (the tests expect ../shared beside the project root)");
+        FAIL("fixture not found: " << path << " (tests/fixtures holds the recorded fixtures; ADK_FIXTURES_DIR names another folder)");
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();

@@ -315,6 +315,17 @@ public:
     http::response_parser<http::buffer_body> parser;
     std::shared_ptr<BodyWatch> watch;  // made with the response's head
     std::array<char, 4096> chunk{};  // one read; SSE events are far smaller, longer lines take several
+
+    // Points the parser's body at `chunk`, empty: the next piece of the body goes there.
+    void aim_body_at_chunk()
+    {
+        auto& body = parser.get().body();
+        body.data = chunk.data();
+        body.size = chunk.size();
+    }
+    // The bytes of the body in `chunk` since aim_body_at_chunk().
+    std::size_t chunk_bytes() const { return chunk.size() - parser.get().body().size; }
+
     std::string url;
     bool reused = false;
 };
@@ -343,9 +354,7 @@ constexpr std::size_t read_room = 4096;
 template <class Stream>
 asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExchange& x)
 {
-    auto& body = x.parser.get().body();
-    body.data = x.chunk.data();
-    body.size = x.chunk.size();
+    x.aim_body_at_chunk();
     // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
     // that events that came together are read together (and handed out without a read each).
     x.conn->buffer.reserve(x.conn->buffer.size() + read_room);
@@ -353,7 +362,7 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExc
     (void)n;
     if (ec == http::error::need_buffer)
         ec = {};
-    co_return std::pair{ec, x.chunk.size() - body.size};
+    co_return std::pair{ec, x.chunk_bytes()};
 }
 
 // Parses into x.chunk what the connection's buffer already holds, without I/O. Returns the body bytes it
@@ -361,11 +370,9 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExc
 std::pair<error_code, std::size_t> parse_buffered(HttpExchange& x)
 {
     auto& buffer = x.conn->buffer;
-    auto& body = x.parser.get().body();
-    body.data = x.chunk.data();
-    body.size = x.chunk.size();
+    x.aim_body_at_chunk();
     error_code ec;
-    while (buffer.size() > 0 && !x.parser.is_done() && body.size == x.chunk.size()) {
+    while (buffer.size() > 0 && !x.parser.is_done() && x.chunk_bytes() == 0) {
         const std::size_t used = x.parser.put(buffer.data(), ec);
         buffer.consume(used);
         if (ec == http::error::need_more || ec == http::error::need_buffer) {
@@ -375,7 +382,7 @@ std::pair<error_code, std::size_t> parse_buffered(HttpExchange& x)
         if (ec || used == 0)
             break;
     }
-    return {ec, x.chunk.size() - body.size};
+    return {ec, x.chunk_bytes()};
 }
 
 // The outcome of one attempt.
@@ -650,10 +657,11 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
         auto& c = *x.conn;
         // Bytes already read are parsed here, without a trip through the scheduler: Beast's async_read_some
         // would post its completion, so chunks that arrived in one read would leave one per turn.
-        if (const auto [ec, n] = detail::parse_buffered(x); ec)
-            fail(ec);
-        else if (n > 0)
-            co_return std::string_view(x.chunk.data(), n);
+        const auto [parse_ec, parsed] = detail::parse_buffered(x);
+        if (parse_ec)
+            fail(parse_ec);
+        if (parsed > 0)
+            co_return std::string_view(x.chunk.data(), parsed);
         if (x.parser.is_done())
             break;
         x.watch->read_starts();
