@@ -22,6 +22,8 @@ constexpr std::array server_flags{
                                         "                          memory://, postgresql://user@host/db"},
     Flag{"--artifact_service_uri", true, "where artifacts live: file:///FOLDER (default file:///.adk/artifacts), memory://"},
     Flag{"--allow_origins", true, "an origin whose pages may call the API (repeat it, or separate by commas; * for any)"},
+    Flag{"--allow_hosts", true, "a name the Host header may give besides the server's own addresses and\n"
+                                "                          localhost (repeat it, or separate by commas; * for any)"},
     Flag{"--log_level", true, "debug, info, warning (default), error or critical"},
     Flag{"--run_grace", true, "seconds a run goes on after its client left, for it to reconnect (default 30; 0: cancel)"},
     Flag{"--allow_unauthenticated", false, "serve off loopback without a bearer token"},

@@ -61,6 +61,7 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
     options.session_service = services.sessions;
     options.artifact_service = services.artifacts;
     options.allow_origins = cmd.list("--allow_origins");
+    options.allow_hosts = cmd.list("--allow_hosts");
     options.run_grace = std::chrono::seconds(number_flag<long>(cmd, "--run_grace", 30, 86400));
     options.allow_unauthenticated = cmd.has("--allow_unauthenticated");
     if (const char* token = std::getenv("ADK_API_TOKEN"); token && *token)

@@ -59,6 +59,10 @@ public:
     Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts);
 
     asio::awaitable<void> handle(IncomingRequest& req, ResponseWriter& res);
+    // Before the body is read (HttpServer's head check): Host, origin, bearer token.
+    std::optional<net::Refusal> check_head(const IncomingRequest& req) const;
+    bool host_allowed(std::string_view host_header) const;
+    bool origin_allowed(std::string_view origin, std::string_view host_header) const;
     asio::awaitable<bool> admit(const IncomingRequest& req, ResponseWriter& res);
 
     class AppEntry {

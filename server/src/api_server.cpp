@@ -4,17 +4,19 @@
 
 #include <adk/auth/credential_service.hpp>
 #include <adk/core/identifier.hpp>
+#include <adk/core/json_limits.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/ip/address.hpp>
 
-#include <boost/json/parse.hpp>
+#include <boost/json/error.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 
@@ -33,6 +35,8 @@ unsigned status_of(const Error& e)
         return 404;
     if (e.code() == errc::already_exists)
         return 409;
+    if (e.code() == errc::too_large)
+        return 413;
     return 500;
 }
 
@@ -71,9 +75,15 @@ json::value body_json(const IncomingRequest& req)
     if (req.body.empty())
         return nullptr;
     boost::system::error_code ec;
-    json::value v = json::parse(req.body, ec);
+    json::value v = parse_json(req.body, ec);
+    if (ec == json::error::too_deep)
+        throw Error(errc::invalid_argument, "the request body nests deeper than " +
+                                                std::to_string(max_read_json_depth) +
+                                                " levels of JSON: this server stores at most " +
+                                                std::to_string(max_json_depth));
     if (ec)
         throw Error(errc::invalid_argument, "the request body is not JSON (" + ec.message() + "): send a JSON object");
+    check_json(v, "the request body", max_read_json_depth);  // numbers JSON cannot hold (1e400)
     return v;
 }
 
@@ -113,6 +123,12 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
     if (!options.session_service)
         throw Error(errc::invalid_argument, "ApiServerOptions::session_service is null: give the server one "
                                             "(adk::services::open_session_service(\"sqlite:///sessions.db\"))");
+    if (options.max_inline_data_bytes > adk::max_inline_data_bytes)
+        throw Error(errc::invalid_argument, "ApiServerOptions::max_inline_data_bytes is " +
+                                                std::to_string(options.max_inline_data_bytes) + ", over " +
+                                                std::to_string(adk::max_inline_data_bytes) +
+                                                ", the bound of every Part: give a smaller one, and larger files "
+                                                "to an artifact service");
     if (!options.credential_service)
         options.credential_service = std::make_shared<InMemoryCredentialService>();  // one for every app
     for (auto& app : app_list) {
@@ -173,34 +189,80 @@ asio::awaitable<Session> ApiServer::Impl::read_session(const std::string& app_na
     co_return std::move(*s);
 }
 
-// Cross-origin requests and the bearer token, before any route: true when the request may go on, false when
-// it was answered here (a preflight, or a refusal).
-asio::awaitable<bool> ApiServer::Impl::admit(const IncomingRequest& req, ResponseWriter& res)
+namespace {
+
+// "host" or "host:port", "[v6]" or "[v6]:port": the host alone.
+std::string_view host_of(std::string_view host_header)
 {
-    const std::string_view origin = req.header("origin");
-    const std::string own_origin = (options.http.cert_file.empty() ? "http://" : "https://") + std::string(req.header("host"));
-    if (!origin.empty() && origin != own_origin) {
-        const bool listed = std::any_of(options.allow_origins.begin(), options.allow_origins.end(),
-                                        [&](const std::string& o) { return o == "*" || o == origin; });
-        if (!listed) {
-            const std::string message = "a request from the origin " + std::string(origin.substr(0, 200)) +
-                                        " is refused: start the server with that origin allowed (--allow_origins)";
-            co_await detail::reply_error(res, 403, message);
-            co_return false;
-        }
-        res.add_header("access-control-allow-origin", std::string(origin));
-        res.add_header("vary", "Origin");
-        if (req.method == "OPTIONS" && !req.header("access-control-request-method").empty()) {
-            net::HeaderList preflight{{"access-control-allow-methods", "GET, POST, PATCH, DELETE, OPTIONS"},
-                                      {"access-control-max-age", "600"}};
-            if (const std::string_view asked = req.header("access-control-request-headers"); !asked.empty())
-                preflight.emplace_back("access-control-allow-headers", std::string(asked));
-            co_await res.send(204, "text/plain", "", preflight);  // a bad header value is refused by send()
-            co_return false;
-        }
+    if (!host_header.empty() && host_header.front() == '[') {
+        const auto close = host_header.find(']');
+        return close == std::string_view::npos ? std::string_view() : host_header.substr(0, close + 1);
     }
+    return host_header.substr(0, host_header.find(':'));
+}
+
+bool is_ip_literal(std::string_view host)
+{
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    boost::system::error_code ec;
+    asio::ip::make_address(std::string(host), ec);
+    return !ec;
+}
+
+bool iequal(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+std::optional<net::Refusal> refuse(unsigned status, std::string_view message, net::HeaderList headers = {})
+{
+    const json::value body = json::object{{"error", net::to_valid_utf8(message)}};
+    return net::Refusal(status, json::serialize(body), std::move(headers));
+}
+
+}  // namespace
+
+bool ApiServer::Impl::host_allowed(std::string_view host_header) const
+{
+    const std::string_view host = host_of(host_header);
+    if (host.empty())
+        return false;
+    // An address cannot be rebound: a page that names one is served from it. Names can: a page of the
+    // attacker's whose name resolves to this machine sends its own name.
+    if (is_ip_literal(host) || iequal(host, "localhost") || iequal(host, options.http.host))
+        return true;
+    return std::any_of(options.allow_hosts.begin(), options.allow_hosts.end(),
+                       [&](const std::string& allowed) { return allowed == "*" || iequal(allowed, host); });
+}
+
+bool ApiServer::Impl::origin_allowed(std::string_view origin, std::string_view host_header) const
+{
+    const std::string own_origin = (options.http.cert_file.empty() ? "http://" : "https://") + std::string(host_header);
+    return origin.empty() || origin == own_origin ||
+           std::any_of(options.allow_origins.begin(), options.allow_origins.end(),
+                       [&](const std::string& o) { return o == "*" || o == origin; });
+}
+
+// Before a request's body is read: the Host it names (DNS rebinding), its origin, and the bearer token. A
+// refused request's body is never read.
+std::optional<net::Refusal> ApiServer::Impl::check_head(const IncomingRequest& req) const
+{
+    const std::string_view host = req.header("host");
+    if (!host_allowed(host))
+        return refuse(421, "the Host '" + std::string(host.substr(0, 200)) +
+                               "' is not one this server answers to (its addresses, localhost, and the names it "
+                               "was started with --allow_hosts): a page of another name cannot reach it");
+    const std::string_view origin = req.header("origin");
+    if (!origin_allowed(origin, host))
+        return refuse(403, "a request from the origin " + std::string(origin.substr(0, 200)) +
+                               " is refused: start the server with that origin allowed (--allow_origins)");
     if (options.bearer_token.empty())
-        co_return true;
+        return std::nullopt;
+    if (req.method == "OPTIONS" && !origin.empty() && !req.header("access-control-request-method").empty())
+        return std::nullopt;  // a preflight carries no credentials
     const std::string_view given = req.header("authorization");
     const std::string expected = "Bearer " + options.bearer_token;
     // The comparison takes as long whatever the given value shares with the token.
@@ -208,13 +270,35 @@ asio::awaitable<bool> ApiServer::Impl::admit(const IncomingRequest& req, Respons
     for (std::size_t i = 0; i < expected.size(); ++i)
         differ |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : 0));
     if (differ == 0)
+        return std::nullopt;
+    net::HeaderList headers{{"www-authenticate", "Bearer"}};
+    if (!origin.empty()) {
+        headers.emplace_back("access-control-allow-origin", std::string(origin));
+        headers.emplace_back("vary", "Origin");
+    }
+    return refuse(401, "this server needs the header 'Authorization: Bearer <token>' (the token it was started with)",
+                  std::move(headers));
+}
+
+// Cross-origin requests that passed check_head: their CORS headers, and preflights answered here. True when the
+// request goes on to its route.
+asio::awaitable<bool> ApiServer::Impl::admit(const IncomingRequest& req, ResponseWriter& res)
+{
+    const std::string_view origin = req.header("origin");
+    const std::string own_origin = (options.http.cert_file.empty() ? "http://" : "https://") + std::string(req.header("host"));
+    if (origin.empty() || origin == own_origin)
         co_return true;
-    const net::HeaderList challenge{{"www-authenticate", "Bearer"}};
-    const json::value refusal = json::object{
-        {"error", "this server needs the header 'Authorization: Bearer <token>' (the token it was started with)"}};
-    const std::string body = json::serialize(refusal);
-    co_await res.send(401, "application/json", body, challenge);
-    co_return false;
+    res.add_header("access-control-allow-origin", std::string(origin));
+    res.add_header("vary", "Origin");
+    if (req.method == "OPTIONS" && !req.header("access-control-request-method").empty()) {
+        net::HeaderList preflight{{"access-control-allow-methods", "GET, POST, PATCH, DELETE, OPTIONS"},
+                                  {"access-control-max-age", "600"}};
+        if (const std::string_view asked = req.header("access-control-request-headers"); !asked.empty())
+            preflight.emplace_back("access-control-allow-headers", std::string(asked));
+        co_await res.send(204, "text/plain", "", preflight);  // a bad header value is refused by send()
+        co_return false;
+    }
+    co_return true;
 }
 
 asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWriter& res)
@@ -331,7 +415,9 @@ ApiServer::ApiServer(asio::any_io_executor executor, std::vector<App> apps, ApiS
     net::HttpServerOptions http = impl->options.http;
     // The handler shares the Impl: a connection that outlives this object still finds it.
     auto handler = [impl](IncomingRequest& req, ResponseWriter& res) { return impl->handle(req, res); };
-    http_ = std::make_unique<net::HttpServer>(std::move(executor), std::move(http), std::move(handler));
+    auto head_check = [raw = impl.get()](const IncomingRequest& req) { return raw->check_head(req); };
+    http_ = std::make_unique<net::HttpServer>(std::move(executor), std::move(http), std::move(handler),
+                                              std::move(head_check));
     impl_ = std::move(impl);
 }
 

@@ -233,8 +233,8 @@ Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
         cursor = run_->last_whole_dropped_;
     }
     const std::uint64_t after = cursor;
-    auto it = std::lower_bound(run_->log_.begin(), run_->log_.end(), after + 1,
-                               [](const Frame& f, std::uint64_t n) { return f.n < n; });
+    auto it = std::upper_bound(run_->log_.begin(), run_->log_.end(), after,
+                               [](std::uint64_t n, const Frame& f) { return n < f.n; });
     for (; it != run_->log_.end(); ++it) {
         if (!out.text.empty() && out.text.size() + it->text.size() > max_bytes)
             break;

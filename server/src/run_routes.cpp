@@ -42,6 +42,10 @@ public:
         if (const json::value* m = member(body, "newMessage", json::kind::object, "a Content object")) {
             try {
                 message = json::value_to<Content>(*m);
+            } catch (const Error& e) {
+                if (e.code() == errc::too_large)  // a file over the runtime's own bound: 413, as below
+                    throw detail::HttpFailure(413, "newMessage: " + e.message());
+                throw Error(errc::invalid_argument, "\"newMessage\" is not a Content: " + e.message());
             } catch (const std::exception& e) {
                 throw Error(errc::invalid_argument, std::string("\"newMessage\" is not a Content: ") + e.what());
             }
@@ -87,9 +91,13 @@ public:
 };
 
 // Writes the run's frames after `cursor` to the client as they come, until the run ends or the client
-// leaves. The run goes on without it.
+// leaves. The run goes on without it. A cursor past the run's last frame was never sent: refused.
 asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor)
 {
+    if (const std::uint64_t last = run->last_frame(); cursor > last)
+        throw Error(errc::invalid_argument, "Last-Event-ID names frame " + std::to_string(cursor) + " of run " +
+                                                run->id + ", which has sent " + std::to_string(last) +
+                                                " frames: send the id of the last frame you read");
     auto executor = co_await asio::this_coro::executor;
     auto follower = std::make_shared<Run::Follower>(run, executor);
     const net::HeaderList headers{{"cache-control", "no-cache"}, {"x-adk-run-id", run->id}};

@@ -42,6 +42,9 @@ asio::awaitable<void> ApiServer::Impl::create_session(const IncomingRequest& req
         for (std::size_t i = 0; i < events->get_array().size(); ++i) {
             try {
                 imported.push_back(json::value_to<Event>(events->get_array()[i]));
+            } catch (const Error& e) {
+                throw Error(e.code() == errc::too_large ? errc::too_large : errc::invalid_argument,
+                            "events[" + std::to_string(i) + "] is not an event: " + e.message());
             } catch (const std::exception& e) {
                 throw Error(errc::invalid_argument, "events[" + std::to_string(i) + "] is not an event: " + e.what());
             }

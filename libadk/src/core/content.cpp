@@ -49,7 +49,7 @@ void check_inline_data(const Content& content)
 void check_inline_size(std::size_t n)
 {
     if (n > max_inline_data_bytes)
-        throw Error(errc::invalid_argument,
+        throw Error(errc::too_large,
                     "inlineData holds " + std::to_string(n) + " bytes, over the limit of " +
                         std::to_string(max_inline_data_bytes) +
                         ": save large files as artifacts and refer to them with fileData");

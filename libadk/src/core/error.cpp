@@ -21,6 +21,7 @@ public:
         case errc::stream_closed: return "stream closed";
         case errc::bad_response: return "bad response from the provider";
         case errc::storage_failed: return "storage failed";
+        case errc::too_large: return "too large";
         }
         return "unknown adk error";
     }
@@ -34,6 +35,7 @@ public:
         case errc::not_found: return sys::errc::make_error_code(sys::errc::no_such_file_or_directory).default_error_condition();
         case errc::already_exists: return sys::errc::make_error_code(sys::errc::file_exists).default_error_condition();
         case errc::cancelled: return sys::errc::make_error_code(sys::errc::operation_canceled).default_error_condition();
+        case errc::too_large: return sys::errc::make_error_code(sys::errc::value_too_large).default_error_condition();
         default: return {ev, *this};
         }
     }

@@ -1,36 +1,73 @@
+#include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 
+#include <openssl/rand.h>
+
+#include <pthread.h>
+
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <random>
+#include <cstring>
 
 namespace adk {
 
+namespace {
+
+// Ids are capabilities here: whoever knows a session's or a run's id can follow it. So they come from
+// OpenSSL's generator, which reseeds from the kernel; a per-thread buffer of its bytes keeps an id cheap.
+// A forked child must not hand out the bytes its parent holds: a fork empties every buffer.
+std::atomic<std::uint64_t> fork_generation{0};
+
+void after_fork_in_child()
+{
+    fork_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+class RandomBuffer {
+public:
+    RandomBuffer() { static const int registered = pthread_atfork(nullptr, nullptr, after_fork_in_child); (void)registered; }
+
+    void take(unsigned char* out, std::size_t n)
+    {
+        const std::uint64_t generation = fork_generation.load(std::memory_order_relaxed);
+        if (generation != generation_ || used_ + n > bytes_.size()) {
+            if (RAND_bytes(bytes_.data(), static_cast<int>(bytes_.size())) != 1)
+                throw Error(errc::storage_failed, "OpenSSL's random generator failed (RAND_bytes): no id can be made");
+            used_ = 0;
+            generation_ = generation;
+        }
+        std::memcpy(out, bytes_.data() + used_, n);
+        std::memset(bytes_.data() + used_, 0, n);  // a byte handed out is not kept
+        used_ += n;
+    }
+
+private:
+    std::array<unsigned char, 4096> bytes_{};
+    std::size_t used_ = 4096;
+    std::uint64_t generation_ = 0;
+};
+
+}  // namespace
+
 std::string new_uuid()
 {
-    thread_local std::mt19937_64 engine{[] {
-        std::random_device device;
-        std::seed_seq seed{device(), device(), device(), device(), device(), device(), device(), device()};
-        return std::mt19937_64(seed);
-    }()};
-    std::uint64_t hi = engine();
-    std::uint64_t lo = engine();
-    hi = (hi & ~std::uint64_t{0xF000}) | 0x4000;                          // version 4
-    lo = (lo & ~(std::uint64_t{0xC} << 60)) | (std::uint64_t{0x8} << 60);  // RFC 4122 variant
+    thread_local RandomBuffer random;
+    std::array<unsigned char, 16> b;
+    random.take(b.data(), b.size());
+    b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
+    b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // RFC 4122 variant
 
     static constexpr char hex[] = "0123456789abcdef";
     std::string out(36, '-');
     std::size_t pos = 0;
-    auto put = [&](std::uint64_t word, int first_nibble, int count) {
-        for (int i = 0; i < count; ++i, ++pos) {
-            if (pos == 8 || pos == 13 || pos == 18 || pos == 23)
-                ++pos;
-            int shift = 60 - 4 * (first_nibble + i);
-            out[pos] = hex[(word >> shift) & 0xF];
-        }
-    };
-    put(hi, 0, 16);
-    put(lo, 0, 16);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        if (pos == 8 || pos == 13 || pos == 18 || pos == 23)
+            ++pos;
+        out[pos++] = hex[b[i] >> 4];
+        out[pos++] = hex[b[i] & 0xF];
+    }
     return out;
 }
 

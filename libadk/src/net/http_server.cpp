@@ -41,6 +41,10 @@ namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
+// A connection's read buffer holds a head (max_header_bytes) and this much more: one read's room while the body
+// is parsed, and a chunk-size line or a trailer, which must fit whole.
+constexpr std::size_t read_room = std::size_t{16} << 10;
+
 std::string error_body(std::string_view message)
 {
     return json::serialize(json::object{{"error", message}});
@@ -165,9 +169,10 @@ void ResponseWriter::notify_client_gone()
 
 class HttpServer::Impl : public std::enable_shared_from_this<Impl> {
 public:
-    Impl(asio::any_io_executor ex, HttpServerOptions opts, Handler h)
-        : executor(std::move(ex)), options(std::move(opts)), handler(std::move(h)),
-          acceptor(options.single_threaded ? executor : asio::make_strand(executor)), tls(ssl::context::tls_server)
+    Impl(asio::any_io_executor ex, HttpServerOptions opts, Handler h, HeadCheck check)
+        : executor(std::move(ex)), options(std::move(opts)), handler(std::move(h)), head_check(std::move(check)),
+          acceptor(options.single_threaded ? executor : asio::make_strand(executor)), room(acceptor.get_executor()),
+          tls(ssl::context::tls_server)
     {
         if (!handler)
             throw Error(errc::invalid_argument, "HttpServer needs a handler");
@@ -200,10 +205,21 @@ public:
         live.erase(id);
     }
 
+    // A connection ended: an accept loop that waits for room goes on.
+    void connection_closed()
+    {
+        open--;
+        if (waiting_for_room)
+            asio::post(acceptor.get_executor(), [self = shared_from_this()] { self->room.cancel(); });
+    }
+
     asio::any_io_executor executor;
     HttpServerOptions options;
     Handler handler;
+    HeadCheck head_check;
     tcp::acceptor acceptor;
+    asio::steady_timer room;  // on the acceptor's executor: the accept loop's waits
+    std::atomic<bool> waiting_for_room{false};
     ssl::context tls;
     unsigned short port = 0;
     std::atomic<std::size_t> accepted{0};
@@ -257,15 +273,27 @@ public:
             if (ec)
                 co_return;
         }
-        beast::flat_buffer buffer;
         const HttpServerOptions& opts = server_->options;
+        // What is read and not parsed yet: a head, or a chunk-size line or trailer, is refused past it.
+        beast::flat_buffer buffer(opts.max_header_bytes + read_room);
         while (true) {
             http::request_parser<http::string_body> parser;
             parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts.max_header_bytes, UINT32_MAX)));
             parser.body_limit(opts.max_body_bytes);
             lowest().expires_after(opts.read_timeout);
-            error_code ec = co_await read_request(buffer, parser);
+            IncomingRequest request;
+            std::optional<Refusal> refusal;
+            error_code ec = co_await read_request(buffer, parser, request, refusal);
             next_request();
+            if (refusal) {
+                keep_alive_ = false;
+                try {
+                    co_await send(refusal->status, "application/json", refusal->body, refusal->headers);
+                } catch (const std::exception&) {
+                }
+                co_await drain_before_close();
+                co_return;
+            }
             if (ec) {
                 // A request that breaks a limit or does not parse is answered; a connection that ended,
                 // timed out or failed is not.
@@ -274,11 +302,15 @@ public:
                     co_return;
                 keep_alive_ = false;
                 unsigned status = ec == http::error::body_limit ? 413 : ec == http::error::header_limit ? 431 : 400;
-                std::string message = status == 413   ? "the request body is larger than this server accepts (" +
-                                                            std::to_string(opts.max_body_bytes) + " bytes)"
-                                      : status == 431 ? "the request's headers are larger than this server accepts (" +
-                                                            std::to_string(opts.max_header_bytes) + " bytes)"
-                                                      : "the request is not valid HTTP/1.1: " + ec.message();
+                std::string message =
+                    status == 413 ? "the request body is larger than this server accepts (" +
+                                        std::to_string(opts.max_body_bytes) + " bytes)"
+                    : status == 431 ? "the request's headers are larger than this server accepts (" +
+                                          std::to_string(opts.max_header_bytes) + " bytes)"
+                    : ec == http::error::buffer_overflow
+                        ? "a chunk-size line or the trailer section of the request is longer than this server "
+                          "accepts (" + std::to_string(opts.max_header_bytes + read_room) + " bytes)"
+                        : "the request is not valid HTTP/1.1: " + ec.message();
                 std::string body = error_body(message);
                 co_await try_send(status, body);
                 co_await drain_before_close();
@@ -287,15 +319,6 @@ public:
             lowest().expires_never();  // a handler may take long (a model's answer); each write has its own
             auto& message = parser.get();
             keep_alive_ = message.keep_alive();
-            IncomingRequest request;
-            request.method = std::string(message.method_string());
-            request.target = std::string(message.target());
-            for (const auto& field : message) {
-                std::string name(field.name_string());
-                for (char& c : name)
-                    c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-                request.headers.emplace_back(std::move(name), std::string(field.value()));
-            }
             request.body = std::move(message.body());
 
             std::string failure;
@@ -355,13 +378,30 @@ private:
         }
     }
 
-    // The head, then (after "100 Continue" when the client waits for it, as curl does before a large body)
-    // the body.
-    asio::awaitable<error_code> read_request(beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser)
+    // The head (into `request`, and past the head check, or `refusal` is set), then (after "100 Continue" when
+    // the client waits for it, as curl does before a large body) the body.
+    asio::awaitable<error_code> read_request(beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
+                                             IncomingRequest& request, std::optional<Refusal>& refusal)
     {
         auto [ec, n] = co_await http::async_read_header(stream_, buffer, parser, use_tuple);
         (void)n;
-        if (ec || parser.is_done())
+        if (ec)
+            co_return ec;
+        const auto& head = parser.get();
+        request.method = std::string(head.method_string());
+        request.target = std::string(head.target());
+        for (const auto& field : head) {
+            std::string name(field.name_string());
+            for (char& c : name)
+                c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+            request.headers.emplace_back(std::move(name), std::string(field.value()));
+        }
+        if (server_->head_check) {
+            refusal = server_->head_check(request);
+            if (refusal)
+                co_return ec;
+        }
+        if (parser.is_done())
             co_return ec;
         if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
             http::response<http::empty_body> go_on{http::status::continue_, 11};
@@ -476,7 +516,7 @@ asio::awaitable<void> serve(std::shared_ptr<HttpServer::Impl> server, std::share
     }
     conn->close();
     server->forget(id);
-    server->open--;
+    server->connection_closed();
 }
 
 }  // namespace
@@ -484,14 +524,32 @@ asio::awaitable<void> serve(std::shared_ptr<HttpServer::Impl> server, std::share
 asio::awaitable<void> HttpServer::Impl::accept_loop()
 {
     auto self = shared_from_this();
+    std::chrono::milliseconds backoff{0};
     while (true) {
+        // At the cap, wait for a connection to close (it cancels the wait), checking again after each.
+        while (open >= options.max_connections && acceptor.is_open()) {
+            waiting_for_room = true;
+            room.expires_after(std::chrono::seconds(1));
+            if (open >= options.max_connections) {
+                auto [wec] = co_await room.async_wait(use_tuple);
+                (void)wec;
+            }
+            waiting_for_room = false;
+        }
         asio::any_io_executor conn_executor = options.single_threaded ? executor : asio::make_strand(executor);
         auto [ec, socket] = co_await acceptor.async_accept(conn_executor, use_tuple);
         if (ec) {
             if (ec == asio::error::operation_aborted || !acceptor.is_open())
                 co_return;
-            continue;  // e.g. too many open files: the next accept may succeed
+            // Out of descriptors (EMFILE, ENFILE) or memory: the pending connection stays queued, so accepting
+            // again at once would spin. Wait, longer each time, while the open connections go on.
+            backoff = std::clamp(backoff * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+            room.expires_after(backoff);
+            auto [wec] = co_await room.async_wait(use_tuple);
+            (void)wec;
+            continue;
         }
+        backoff = std::chrono::milliseconds(0);
         error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
         const std::size_t id = next_id++;
@@ -511,8 +569,8 @@ asio::awaitable<void> HttpServer::Impl::accept_loop()
     }
 }
 
-HttpServer::HttpServer(asio::any_io_executor executor, HttpServerOptions options, Handler handler)
-    : impl_(std::make_shared<Impl>(std::move(executor), std::move(options), std::move(handler)))
+HttpServer::HttpServer(asio::any_io_executor executor, HttpServerOptions options, Handler handler, HeadCheck head_check)
+    : impl_(std::make_shared<Impl>(std::move(executor), std::move(options), std::move(handler), std::move(head_check)))
 {
 }
 
@@ -537,6 +595,7 @@ void HttpServer::stop()
     asio::dispatch(impl_->acceptor.get_executor(), [impl = impl_] {
         error_code ec;
         impl->acceptor.close(ec);
+        impl->room.cancel();
     });
     std::vector<std::shared_ptr<Closable>> connections;
     {

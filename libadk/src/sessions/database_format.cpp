@@ -1,3 +1,4 @@
+#include <adk/core/json_limits.hpp>
 #include <adk/core/error.hpp>
 #include <adk/sessions/database_format.hpp>
 
@@ -139,7 +140,7 @@ std::string event_to_json(const Event& event)
 Event event_from_json(std::string_view text)
 {
     boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
+    json::value v = parse_json(text, ec);
     if (ec)
         throw Error(errc::storage_failed,
                     "a stored event is not JSON (" + ec.message() + "): the database holds a damaged events row");
@@ -161,7 +162,7 @@ Event event_from_json_value(json::value v)
 json::object parse_state(std::string_view text, std::string_view where)
 {
     boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
+    json::value v = parse_json(text, ec);
     if (ec || !v.is_object())
         throw Error(errc::storage_failed, "the stored state of " + std::string(where) +
                                               " is not a JSON object: the database holds a damaged row");

@@ -21,10 +21,19 @@ void InMemorySessionService::apply_delta(Session& stored, const json::object& de
     if (delta.empty())
         return;
     ScopedState scoped = split_state_delta(delta);
-    if (!scoped.app.empty())
-        assign_state(app_state_[stored.app_name], scoped.app);
-    if (!scoped.user.empty())
-        assign_state(user_state_[stored.app_name][stored.user_id], scoped.user);
+    // Every scope is checked before any changes: a refused delta changes nothing.
+    json::object* app = scoped.app.empty() ? nullptr : &app_state_[stored.app_name];
+    json::object* user = scoped.user.empty() ? nullptr : &user_state_[stored.app_name][stored.user_id];
+    if (app)
+        check_scope_bytes(state_limits(), "the app '" + stored.app_name + "'", state_bytes_after(*app, scoped.app));
+    if (user)
+        check_scope_bytes(state_limits(), "the user '" + stored.user_id + "'", state_bytes_after(*user, scoped.user));
+    if (!scoped.session.empty())
+        check_scope_bytes(state_limits(), stored.key().describe(), state_bytes_after(stored.state, scoped.session));
+    if (app)
+        assign_state(*app, scoped.app);
+    if (user)
+        assign_state(*user, scoped.user);
     assign_state(stored.state, scoped.session);
 }
 

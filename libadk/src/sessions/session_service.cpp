@@ -1,5 +1,6 @@
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/core/json_limits.hpp>
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 
@@ -66,7 +67,7 @@ asio::awaitable<Session> SessionService::create_session(CreateSessionRequest req
     if (request.app_name.empty() || request.user_id.empty())
         throw Error(errc::invalid_argument, "create_session needs an app name and a user id; got app '" +
                                                 request.app_name + "' and user '" + request.user_id + "'");
-    validate_state_keys(request.state);
+    check_state_delta(request.state, state_limits_);
     take_temp_state(request.state);
     if (request.session_id.empty())
         request.session_id = new_uuid();
@@ -87,7 +88,8 @@ asio::awaitable<void> SessionService::append_event(Session& session, Event& even
 {
     if (event.partial)
         co_return;
-    validate_state_keys(event.actions.state_delta);  // temp: keys too, before anything moves
+    check_state_delta(event.actions.state_delta, state_limits_);  // temp: keys too, before anything moves
+    check_event_json(event);
     json::object temp = take_temp_state(event.actions.state_delta);
     if (event.timestamp <= 0)
         event.timestamp = now_seconds();

@@ -63,6 +63,49 @@ void validate_state_keys(const json::object& state)
         validate_state_key(kv.key());
 }
 
+void check_state_delta(const json::object& delta, const StateLimits& limits)
+{
+    std::size_t total = 2;
+    for (const auto& kv : delta) {
+        validate_state_key(kv.key());
+        const std::string where = "state '" + detail::printable(kv.key(), 64) + "'";
+        const std::size_t bytes = check_json(kv.value(), where, max_state_value_depth);
+        if (bytes > limits.max_value_bytes)
+            throw Error(errc::too_large, where + " is " + std::to_string(bytes) +
+                                             " bytes of JSON, over the limit of " +
+                                             std::to_string(limits.max_value_bytes) +
+                                             " for one value (StateLimits::max_value_bytes): keep large data in "
+                                             "an artifact and its name in state");
+        total += kv.key().size() + 4 + bytes;
+    }
+    if (total > limits.max_delta_bytes)
+        throw Error(errc::too_large, "the state delta is " + std::to_string(total) +
+                                         " bytes of JSON, over the limit of " + std::to_string(limits.max_delta_bytes) +
+                                         " for what one event sets (StateLimits::max_delta_bytes): set fewer or "
+                                         "smaller values");
+}
+
+void check_scope_bytes(const StateLimits& limits, std::string_view scope, std::size_t bytes)
+{
+    if (bytes > limits.max_scope_bytes)
+        throw Error(errc::too_large, "the state of " + std::string(scope) + " would hold " + std::to_string(bytes) +
+                                         " bytes of JSON, over the limit of " + std::to_string(limits.max_scope_bytes) +
+                                         " (StateLimits::max_scope_bytes): remove keys it no longer needs, or keep "
+                                         "large data in an artifact");
+}
+
+std::size_t state_bytes_after(const json::object& state, const json::object& delta)
+{
+    std::size_t bytes = check_json(state, "state", max_read_json_depth);
+    for (const auto& kv : delta) {
+        const std::size_t entry = kv.key().size() + 4;
+        if (const json::value* old = state.if_contains(kv.key()))
+            bytes -= entry + check_json(*old, "state", max_read_json_depth);
+        bytes += entry + check_json(kv.value(), "state", max_read_json_depth);
+    }
+    return bytes;
+}
+
 ScopedState split_state_delta(const json::object& delta)
 {
     ScopedState out;

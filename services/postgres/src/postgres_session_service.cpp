@@ -2,6 +2,7 @@
 
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/core/json_limits.hpp>
 #include <adk/sessions/database_format.hpp>
 #include <adk/sessions/state.hpp>
 
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <random>
 #include <thread>
 
 namespace adk::postgres {
@@ -97,10 +99,22 @@ json::object parse_optional_object(const Result& r, int row, int column, const s
 json::array parse_array(std::string_view text, std::string_view what)
 {
     boost::system::error_code ec;
-    json::value v = json::parse(text, ec);
+    json::value v = parse_json(text, ec);
     if (ec || !v.is_array())
         throw Error(errc::storage_failed, "PostgreSQL returned " + std::string(what) + " that is not a JSON array");
     return std::move(v.as_array());
+}
+
+// The size of a scope's stored state as JSON text once `delta` (a parameter) is merged; 0 when it changes
+// nothing. Over a snapshot: appends at the same instant may each pass and overshoot by one delta each.
+constexpr std::string_view app_state_of = "(SELECT state FROM app_states WHERE app_name = $1)";
+constexpr std::string_view user_state_of = "(SELECT state FROM user_states WHERE app_name = $1 AND user_id = $2)";
+
+std::string scope_bytes(std::string_view delta, std::string_view stored)
+{
+    const std::string d(delta);
+    return "CASE WHEN " + d + "::jsonb = '{}'::jsonb THEN 0 ELSE octet_length((coalesce(" + std::string(stored) +
+           ", '{}'::jsonb) || " + d + "::jsonb)::text) END";
 }
 
 bool is_retryable(const QueryError& e)
@@ -153,23 +167,58 @@ public:
         co_return co_await std::move(on_service);
     }
 
-    // One statement on a pooled connection; a deadlock or a serialization failure is tried again.
+    // One statement on a pooled connection; a deadlock or a serialization failure is tried again (each
+    // statement is its own transaction, so nothing of a failed try remains) until retry_deadline.
     asio::awaitable<Result> query(std::string_view sql, std::vector<std::string> params)
     {
+        const auto deadline = std::chrono::steady_clock::now() + retry_deadline;
         for (int attempt = 1;; ++attempt) {
-            Pool::Lease c = co_await queries->acquire();
-            try {
-                co_return co_await c->query(sql, params);
-            } catch (const QueryError& e) {
-                if (!is_retryable(e) || attempt == 5)
-                    throw;
+            {
+                Pool::Lease c = co_await queries->acquire();
+                try {
+                    co_return co_await c->query(sql, params);
+                } catch (const QueryError& e) {
+                    if (!is_retryable(e) || std::chrono::steady_clock::now() > deadline)
+                        throw;
+                }
             }
+            co_await pause_before_retry(attempt);
         }
     }
 
+    // 1 ms, doubling to 64 ms, with jitter: the transactions that deadlocked do not meet again at once.
+    asio::awaitable<void> pause_before_retry(int attempt)
+    {
+        const int ms = 1 << std::min(attempt - 1, 6);
+        thread_local std::minstd_rand jitter{std::random_device{}()};
+        asio::steady_timer pause(ioc, std::chrono::microseconds(ms * 500 + static_cast<int>(jitter() % (ms * 1000))));
+        co_await pause.async_wait(asio::use_awaitable);
+    }
+
+    static constexpr std::chrono::seconds retry_deadline{30};
+
+    // The schema made or checked in one transaction; a deadlock or a serialization failure rolls it back and
+    // tries again until retry_deadline.
     asio::awaitable<void> prepare_schema()
     {
-        Pool::Lease c = co_await queries->acquire();
+        const auto deadline = std::chrono::steady_clock::now() + retry_deadline;
+        for (int attempt = 1;; ++attempt) {
+            Pool::Lease c = co_await queries->acquire();
+            try {
+                co_await prepare_schema_once(*c);
+                co_return;
+            } catch (const QueryError& e) {
+                if (!is_retryable(e) || std::chrono::steady_clock::now() > deadline)
+                    throw;
+            }
+            co_await c->execute("ROLLBACK");
+            co_await pause_before_retry(attempt);
+        }
+    }
+
+    asio::awaitable<void> prepare_schema_once(Connection& c_ref)
+    {
+        Connection* c = &c_ref;
         std::string begin = "BEGIN; SELECT pg_advisory_xact_lock(" + std::string(schema_lock) + ")";
         // A failure leaves the transaction open on this connection; the constructor throws, and the
         // connection closes with the service, which rolls it back.
@@ -185,7 +234,18 @@ public:
             throw Error(errc::storage_failed,
                         "the PostgreSQL database holds ADK's sessions in the schema before version 1 (events "
                         "without event_data): migrate it with ADK Python's migration tool first");
-        co_await c->execute(create_tables);
+        // DDL locks its tables even when it changes nothing (ALTER TABLE ... IF NOT EXISTS takes events
+        // exclusively, CREATE INDEX IF NOT EXISTS takes sessions): run while other processes append, that
+        // deadlocks. So it runs only when something is missing.
+        Result present = co_await c->query(
+            "SELECT (SELECT count(*) FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = "
+            "k.relnamespace WHERE n.nspname = current_schema() AND k.relname IN ('adk_internal_metadata', "
+            "'app_states', 'user_states', 'sessions', 'events', 'adk_events_by_session', 'adk_sessions_by_user')), "
+            "(SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND "
+            "table_name = 'events' AND column_name = 'adk_sequence')",
+            none);
+        if (present.text(0, 0) != "7" || present.text(0, 1) != "1")
+            co_await c->execute(create_tables);
         std::vector<std::string> version{std::string(database::schema_version_key),
                                          std::string(database::schema_version)};
         Result stored = co_await c->query(
@@ -202,7 +262,7 @@ public:
         co_await c->execute("COMMIT");
     }
 
-    asio::awaitable<Session> create(CreateSessionRequest request)
+    asio::awaitable<Session> create(CreateSessionRequest request, StateLimits limits)
     {
         SessionKey key(request.app_name, request.user_id, request.session_id);
         database::check_key_lengths(key);
@@ -214,29 +274,38 @@ public:
                                         json::serialize(scoped.app),
                                         json::serialize(scoped.user),
                                         time_param(now),
-                                        json::serialize(scoped.session)};
-        // The app's and the user's states are merged by the server; what they hold after is returned.
+                                        json::serialize(scoped.session),
+                                        std::to_string(limits.max_scope_bytes)};
+        // The app's and the user's states are merged by the server; what they hold after is returned. Nothing
+        // is written when a scope would grow past the limit (the sizes say which).
         std::optional<Result> r;
         try {
             r.emplace(co_await query(
-                "WITH app AS (INSERT INTO app_states (app_name, state, update_time) SELECT $1, $4::jsonb, $6 "
+                "WITH sizes AS (SELECT " + std::string(scope_bytes("$4", app_state_of)) + " AS app_bytes, " +
+                    std::string(scope_bytes("$5", user_state_of)) + " AS usr_bytes, octet_length($7::jsonb::text) AS "
+                    "ses_bytes), "
+                "ok AS (SELECT 1 FROM sizes WHERE greatest(app_bytes, usr_bytes, ses_bytes) <= $8::bigint), "
+                "app AS (INSERT INTO app_states (app_name, state, update_time) SELECT $1, $4::jsonb, $6 FROM ok "
                 "WHERE $4::jsonb <> '{}'::jsonb ON CONFLICT (app_name) DO UPDATE SET "
                 "state = app_states.state || excluded.state, update_time = excluded.update_time RETURNING state), "
                 "usr AS (INSERT INTO user_states (app_name, user_id, state, update_time) SELECT $1, $2, $5::jsonb, $6 "
-                "WHERE $5::jsonb <> '{}'::jsonb ON CONFLICT (app_name, user_id) DO UPDATE SET "
+                "FROM ok WHERE $5::jsonb <> '{}'::jsonb ON CONFLICT (app_name, user_id) DO UPDATE SET "
                 "state = user_states.state || excluded.state, update_time = excluded.update_time RETURNING state), "
                 "ses AS (INSERT INTO sessions (id, app_name, user_id, state, create_time, update_time) "
-                "VALUES ($3, $1, $2, $7::jsonb, $6, $6) RETURNING 1) "
+                "SELECT $3, $1, $2, $7::jsonb, $6, $6 FROM ok RETURNING 1) "
                 "SELECT (SELECT count(*) FROM ses), "
                 "coalesce((SELECT state FROM app), (SELECT state FROM app_states WHERE app_name = $1))::text, "
                 "coalesce((SELECT state FROM usr), "
-                "(SELECT state FROM user_states WHERE app_name = $1 AND user_id = $2))::text",
+                "(SELECT state FROM user_states WHERE app_name = $1 AND user_id = $2))::text, "
+                "(SELECT app_bytes FROM sizes), (SELECT usr_bytes FROM sizes), (SELECT ses_bytes FROM sizes)",
                 std::move(params)));
         } catch (const QueryError& e) {
             if (e.sqlstate() == "23505")  // unique_violation: the session's key is taken
                 throw session_exists(key);
             throw;
         }
+        if (r->text(0, 0) == "0")
+            refuse_sizes(*r, 3, key, limits);
         Session s(key.session_id, key.app_name, key.user_id);
         s.state = merge_state(parse_optional_object(*r, 0, 1, "app '" + key.app_name + "'"),
                               parse_optional_object(*r, 0, 2, "user '" + key.user_id + "'"), scoped.session);
@@ -321,11 +390,17 @@ public:
 
     // One statement: the session's state and update time, the app's and the user's state, the event row.
     // Each scope's delta is merged into what is stored under the row's lock.
-    asio::awaitable<bool> append(std::vector<std::string> params)
+    asio::awaitable<Result> append(std::vector<std::string> params)
     {
-        Result r = co_await query(
-            "WITH ses AS (UPDATE sessions SET state = state || $5::jsonb, update_time = $6 "
-            "WHERE app_name = $1 AND user_id = $2 AND id = $3 RETURNING 1), "
+        co_return co_await query(
+            "WITH sizes AS (SELECT CASE WHEN $5::jsonb = '{}'::jsonb THEN 0 ELSE "
+            "octet_length((s.state || $5::jsonb)::text) END AS ses_bytes, " +
+                std::string(scope_bytes("$7", app_state_of)) + " AS app_bytes, " +
+                std::string(scope_bytes("$8", user_state_of)) + " AS usr_bytes "
+            "FROM sessions s WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3), "
+            "ses AS (UPDATE sessions SET state = state || $5::jsonb, update_time = $6 "
+            "WHERE app_name = $1 AND user_id = $2 AND id = $3 AND "
+            "(SELECT greatest(ses_bytes, app_bytes, usr_bytes) FROM sizes) <= $11::bigint RETURNING 1), "
             "app AS (INSERT INTO app_states (app_name, state, update_time) SELECT $1, $7::jsonb, $6 FROM ses "
             "WHERE $7::jsonb <> '{}'::jsonb ON CONFLICT (app_name) DO UPDATE SET "
             "state = app_states.state || excluded.state, update_time = excluded.update_time RETURNING 1), "
@@ -336,10 +411,20 @@ public:
             "SELECT $4, $1, $2, $3, $9, $6, $10::jsonb FROM ses ON CONFLICT (id, app_name, user_id, session_id) "
             "DO UPDATE SET invocation_id = excluded.invocation_id, \"timestamp\" = excluded.\"timestamp\", "
             "event_data = excluded.event_data RETURNING 1) "
-            "SELECT (SELECT count(*) FROM ses), (SELECT count(*) FROM app), (SELECT count(*) FROM usr), "
-            "(SELECT count(*) FROM evt)",
+            "SELECT (SELECT count(*) FROM ses), (SELECT app_bytes FROM sizes), (SELECT usr_bytes FROM sizes), "
+            "(SELECT ses_bytes FROM sizes)",
             std::move(params));
-        co_return r.text(0, 0) != "0";
+    }
+
+    // A create or an append that wrote nothing because a scope would grow past its limit: which one, from the
+    // sizes in columns first.. first+2 (the app's, the user's, the session's).
+    static void refuse_sizes(const Result& r, int first, const SessionKey& key, const StateLimits& limits)
+    {
+        const std::string names[] = {"the app '" + key.app_name + "'", "the user '" + key.user_id + "'", key.describe()};
+        for (int i = 0; i < 3; ++i)
+            if (!r.is_null(0, first + i))
+                check_scope_bytes(limits, names[i], std::stoull(std::string(r.text(0, first + i))));
+        throw Error(errc::storage_failed, "PostgreSQL stored nothing for " + key.describe() + " and gave no reason");
     }
 
     asio::awaitable<bool> try_lock(std::int64_t lock)
@@ -427,7 +512,7 @@ asio::awaitable<SessionTurn> PostgresSessionService::do_take_turn(SessionKey key
 
 asio::awaitable<Session> PostgresSessionService::do_create_session(CreateSessionRequest request)
 {
-    auto op = impl_->create(std::move(request));
+    auto op = impl_->create(std::move(request), state_limits());
     co_return co_await impl_->run(std::move(op));
 }
 
@@ -463,10 +548,15 @@ asio::awaitable<void> PostgresSessionService::do_append_event(AppendEventRequest
                                     json::serialize(scoped.app),
                                     json::serialize(scoped.user),
                                     event.invocation_id,
-                                    database::event_to_json(event)};
+                                    database::event_to_json(event),
+                                    std::to_string(state_limits().max_scope_bytes)};
     auto op = impl_->append(std::move(params));
-    if (!co_await impl_->run(std::move(op)))
+    Result r = co_await impl_->run(std::move(op));
+    if (r.text(0, 0) != "0")
+        co_return;
+    if (r.is_null(0, 1))
         throw session_missing(key);
+    Impl::refuse_sizes(r, 1, key, state_limits());
 }
 
 }  // namespace adk::postgres

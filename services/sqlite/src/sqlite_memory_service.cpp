@@ -1,6 +1,7 @@
 #include <adk/sqlite/sqlite_memory_service.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/core/json_limits.hpp>
 
 #include "sqlite_db.hpp"
 #include "worker.hpp"
@@ -16,6 +17,16 @@
 namespace adk::sqlite {
 
 namespace {
+
+// A stored content as JSON; throws what value_to's caller reports.
+json::value parse_row(std::string_view text)
+{
+    boost::system::error_code ec;
+    json::value v = parse_json(text, ec);
+    if (ec)
+        throw boost::system::system_error(ec, "not JSON");
+    return v;
+}
 
 constexpr std::string_view create_tables = R"sql(
 CREATE TABLE IF NOT EXISTS adk_memory_events (
@@ -137,7 +148,7 @@ public:
         while (rows.step()) {
             Content content;
             try {
-                content = json::value_to<Content>(json::parse(rows.text(0)));
+                content = json::value_to<Content>(parse_row(rows.text(0)));
             } catch (const std::exception& e) {
                 throw Error(errc::storage_failed, "SQLite database '" + db.path() + "': remembered event " +
                                                       std::to_string(rows.integer(3)) +

@@ -126,21 +126,26 @@ public:
     }
 
     // Adds `delta` (unprefixed keys) to the app's or the user's stored state. Inside a write transaction.
-    void merge_scope(const SessionKey& key, json::object& delta, bool user, const std::string& now)
+    void merge_scope(const SessionKey& key, json::object& delta, bool user, const std::string& now,
+                     const StateLimits& limits)
     {
         if (delta.empty())
             return;
         json::object state = user ? user_state(key) : app_state(key);
-        store_scope(key, state, delta, user, now);
+        store_scope(key, state, delta, user, now, limits);
     }
 
     // The same, given the scope's stored `state` as read in this transaction; `state` is updated too.
-    void store_scope(const SessionKey& key, json::object& state, json::object& delta, bool user, const std::string& now)
+    // Past the scope's limit it throws, and the transaction writes nothing.
+    void store_scope(const SessionKey& key, json::object& state, json::object& delta, bool user, const std::string& now,
+                     const StateLimits& limits)
     {
         if (delta.empty())
             return;
         assign_state(state, delta);
         std::string text = json::serialize(state);
+        check_scope_bytes(limits, user ? "the user '" + key.user_id + "'" : "the app '" + key.app_name + "'",
+                          text.size());
         if (user) {
             db.prepare("INSERT INTO user_states (app_name, user_id, state, update_time) VALUES (?1, ?2, ?3, ?4) "
                        "ON CONFLICT (app_name, user_id) DO UPDATE SET state = excluded.state, "
@@ -161,7 +166,7 @@ public:
         }
     }
 
-    Session create(const CreateSessionRequest& request)
+    Session create(const CreateSessionRequest& request, const StateLimits& limits)
     {
         SessionKey key(request.app_name, request.user_id, request.session_id);
         database::check_key_lengths(key);
@@ -175,14 +180,16 @@ public:
         ScopedState scoped = split_state_delta(request.state);
         json::object app = app_state(key);
         json::object user = user_state(key);
-        store_scope(key, app, scoped.app, false, now_text);
-        store_scope(key, user, scoped.user, true, now_text);
+        store_scope(key, app, scoped.app, false, now_text, limits);
+        store_scope(key, user, scoped.user, true, now_text, limits);
+        std::string session_state = json::serialize(scoped.session);
+        check_scope_bytes(limits, key.describe(), session_state.size());
         db.prepare("INSERT INTO sessions (app_name, user_id, id, state, create_time, update_time) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?5)")
             .bind(1, key.app_name)
             .bind(2, key.user_id)
             .bind(3, key.session_id)
-            .bind(4, json::serialize(scoped.session))
+            .bind(4, session_state)
             .bind(5, now_text)
             .run();
         Session s(key.session_id, key.app_name, key.user_id);
@@ -260,7 +267,7 @@ public:
     }
 
     // One transaction: the session's state and update time, the app's and user's state, the event row.
-    void append(const SessionKey& key, const Event& event)
+    void append(const SessionKey& key, const Event& event, const StateLimits& limits)
     {
         std::string when = database::format_time(event.timestamp);
         std::string data = database::event_to_json(event);
@@ -274,6 +281,7 @@ public:
             json::object state = database::parse_state(row.text(0), key.describe());
             assign_state(state, scoped.session);
             session_state = json::serialize(state);
+            check_scope_bytes(limits, key.describe(), session_state->size());
         }
         row.reset();
         if (session_state) {
@@ -292,8 +300,8 @@ public:
                 .bind(4, when)
                 .run();
         }
-        merge_scope(key, scoped.app, false, when);
-        merge_scope(key, scoped.user, true, when);
+        merge_scope(key, scoped.app, false, when, limits);
+        merge_scope(key, scoped.user, true, when, limits);
         db.prepare("INSERT INTO events (id, app_name, user_id, session_id, invocation_id, timestamp, event_data) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id, app_name, user_id, session_id) DO UPDATE "
                    "SET invocation_id = excluded.invocation_id, timestamp = excluded.timestamp, "
@@ -361,7 +369,9 @@ asio::awaitable<SessionTurn> SqliteSessionService::do_take_turn(SessionKey key)
 
 asio::awaitable<Session> SqliteSessionService::do_create_session(CreateSessionRequest request)
 {
-    auto work = [impl = impl_.get(), request = std::move(request)] { return impl->create(request); };
+    auto work = [impl = impl_.get(), request = std::move(request), limits = state_limits()] {
+        return impl->create(request, limits);
+    };
     auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
     co_return co_await std::move(running);
 }
@@ -391,7 +401,9 @@ asio::awaitable<void> SqliteSessionService::do_append_event(AppendEventRequest r
 {
     // The worker sees the service through a plain pointer: a shared one could be the last, and the worker
     // would then destroy (and join) itself. The event stays the caller's, who awaits the worker's end.
-    auto work = [impl = impl_.get(), key = std::move(request.key), &event = request.event] { impl->append(key, event); };
+    auto work = [impl = impl_.get(), key = std::move(request.key), &event = request.event, limits = state_limits()] {
+        impl->append(key, event, limits);
+    };
     auto running = impl_->worker.run(std::move(work));  // made before the co_await, not inside it
     co_await std::move(running);
 }

@@ -153,7 +153,7 @@ static_assert(!std::is_aggregate_v<FunctionCall> && !std::is_aggregate_v<Functio
 static_assert(!std::is_aggregate_v<ExecutableCode> && !std::is_aggregate_v<CodeExecutionResult>);
 static_assert(!std::is_aggregate_v<Part> && !std::is_aggregate_v<Content>);
 
-// Throws adk::Error (invalid_argument) when a payload of `n` bytes is over max_inline_data_bytes.
+// Throws adk::Error (too_large: 413 over HTTP) when a payload of `n` bytes is over max_inline_data_bytes.
 void check_inline_size(std::size_t n);
 // The same for every inline payload of `content`.
 void check_inline_data(const Content& content);

@@ -26,6 +26,7 @@ enum class errc {
     stream_closed,             // emitting into a stream whose consumer is gone
     bad_response,              // a provider sent something that is not its wire format
     storage_failed,            // a session, artifact or memory store failed (database error, disk full, bad file)
+    too_large,                 // a value over a size limit (a state value, a file): the message names the limit
 };
 
 const boost::system::error_category& error_category() noexcept;

@@ -5,7 +5,8 @@
 
 namespace adk {
 
-// A random (version 4) UUID in its 36-character text form. Fast: a per-thread generator seeded once.
+// A random (version 4) UUID in its 36-character text form, from a cryptographic generator (OpenSSL's
+// RAND_bytes, drawn 4 KiB at a time per thread): no id tells anything about the next one.
 std::string new_uuid();
 
 // "e-" followed by a UUID, the form ADK gives invocation ids.

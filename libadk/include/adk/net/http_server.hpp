@@ -12,9 +12,16 @@
 //       });
 //   server.start();                                   // binds; server.port() is the port
 //
-// * Limits: a request head over max_header_bytes is answered 431, a body over max_body_bytes 413, a request
-//   that does not parse 400, each with a JSON {"error": "..."} and the connection closed. Nothing a client
-//   sends is kept beyond those bounds.
+// * Limits: a request head over max_header_bytes is answered 431, a body over max_body_bytes 413, a chunk-size
+//   line or a trailer section longer than the read buffer (max_header_bytes + 16 KiB) 400, a request that does
+//   not parse 400, each with a JSON {"error": "..."} and the connection closed. Nothing a client sends is kept
+//   beyond those bounds: a connection holds at most its head, its read buffer and (once the head check passed)
+//   its body.
+// * Admission: a head check (optional) sees each request's head before its body is read, and may refuse it
+//   (a missing credential, a Host the server does not serve): the body is then never read.
+// * Connections: at most max_connections at once; past it the server stops accepting (the kernel queues the
+//   next ones) until one closes. When accept fails (out of descriptors: EMFILE) it waits, from 10 ms doubling
+//   to 1 s, and the connections already open go on being served.
 // * Timeouts: a request must arrive whole within read_timeout of the previous answer (a client that idles
 //   between requests is closed then too); each write of an answer must finish within write_timeout (a client
 //   that stops reading is closed). A handler that streams is held back by its client, never buffered.
@@ -35,6 +42,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -56,6 +64,7 @@ public:
     std::size_t max_body_bytes = std::size_t{16} << 20;
     std::chrono::milliseconds read_timeout{std::chrono::seconds(60)};
     std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
+    std::size_t max_connections = 16384;
     // One thread runs the executor's io_context: connections run on it directly, without strands.
     bool single_threaded = false;
 };
@@ -134,12 +143,27 @@ private:
     HeaderList extra_headers_;
 };
 
+// A head check's refusal: the answer, sent with the connection closed.
+class Refusal {
+public:
+    Refusal(unsigned status_, std::string body_, HeaderList headers_ = {})
+        : status(status_), body(std::move(body_)), headers(std::move(headers_))
+    {
+    }
+    unsigned status;
+    std::string body;  // JSON
+    HeaderList headers;
+};
+
 class HttpServer {
 public:
     using Handler = std::function<asio::awaitable<void>(IncomingRequest&, ResponseWriter&)>;
+    // Sees a request's method, target and headers (no body yet); a refusal answers it.
+    using HeadCheck = std::function<std::optional<Refusal>(const IncomingRequest& head)>;
 
     // Throws adk::Error (invalid_argument) when TLS files are given and cannot be read.
-    HttpServer(asio::any_io_executor executor, HttpServerOptions options, Handler handler);
+    HttpServer(asio::any_io_executor executor, HttpServerOptions options, Handler handler,
+               HeadCheck head_check = nullptr);
     ~HttpServer();
     HttpServer(const HttpServer&) = delete;
     HttpServer& operator=(const HttpServer&) = delete;

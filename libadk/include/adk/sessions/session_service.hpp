@@ -17,6 +17,7 @@
 #include <adk/core/error.hpp>
 #include <adk/core/event.hpp>
 #include <adk/sessions/session.hpp>
+#include <adk/sessions/state.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -120,8 +121,13 @@ public:
     // need not exist. Throws adk::Error (cancelled) when the wait is cancelled.
     asio::awaitable<SessionTurn> take_turn(SessionKey key) { return do_take_turn(std::move(key)); }
 
-    // Creates a session. Throws adk::Error: invalid_argument for an empty app name or user id or an
-    // invalid state key, already_exists when the id is taken.
+    // How large state may grow (StateLimits' defaults unless set). Set it before the service is used.
+    void set_state_limits(const StateLimits& limits) { state_limits_ = limits; }
+    const StateLimits& state_limits() const noexcept { return state_limits_; }
+
+    // Creates a session. Throws adk::Error: invalid_argument for an empty app name or user id, an invalid
+    // state key or value (check_state_delta), too_large for state over state_limits(), already_exists when
+    // the id is taken.
     asio::awaitable<Session> create_session(CreateSessionRequest request);
 
     // The session with its events and its state (app: and user: keys merged in), or nullopt.
@@ -146,8 +152,10 @@ public:
     // `session` (the caller's copy, which also sees temp: keys). Partial events are left alone.
     // On return `event` is what was stored: temp: keys are gone from its stateDelta, a missing id or
     // timestamp is set, and the timestamp is rounded to the microsecond (an event whose id the session
-    // holds replaces it in a database backend, as in ADK's DatabaseSessionService). Throws adk::Error for an invalid state key (temp: keys too) or a session that no
-    // longer exists; nothing is stored and nothing changes then.
+    // holds replaces it in a database backend, as in ADK's DatabaseSessionService). Throws adk::Error:
+    // invalid_argument for an invalid state key (temp: keys too) or JSON that could not be read back
+    // (check_event_json, check_state_delta), too_large for state over state_limits(), not_found for a session
+    // that no longer exists; nothing is stored and nothing changes then.
     //
     // DESIGN: ADK returns the event; here the caller's event is updated in place, because every event an
     // agent emits passes through this call and each move of an Event costs (it holds several JSON objects).
@@ -184,6 +192,7 @@ protected:
 
 private:
     std::shared_ptr<detail::LocalTurns> local_turns_;
+    StateLimits state_limits_;
 };
 
 }  // namespace adk

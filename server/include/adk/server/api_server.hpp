@@ -23,7 +23,7 @@
 // Anything else: 404 Not Found with {"error": "..."}.
 //
 // Errors are {"error": "<what was wrong, and what to do>"}: 400 for a body or path that is not what the
-// route takes, 401 without the bearer token, 403 for an origin not allowed, 404 for an unknown app, session
+// route takes, 401 without the bearer token, 403 for an origin not allowed, 421 for a Host not served, 404 for an unknown app, session
 // or route, 409 for a session id that is taken, 413/431 for a request over the limits (HttpServerOptions, and
 // max_inline_data_bytes), 503 past max_runs, 500 for a failure of the server's own (a database's).
 #pragma once
@@ -88,8 +88,9 @@ public:
     std::size_t max_total_run_log_bytes = std::size_t{256} << 20;
     // Runs held at once (running, or finished within the grace period); past it /run_sse answers 503.
     std::size_t max_runs = 100000;
-    // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413.
-    std::size_t max_inline_data_bytes = std::size_t{10} << 20;
+    // The largest inline file (inlineData, decoded) a message may carry; a larger one is answered 413. At most
+    // adk::max_inline_data_bytes (10,000,000), the bound of every Part (larger files go to an artifact service).
+    std::size_t max_inline_data_bytes = adk::max_inline_data_bytes;
 
     // The ADK web UI: the dist/browser folder of the npm package @google/adk-devtools, served at /dev-ui/
     // (with / leading there) and talking to this server's API. Empty: no web UI.
@@ -107,6 +108,10 @@ public:
     // another origin than the server's own is refused (403) unless its Origin is listed; preflights of listed
     // origins are answered.
     std::vector<std::string> allow_origins;
+    // The names (e.g. "agents.example.com", or "*" for any) a request's Host may give besides the server's
+    // addresses, localhost and the host it listens on. Others are refused (421) before anything is read, so
+    // that a page whose name was rebound to this machine's address (DNS rebinding) cannot reach it.
+    std::vector<std::string> allow_hosts;
 };
 
 static_assert(!std::is_aggregate_v<ApiServerOptions>);

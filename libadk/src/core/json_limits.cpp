@@ -1,0 +1,151 @@
+#include <adk/core/error.hpp>
+#include <adk/core/event.hpp>
+#include <adk/core/json_limits.hpp>
+
+#include <boost/json/parse.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace adk {
+
+namespace {
+
+std::size_t digits(std::uint64_t n)
+{
+    std::size_t d = 1;
+    while (n >= 10) {
+        n /= 10;
+        ++d;
+    }
+    return d;
+}
+
+std::size_t string_bytes(std::string_view s)
+{
+    std::size_t n = 2;
+    for (unsigned char c : s)
+        n += c < 0x20 ? 6 : (c == '"' || c == '\\') ? 2 : 1;
+    return n;
+}
+
+// One check of a tree: its depth against the limit, its numbers, its size.
+class Walk {
+public:
+    Walk(std::string_view where, std::size_t max_depth) : where_(where), max_depth_(max_depth) {}
+
+    // `depth`: how deep `v` stands when it is a container (1 for a document's root).
+    std::size_t value(const json::value& v, std::size_t depth)
+    {
+        switch (v.kind()) {
+        case json::kind::null: return 4;
+        case json::kind::bool_: return 5;
+        case json::kind::int64: {
+            const std::int64_t i = v.get_int64();
+            return i < 0 ? 1 + digits(0 - static_cast<std::uint64_t>(i)) : digits(static_cast<std::uint64_t>(i));
+        }
+        case json::kind::uint64: return digits(v.get_uint64());
+        case json::kind::double_:
+            if (!std::isfinite(v.get_double()))
+                throw Error(errc::invalid_argument, "'" + std::string(where_) +
+                                                        "' holds a number too large for JSON (such as 1e400): write "
+                                                        "it as a string, or a smaller number");
+            return 25;
+        case json::kind::string: return string_bytes(v.get_string());
+        case json::kind::array: {
+            enter(depth);
+            std::size_t n = 2;
+            for (const auto& x : v.get_array())
+                n += value(x, depth + 1) + 1;
+            return n;
+        }
+        case json::kind::object: return object(v.get_object(), depth);
+        }
+        return 0;
+    }
+
+    std::size_t object(const json::object& o, std::size_t depth)
+    {
+        enter(depth);
+        std::size_t n = 2;
+        for (const auto& kv : o)
+            n += string_bytes(kv.key()) + 2 + value(kv.value(), depth + 1);
+        return n;
+    }
+
+private:
+    void enter(std::size_t depth) const
+    {
+        if (depth > max_depth_)
+            throw Error(errc::invalid_argument, "'" + std::string(where_) + "' nests deeper than " +
+                                                    std::to_string(max_depth_) +
+                                                    " levels of JSON, which adk-cpp does not store: flatten it, or "
+                                                    "send it as a string");
+    }
+
+    std::string_view where_;
+    std::size_t max_depth_;
+};
+
+// A member object of an event, `depth` deep in the event's JSON (the event itself is 1).
+void check_member(const json::object& o, std::size_t depth, std::string_view where)
+{
+    if (!o.empty())
+        Walk(where, max_json_depth).object(o, depth);
+}
+
+}  // namespace
+
+json::value parse_json(std::string_view text, boost::system::error_code& ec)
+{
+    json::parse_options options;
+    options.max_depth = max_read_json_depth;
+    return json::parse(text, ec, {}, options);
+}
+
+std::size_t check_json(const json::value& v, std::string_view where, std::size_t max_depth)
+{
+    return Walk(where, max_depth).value(v, 1);
+}
+
+void check_event_json(const Event& event)
+{
+    // "extra" members are written into the object that holds them: their values stand one level below it.
+    check_member(event.extra, 1, "the event's fields");
+    check_member(event.custom_metadata, 2, "customMetadata");
+    if (event.usage_metadata)
+        check_member(event.usage_metadata->extra, 2, "usageMetadata");
+    const EventActions& actions = event.actions;
+    check_member(actions.extra, 2, "actions");
+    check_member(actions.state_delta, 3, "actions.stateDelta");
+    check_member(actions.requested_tool_confirmations, 3, "actions.requestedToolConfirmations");
+    check_member(actions.requested_auth_configs, 3, "actions.requestedAuthConfigs");
+    if (actions.compaction)
+        check_member(*actions.compaction, 3, "actions.compaction");
+    if (actions.agent_state)
+        check_member(*actions.agent_state, 3, "actions.agentState");
+    if (!event.content)
+        return;
+    check_member(event.content->extra, 2, "content");
+    for (const Part& part : event.content->parts) {
+        check_member(part.extra, 4, "content.parts[]");
+        if (part.function_call) {
+            check_member(part.function_call->args, 6, "content.parts[].functionCall.args");
+            check_member(part.function_call->extra, 5, "content.parts[].functionCall");
+        }
+        if (part.function_response) {
+            check_member(part.function_response->response, 6, "content.parts[].functionResponse.response");
+            check_member(part.function_response->extra, 5, "content.parts[].functionResponse");
+        }
+        if (part.inline_data)
+            check_member(part.inline_data->extra, 5, "content.parts[].inlineData");
+        if (part.file_data)
+            check_member(part.file_data->extra, 5, "content.parts[].fileData");
+        if (part.executable_code)
+            check_member(part.executable_code->extra, 5, "content.parts[].executableCode");
+        if (part.code_execution_result)
+            check_member(part.code_execution_result->extra, 5, "content.parts[].codeExecutionResult");
+    }
+}
+
+}  // namespace adk
