@@ -110,8 +110,11 @@ public:
     asio::awaitable<void> build_graph_image(ResponseWriter& res, const std::string& app_name,
                                             const detail::RequestTarget& target);
     asio::awaitable<void> event_graph(ResponseWriter& res, const std::vector<std::string>& p);
-    asio::awaitable<void> session_trace(ResponseWriter& res, const std::string& session_id);
-    asio::awaitable<void> event_trace(ResponseWriter& res, const std::string& event_id);
+    // `app` empty for the routes without one; ?user_id= names the user (needed when several have the session).
+    asio::awaitable<void> session_trace(ResponseWriter& res, const std::string& app, const detail::RequestTarget& target,
+                                        const std::string& session_id);
+    asio::awaitable<void> event_trace(ResponseWriter& res, const std::string& app, const detail::RequestTarget& target,
+                                      const std::string& event_id);
 
     // web_ui_routes.cpp
     bool is_web_ui_target(const detail::RequestTarget& target) const;

@@ -384,10 +384,12 @@ asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWrit
             co_await event_graph(res, p);
         } else if (get && (target.matches({"dev", "apps", "{}", "debug", "trace", "session", "{}"}, p) ||
                            target.matches({"debug", "trace", "session", "{}"}, p))) {
-            co_await session_trace(res, p.back());
+            const std::string app_name = p.size() == 2 ? p[0] : std::string();
+            co_await session_trace(res, app_name, target, p.back());
         } else if (get && (target.matches({"dev", "apps", "{}", "debug", "trace", "{}"}, p) ||
                            target.matches({"debug", "trace", "{}"}, p))) {
-            co_await event_trace(res, p.back());
+            const std::string app_name = p.size() == 2 ? p[0] : std::string();
+            co_await event_trace(res, app_name, target, p.back());
         } else {
             failure.emplace(errc::not_found, "no route for " + method + " " + req.target.substr(0, req.target.find('?')) +
                                                  " in this server (see ADK's HTTP API)");

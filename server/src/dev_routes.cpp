@@ -190,15 +190,33 @@ asio::awaitable<void> ApiServer::Impl::event_graph(ResponseWriter& res, const st
     co_await detail::reply_json(res, 200, v);
 }
 
-asio::awaitable<void> ApiServer::Impl::session_trace(ResponseWriter& res, const std::string& session_id)
+namespace {
+
+std::optional<std::string> user_param(const detail::RequestTarget& target)
 {
-    json::value v = traces->session_spans(session_id);
+    std::optional<std::string_view> user = target.query_value("user_id");
+    if (!user)
+        user = target.query_value("userId");
+    return user ? std::optional<std::string>(std::string(*user)) : std::nullopt;
+}
+
+}  // namespace
+
+asio::awaitable<void> ApiServer::Impl::session_trace(ResponseWriter& res, const std::string& app_name,
+                                                     const detail::RequestTarget& target, const std::string& session_id)
+{
+    if (!app_name.empty())
+        app(app_name);
+    json::value v = traces->session_spans(app_name, user_param(target), session_id);
     co_await detail::reply_json(res, 200, v);
 }
 
-asio::awaitable<void> ApiServer::Impl::event_trace(ResponseWriter& res, const std::string& event_id)
+asio::awaitable<void> ApiServer::Impl::event_trace(ResponseWriter& res, const std::string& app_name,
+                                                   const detail::RequestTarget& target, const std::string& event_id)
 {
-    std::optional<json::object> attributes = traces->event_trace(event_id);
+    if (!app_name.empty())
+        app(app_name);
+    std::optional<json::object> attributes = traces->event_trace(app_name, user_param(target), event_id);
     if (!attributes)
         throw Error(errc::not_found, "Trace not found");
     json::value v = std::move(*attributes);

@@ -80,6 +80,8 @@ void Run::append(std::string json_text, bool partial)
     std::unique_lock lock(mutex_);
     const std::uint64_t n = next_frame_++;
     std::string text = "id: " + id + ":" + std::to_string(n) + "\ndata: " + json_text + "\n\n";
+    json_text.clear();
+    json_text.shrink_to_fit();  // not two copies of a large event while the log makes room
     const std::size_t before = log_bytes_;
     log_bytes_ += text.size();
     log_.emplace_back(n, partial, std::move(text));
@@ -91,7 +93,7 @@ void Run::append(std::string json_text, bool partial)
             victim = log_.begin();
         if (!victim->partial)
             last_whole_dropped_ = std::max(last_whole_dropped_, victim->n);
-        log_bytes_ -= victim->text.size();
+        log_bytes_ -= victim->text->size();
         log_.erase(victim);
     }
     if (log_bytes_ >= before)
@@ -236,15 +238,22 @@ Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
     auto it = std::upper_bound(run_->log_.begin(), run_->log_.end(), after,
                                [](std::uint64_t n, const Frame& f) { return n < f.n; });
     for (; it != run_->log_.end(); ++it) {
-        if (!out.text.empty() && out.text.size() + it->text.size() > max_bytes)
+        const std::string& frame = *it->text;
+        if (out.text.empty() && frame.size() > max_bytes) {
+            out.frame = it->text;  // shared, not copied
+            cursor = it->n;
+            ++it;
             break;
-        out.text += it->text;
+        }
+        if (out.text.size() + frame.size() > max_bytes)
+            break;
+        out.text += frame;
         cursor = it->n;
     }
     if (it == run_->log_.end()) {
         if (run_->finished_)
             out.finished = true;
-        else if (out.text.empty())
+        else if (out.text.empty() && !out.frame)
             run_->waiting_[key_] = [ex = executor_, weak = std::weak_ptr<asio::steady_timer>(timer_)] {
                 asio::post(ex, [weak] {
                     if (auto timer = weak.lock())

@@ -8,8 +8,11 @@
 // after n. Past the log's bound, partial frames (deltas whose text the next whole event repeats) are dropped
 // first, then the oldest whole ones; a follower that missed a whole frame gets an error frame that says so.
 //
-// Memory: a run's log holds at most max_log_bytes; all runs' logs together at most about max_total_log_bytes:
-// past it, starting a run forgets the oldest finished runs (their sessions hold every whole event).
+// Memory: a run's log holds at most max_log_bytes, or its newest frame alone when that one is larger (an event
+// is kept whole until the next one comes); all runs' logs together at most about max_total_log_bytes: past it,
+// starting a run forgets the oldest finished runs (their sessions hold every whole event). A follower copies
+// at most 64 KiB of small frames per write and shares large ones with the log: a client that stops reading
+// holds no copy of its own of the frame it is stuck on, and is closed after the server's write timeout.
 //
 // Threads: a run's log is guarded by its mutex; its timers live on the run's strand; followers are woken by
 // a post to their own executor.
@@ -70,11 +73,14 @@ public:
     const RunOwner owner;
 
     // What a follower read: frames to write (SSE text, whole frames only), and whether the run is over and
-    // they were the last.
+    // they were the last. Small frames are copied together (at most max_bytes); a frame larger than that is
+    // shared with the log and every other follower, not copied.
     class Read {
     public:
         std::string text;
+        std::shared_ptr<const std::string> frame;  // one large frame, when `text` is empty
         bool finished = false;
+        std::string_view data() const { return frame ? std::string_view(*frame) : std::string_view(text); }
     };
 
     // A connection that follows the run; detaches when destroyed.
@@ -127,10 +133,13 @@ private:
 
     class Frame {
     public:
-        Frame(std::uint64_t n_, bool partial_, std::string text_) : n(n_), partial(partial_), text(std::move(text_)) {}
+        Frame(std::uint64_t n_, bool partial_, std::string text_)
+            : n(n_), partial(partial_), text(std::make_shared<const std::string>(std::move(text_)))
+        {
+        }
         std::uint64_t n;
         bool partial;
-        std::string text;
+        std::shared_ptr<const std::string> text;  // shared with the followers writing it
     };
 
     asio::any_io_executor strand_;

@@ -3,6 +3,7 @@
 #include "api_impl.hpp"
 
 #include <boost/asio/this_coro.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -108,11 +109,11 @@ asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std:
     });
     while (true) {
         Run::Read read = follower->read(cursor, max_write_bytes);
-        if (!read.text.empty())
-            co_await res.write(read.text);
+        if (!read.data().empty())
+            co_await res.write(read.data());
         if (read.finished)
             break;
-        if (read.text.empty()) {
+        if (read.data().empty()) {
             co_await follower->wait();
             if (res.client_gone())
                 co_return;  // the stream stays unfinished: the connection closes
@@ -153,20 +154,57 @@ Error run_not_found(const std::string& id)
 
 }  // namespace
 
+// /run is a run of the server's like /run_sse's (counted against max_runs, listed, cancelled by the cancel
+// route, and by the grace period when its client leaves); its events are gathered and answered as one array.
 asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseWriter& res)
 {
     RunBody body(req, options.max_inline_data_bytes);
     Runner& runner = *app(body.app).runner;
+    if (runs->full())
+        throw detail::HttpFailure(503, "the server holds " + std::to_string(options.max_runs) +
+                                           " runs already (ApiServerOptions::max_runs): try again later");
     EventStream stream = co_await start_run(runner, body);
-    json::array events;
+    RunOwner owner(body.app, body.user, body.session);
+    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(stream));
+    auto executor = co_await asio::this_coro::executor;
+    auto follower = std::make_shared<Run::Follower>(run, executor);
+    res.watch_client();
+    res.on_client_gone([weak = std::weak_ptr<Run::Follower>(follower)] {
+        if (auto f = weak.lock())
+            f->stop();
+    });
+    // Each frame is "[id: ...\n]data: <event JSON>\n\n": the array is the data, joined.
+    std::string events = "[";
+    std::uint64_t cursor = 0;
     while (true) {
-        std::optional<Event> event = co_await stream.next();
-        if (!event)
+        Run::Read read = follower->read(cursor, max_write_bytes);
+        std::string_view frames = read.data();
+        for (std::size_t start = 0; start < frames.size();) {
+            const std::size_t end = frames.find("\n\n", start);
+            const std::string_view frame = frames.substr(start, end - start);
+            start = end == std::string_view::npos ? frames.size() : end + 2;
+            const std::size_t at = frame.starts_with("data: ") ? 0 : frame.find("\ndata: ") + 1;
+            const std::string_view data = frame.substr(at + 6);
+            if (data.starts_with("{\"error\""))  // the run failed, or outgrew what the server holds of it
+                throw detail::HttpFailure(500, json::value_to<std::string>(json::parse(data).at("error")));
+            if (events.size() > 1)
+                events += ',';
+            events += data;
+        }
+        if (read.finished)
             break;
-        events.push_back(json::value_from(*event));
+        if (frames.empty()) {
+            co_await follower->wait();
+            if (res.client_gone())
+                co_return;  // the run goes on for run_grace, for the client to follow it with /run_sse
+            asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
+            if (state.cancelled() != asio::cancellation_type::none)
+                co_return;
+        }
     }
-    json::value v = std::move(events);
-    co_await detail::reply_json(res, 200, v);
+    events += ']';
+    const net::HeaderList headers{{"x-adk-run-id", run->id}};
+    co_await res.send(200, "application/json", events, headers);
 }
 
 asio::awaitable<void> ApiServer::Impl::run_sse(const IncomingRequest& req, ResponseWriter& res)

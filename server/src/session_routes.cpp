@@ -2,10 +2,13 @@
 #include "api_impl.hpp"
 
 #include <adk/core/ids.hpp>
+#include <adk/core/json_limits.hpp>
 #include <adk/sessions/state.hpp>
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
+
+#include <set>
 
 namespace adk::server {
 
@@ -49,6 +52,31 @@ asio::awaitable<void> ApiServer::Impl::create_session(const IncomingRequest& req
                 throw Error(errc::invalid_argument, "events[" + std::to_string(i) + "] is not an event: " + e.what());
             }
         }
+    }
+    // Every imported event is checked as append_event will check it, before the session is made: a refused
+    // import leaves nothing behind. Each is marked imported (is_imported), so that none stands for a call an
+    // agent made here.
+    std::set<std::string> answered;
+    for (const Event& event : imported)
+        for (const FunctionResponse& r : event.function_responses())
+            answered.insert(r.id);
+    for (std::size_t i = 0; i < imported.size(); ++i) {
+        Event& event = imported[i];
+        event.custom_metadata[imported_event_key] = true;
+        try {
+            check_state_delta(event.actions.state_delta, options.session_service->state_limits());
+            check_event_json(event);
+        } catch (const Error& e) {
+            throw Error(e.code(), "events[" + std::to_string(i) + "]: " + e.message());
+        }
+        if (event.author == "user" || options.allow_imported_calls)
+            continue;
+        for (const FunctionCall& call : event.function_calls())
+            if (!answered.count(call.id))
+                throw Error(errc::invalid_argument,
+                            "events[" + std::to_string(i) + "] is an agent's call of '" + call.name.substr(0, 100) +
+                                "' that the import does not answer: a client cannot make calls for the agent (start "
+                                "the server with ApiServerOptions::allow_imported_calls to keep them as history)");
     }
     CreateSessionRequest create(app_name, user, session_id, std::move(state));
     Session session = co_await options.session_service->create_session(std::move(create));

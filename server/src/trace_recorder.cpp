@@ -2,6 +2,7 @@
 
 #include <adk/agents/agent.hpp>
 #include <adk/agents/invocation_context.hpp>
+#include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/models/llm_request.hpp>
 #include <adk/models/llm_response.hpp>
@@ -10,6 +11,8 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
+
+#include <array>
 
 #include <chrono>
 
@@ -133,7 +136,7 @@ std::string TraceRecorder::trace_id_of(const std::string& invocation_id)
 }
 
 TraceRecorder::SpanPtr TraceRecorder::open(const std::string& key, std::string name, const std::string& trace_key,
-                                           const std::string& parent_key, const std::string& session_id)
+                                           const std::string& parent_key, const InvocationContext& inv)
 {
     auto span = std::make_shared<Span>();
     span->name = std::move(name);
@@ -142,7 +145,9 @@ TraceRecorder::SpanPtr TraceRecorder::open(const std::string& key, std::string n
     if (auto parent = open_.find(parent_key); parent != open_.end())
         span->parent_span_id = parent->second->span_id;
     span->start_ns = now_ns();
-    span->session_id = session_id;
+    // Session ids are chosen by clients and unique per app and user only: the key holds all three (no id holds
+    // a line feed: the server refuses control characters in paths).
+    span->session_key = inv.app_name() + "\n" + inv.user_id() + "\n" + inv.session_id();
     open_[key] = span;
     open_order_.emplace_back(key, span);
     while (open_order_.size() > max_open_) {  // spans long closed, or never closed
@@ -166,9 +171,9 @@ TraceRecorder::SpanPtr TraceRecorder::close(const std::string& key, json::object
         span->attributes[name] = std::move(value);
     span->bytes = approximate_bytes(span->attributes) + 200;  // and the span's own fields
     bytes_ += span->bytes;
-    auto [s, added] = sessions_.try_emplace(span->session_id);
+    auto [s, added] = sessions_.try_emplace(span->session_key);
     if (added)
-        s->second.lru = session_lru_.insert(session_lru_.end(), span->session_id);
+        s->second.lru = session_lru_.insert(session_lru_.end(), span->session_key);
     else
         session_lru_.splice(session_lru_.end(), session_lru_, s->second.lru);
     s->second.spans.push_back(span);
@@ -203,14 +208,43 @@ void TraceRecorder::index_event(const SpanPtr& span, const std::string& event_id
     by_event_[event_id] = span;
 }
 
-json::array TraceRecorder::session_spans(const std::string& session_id) const
+namespace {
+
+// "app\nuser\nsession" split.
+std::array<std::string_view, 3> key_parts(std::string_view key)
+{
+    const auto first = key.find('\n');
+    const auto second = key.find('\n', first + 1);
+    return {key.substr(0, first), key.substr(first + 1, second - first - 1), key.substr(second + 1)};
+}
+
+bool owned_by(std::string_view key, std::string_view app, const std::optional<std::string>& user)
+{
+    const auto parts = key_parts(key);
+    return (app.empty() || parts[0] == app) && (!user || parts[1] == *user);
+}
+
+}  // namespace
+
+json::array TraceRecorder::session_spans(std::string_view app, const std::optional<std::string>& user,
+                                         std::string_view session_id) const
 {
     json::array out;
     std::lock_guard lock(mutex_);
-    auto it = sessions_.find(session_id);
-    if (it == sessions_.end())
+    const Session* found = nullptr;
+    for (const auto& [key, session] : sessions_) {
+        if (key_parts(key)[2] != session_id || !owned_by(key, app, user))
+            continue;
+        if (found)
+            throw Error(errc::invalid_argument,
+                        "several users have a session " + std::string(session_id) +
+                            (app.empty() ? std::string() : " in the app " + std::string(app)) +
+                            ": name yours, ?user_id=USER (and use /dev/apps/{app}/debug/trace/...)");
+        found = &session;
+    }
+    if (!found)
         return out;
-    for (const auto& span : it->second.spans) {
+    for (const auto& span : found->spans) {
         json::value parent = span->parent_span_id.empty() ? json::value(nullptr) : json::value(span->parent_span_id);
         out.push_back(json::object{{"name", span->name},
                                    {"span_id", span->span_id},
@@ -223,11 +257,12 @@ json::array TraceRecorder::session_spans(const std::string& session_id) const
     return out;
 }
 
-std::optional<json::object> TraceRecorder::event_trace(const std::string& event_id) const
+std::optional<json::object> TraceRecorder::event_trace(std::string_view app, const std::optional<std::string>& user,
+                                                       const std::string& event_id) const
 {
     std::lock_guard lock(mutex_);
     auto it = by_event_.find(event_id);
-    if (it == by_event_.end())
+    if (it == by_event_.end() || !owned_by(it->second->session_key, app, user))
         return std::nullopt;
     json::object out = it->second->attributes;
     out["trace_id"] = it->second->trace_id;
@@ -239,7 +274,7 @@ asio::awaitable<std::optional<Content>> TraceRecorder::before_run(InvocationCont
 {
     {
         std::lock_guard lock(mutex_);
-        open("run|" + ctx.invocation_id(), "invocation", ctx.invocation_id(), "", ctx.session_id());
+        open("run|" + ctx.invocation_id(), "invocation", ctx.invocation_id(), "", ctx);
     }
     co_return std::nullopt;
 }
@@ -257,7 +292,7 @@ asio::awaitable<std::optional<Content>> TraceRecorder::before_agent(Agent& agent
         const InvocationContext& inv = ctx.invocation_context();
         std::lock_guard lock(mutex_);
         SpanPtr span = open("agent|" + agent_key(ctx), "invoke_agent " + agent.name(), inv.invocation_id(),
-                            "run|" + inv.invocation_id(), inv.session_id());
+                            "run|" + inv.invocation_id(), inv);
         span->attributes = json::object{{"gen_ai.operation.name", "invoke_agent"},
                                         {"gen_ai.agent.name", agent.name()},
                                         {"gen_ai.agent.description", agent.description()},
@@ -281,7 +316,7 @@ asio::awaitable<std::optional<LlmResponse>> TraceRecorder::before_model(Callback
         const InvocationContext& inv = ctx.invocation_context();
         const std::string key = agent_key(ctx);
         std::lock_guard lock(mutex_);
-        SpanPtr span = open("llm|" + key, "call_llm", inv.invocation_id(), "agent|" + key, inv.session_id());
+        SpanPtr span = open("llm|" + key, "call_llm", inv.invocation_id(), "agent|" + key, inv);
         span->attributes = json::object{{"gen_ai.system", "gcp.vertex.agent"},
                                         {"gen_ai.request.model", request.model},
                                         {"gen_ai.agent.name", ctx.agent_name()},
@@ -329,7 +364,7 @@ asio::awaitable<std::optional<json::value>> TraceRecorder::before_tool(Tool& too
         const InvocationContext& inv = ctx.invocation_context();
         std::lock_guard lock(mutex_);
         SpanPtr span = open("tool|" + inv.invocation_id() + "|" + ctx.function_call_id(), "execute_tool " + tool.name(),
-                            inv.invocation_id(), "agent|" + agent_key(ctx), inv.session_id());
+                            inv.invocation_id(), "agent|" + agent_key(ctx), inv);
         span->attributes = json::object{{"gen_ai.operation.name", "execute_tool"},
                                         {"gen_ai.tool.name", tool.name()},
                                         {"gen_ai.tool.description", tool.description()},

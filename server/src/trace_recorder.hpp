@@ -23,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace adk::server::detail {
 
@@ -32,10 +33,15 @@ public:
                            std::size_t max_bytes = std::size_t{64} << 20, std::size_t max_open = 10000);
 
     // The session's finished spans, oldest first (the UI's zod schema: name, span_id, trace_id,
-    // parent_span_id, start_time and end_time in ns, attributes).
-    json::array session_spans(const std::string& session_id) const;
-    // The attributes of the call_llm or execute_tool span of that event, with trace_id and span_id.
-    std::optional<json::object> event_trace(const std::string& event_id) const;
+    // parent_span_id, start_time and end_time in ns, attributes). Sessions are kept by app, user and id: an
+    // empty `app` or no `user` matches any, and when sessions of several users (or apps) match, adk::Error
+    // (invalid_argument) asks the caller to name the user. None: an empty array.
+    json::array session_spans(std::string_view app, const std::optional<std::string>& user,
+                              std::string_view session_id) const;
+    // The attributes of the call_llm or execute_tool span of that event, with trace_id and span_id, when its
+    // session is of `app` (any when empty) and `user` (any when none).
+    std::optional<json::object> event_trace(std::string_view app, const std::optional<std::string>& user,
+                                            const std::string& event_id) const;
 
     asio::awaitable<std::optional<Content>> before_run(InvocationContext& ctx) override;
     asio::awaitable<void> after_run(InvocationContext& ctx) override;
@@ -62,7 +68,7 @@ private:
         std::int64_t start_ns = 0;
         std::int64_t end_ns = 0;
         json::object attributes;
-        std::string session_id;
+        std::string session_key;  // "app\nuser\nsession"
         std::string event_id;  // indexed once known
         std::size_t bytes = 0;  // of the attributes, counted when the span closes
     };
@@ -76,7 +82,7 @@ private:
 
     // Under mutex_.
     SpanPtr open(const std::string& key, std::string name, const std::string& trace_key, const std::string& parent_key,
-                 const std::string& session_id);
+                 const InvocationContext& inv);
     // Adds `more` to the span's attributes and moves it to its session's finished list; null when not open.
     SpanPtr close(const std::string& key, json::object more = {});
     void forget_session(std::unordered_map<std::string, Session>::iterator session);

@@ -1,6 +1,7 @@
 #include "conformance/session_service_suite.hpp"
 
 #include <adk/core/error.hpp>
+#include <adk/core/json_limits.hpp>
 #include <adk/sessions/state.hpp>
 
 #include "support/run.hpp"
@@ -16,6 +17,7 @@
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -404,10 +406,156 @@ void turns_are_per_session(SessionService& svc)
     }());
 }
 
+// A value `depth` containers deep (arrays and objects in turn), a number at the bottom.
+json::value nested(std::size_t depth)
+{
+    json::value v = 7;
+    for (std::size_t i = 0; i < depth; ++i) {
+        if (i % 2 == 0)
+            v = json::array{std::move(v)};
+        else
+            v = json::object{{"k", std::move(v)}};
+    }
+    return v;
+}
+
+// Whatever a service accepts it reads back, on get and on list, and writes again; what it could not read
+// back is refused before anything is stored.
+void stored_json_reads_back(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        const json::value deepest = nested(max_state_value_depth);
+        json::object state{{"k", deepest}, {"app:k", deepest}, {"user:k", deepest}};
+        CreateSessionRequest create("app", "u", "deep", state);
+        Session s = co_await svc.create_session(std::move(create));
+        Event e = text_event("deep");
+        e.actions.state_delta = {{"k2", deepest}, {"app:k2", deepest}, {"user:k2", deepest}};
+        e.content->parts.push_back(Part::from_function_response("f", {{"r", nested(max_json_depth - 6)}}, "c1"));
+        co_await svc.append_event(s, e);
+        auto back = co_await svc.get_session({"app", "u", "deep"});
+        REQUIRE(back);
+        for (const char* key : {"k", "app:k", "user:k", "k2", "app:k2", "user:k2"})
+            CHECK(back->state.at(key) == deepest);
+        REQUIRE(back->events.size() == 1);
+        CHECK(back->events[0].actions.state_delta == e.actions.state_delta);
+        CHECK(back->events[0].content == e.content);
+        auto listed = co_await svc.list_sessions({"app", "u"});
+        REQUIRE(listed.size() == 1);
+        CHECK(listed[0].state.at("app:k2") == deepest);
+        // and what was read is written again
+        Event again = back->events[0];
+        again.id.clear();
+        co_await svc.append_event(s, again);
+
+        // One level deeper, a number JSON cannot hold (1e400 reads as infinity), in state or in content: refused,
+        // nothing stored.
+        std::vector<Event> bad;
+        bad.emplace_back(text_event("too deep"));
+        bad.back().actions.state_delta = {{"app:k3", nested(max_state_value_depth + 1)}};
+        bad.emplace_back(text_event("infinite"));
+        bad.back().actions.state_delta = {{"user:k3", json::array{1, std::numeric_limits<double>::infinity()}}};
+        bad.emplace_back(text_event("deep response"));
+        bad.back().content->parts.push_back(
+            Part::from_function_response("f", {{"r", nested(max_json_depth - 5)}}, "c2"));
+        bad.emplace_back(text_event("infinite metadata"));
+        bad.back().custom_metadata = {{"x", -std::numeric_limits<double>::infinity()}};
+        for (Event& event : bad) {
+            auto refused = co_await error_of(svc.append_event(s, event));
+            REQUIRE(refused);
+            CHECK(refused->code() == errc::invalid_argument);
+        }
+        CreateSessionRequest bad_create("app", "u", "bad", {{"k", nested(max_state_value_depth + 1)}});
+        auto refused_create = co_await error_of(svc.create_session(std::move(bad_create)));
+        REQUIRE(refused_create);
+        CHECK(refused_create->code() == errc::invalid_argument);
+        GetSessionRequest bad_read("app", "u", "bad");
+        auto bad_stored = co_await svc.get_session(std::move(bad_read));
+        CHECK_FALSE(bad_stored);
+        auto after = co_await svc.get_session({"app", "u", "deep"});
+        REQUIRE(after);
+        CHECK(after->events.size() == 2);
+        CHECK(after->state.count("app:k3") == 0);
+        CHECK(after->state.count("user:k3") == 0);
+    }());
+}
+
+// State is bounded per value, per delta and per scope (errc::too_large); a refused event or session changes
+// nothing.
+void state_limits(SessionService& svc)
+{
+    StateLimits limits;
+    limits.max_value_bytes = 1000;
+    limits.max_delta_bytes = 2500;
+    limits.max_scope_bytes = 6000;
+    svc.set_state_limits(limits);
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        const json::value small = json::string(std::string(700, 'x'));
+        Session s = co_await svc.create_session({"app", "u", "s"});
+        auto too_large = [&](json::object delta) -> asio::awaitable<std::optional<Error>> {
+            Event e = text_event("big");
+            e.actions.state_delta = std::move(delta);
+            co_return co_await error_of(svc.append_event(s, e));
+        };
+        json::object one_big{{"k", std::string(1200, 'x')}};
+        auto value = co_await too_large(std::move(one_big));
+        REQUIRE(value);
+        CHECK(value->code() == errc::too_large);
+        CHECK_THAT(value->message(), Catch::Contains("max_value_bytes"));
+        json::object four{{"a", small}, {"b", small}, {"c", small}, {"d", small}};
+        auto delta = co_await too_large(std::move(four));
+        REQUIRE(delta);
+        CHECK(delta->code() == errc::too_large);
+        CHECK_THAT(delta->message(), Catch::Contains("max_delta_bytes"));
+        // Each scope grows to its limit, and the delta that would pass it is refused whole.
+        for (const char* prefix : {"app:", "user:", ""}) {
+            for (int i = 0;; ++i) {
+                const std::string key = std::string(prefix) + "k" + std::to_string(i);
+                const std::string other = std::string(prefix == std::string("app:") ? "user:" : "app:") + "n" +
+                                          std::to_string(i);
+                Event e = text_event(key);
+                e.actions.state_delta = {{key, small}, {other, 1}};
+                auto refused = co_await error_of(svc.append_event(s, e));
+                if (!refused)
+                    continue;
+                CHECK(refused->code() == errc::too_large);
+                CHECK_THAT(refused->message(), Catch::Contains("max_scope_bytes"));
+                CHECK(i >= 6);  // 6000 bytes hold at least six values of 700
+                auto stored = co_await svc.get_session({"app", "u", "s"});
+                REQUIRE(stored);
+                CHECK(stored->state.count(key) == 0);
+                CHECK(stored->state.count(other) == 0);  // the other scope's key of the refused delta neither
+                CHECK(stored->events.back().text() != key);
+                break;
+            }
+        }
+        // A scope at its limit still takes a delta that makes it no larger.
+        Event replace = text_event("replace");
+        replace.actions.state_delta = {{"app:k0", "short"}};
+        co_await svc.append_event(s, replace);
+        CreateSessionRequest big("app", "u2", "big", {{"app:zz", std::string(900, 'y')}, {"app:zy", std::string(900, 'y')}});
+        auto refused_create = co_await error_of(svc.create_session(std::move(big)));
+        REQUIRE(refused_create);
+        CHECK(refused_create->code() == errc::too_large);
+        GetSessionRequest big_read("app", "u2", "big");
+        auto big_stored = co_await svc.get_session(std::move(big_read));
+        CHECK_FALSE(big_stored);
+    }());
+}
+
 }  // namespace
 
 void session_service_suite(const SessionServiceFactory& make)
 {
+    SECTION("what a service accepts reads back and writes again; JSON that could not is refused, nothing stored")
+    {
+        stored_json_reads_back(*make());
+    }
+    SECTION("state is bounded per value, per delta and per scope, and a refusal changes nothing")
+    {
+        state_limits(*make());
+    }
     SECTION("create: a given id or a fresh one, duplicates and bad input refused, nothing half-created")
     {
         creating(*make());

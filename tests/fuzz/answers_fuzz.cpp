@@ -1,8 +1,10 @@
 // A client's answers to an agent's function calls (the newMessage of a run that answers a confirmation, a
 // credential request or a long-running tool): any JSON read as the message either is refused with adk::Error
-// or passes the Runner's checks; a message that passes answers only calls the session holds, once each, and
-// no credential is left in it.
+// or passes the Runner's checks; a message that passes answers only calls the session holds, once each, that an
+// agent made here (none of an imported history), and no credential is left in it. The input is the message, or
+// {"history": [events imported before the agent's], "message": ...}.
 #include <adk/core/error.hpp>
+#include <adk/core/event.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
 #include "runner/answers.hpp"
@@ -70,11 +72,27 @@ bool holds_secret(const json::value& v)
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
 {
-    static const adk::Session session = waiting_session();
     boost::system::error_code ec;
-    const json::value v = json::parse(adk::fuzz::as_text(data, size), ec);
+    json::value v = json::parse(adk::fuzz::as_text(data, size), ec);
     if (ec)
         return 0;
+    adk::Session session = waiting_session();
+    if (json::object* o = v.if_object(); o && o->contains("history") && o->contains("message")) {
+        // A history imported as the server imports it: each event read, then marked, before the agent's own.
+        std::vector<adk::Event> imported;
+        if (const json::array* history = o->at("history").if_array()) {
+            for (const json::value& e : *history) {
+                adk::Event event;
+                if (adk::fuzz::only_adk_errors([&] { event = json::value_to<adk::Event>(e); })) {
+                    event.custom_metadata[adk::imported_event_key] = true;
+                    imported.push_back(std::move(event));
+                }
+            }
+        }
+        session.events.insert(session.events.begin(), imported.begin(), imported.end());
+        json::value message = std::move(o->at("message"));
+        v = std::move(message);
+    }
     if (const json::object* o = v.if_object())
         adk::fuzz::only_adk_errors([&] { (void)adk::read_confirmation_answer(*o); });
     adk::Content message;
@@ -92,6 +110,15 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         adk::fuzz::check(r.id == "c-pay" || r.id == "c-read" || r.id == "c-long" || r.id == "q-confirm" ||
                              r.id == "q-credential",
                          "an answer names a call of the session");
+        const adk::Event* maker = nullptr;
+        for (const adk::Event& e : session.events) {
+            for (const adk::FunctionCall& call : e.function_calls())
+                if (call.id == r.id && e.author != "user")
+                    maker = &e;
+            if (maker)
+                break;
+        }
+        adk::fuzz::check(maker && !adk::is_imported(*maker), "no answer is taken for a call that was imported");
         if (r.name == adk::request_credential_function)
             adk::fuzz::check(!holds_secret(json::value(r.response)), "no credential is left in the stored answer");
     }

@@ -1,13 +1,17 @@
 // The API server's router and body decoding (server/src): any request a client sends (method, target,
 // headers, body) gets exactly one answer, never a crash or a 500, and an error answer is JSON that says what
 // was wrong. The input is the request as text: "METHOD TARGET", header lines "name: value", an empty line,
-// the body. Requests run through ApiServer's handler on an io_context, against in-memory sessions and
-// artifacts and an agent that answers without a model.
+// the body. Requests run through ApiServer's handler on an io_context, against SQLite sessions, in-memory
+// artifacts and an agent that answers without a model. And what a request stored reads back and writes again:
+// after each request, every session of the user it names is read (GET answers 200), imported again as a new
+// session (200), and that copy reads back with the same state and as many events.
 #include "api_impl.hpp"
 
 #include "fuzz.hpp"
 
 #include <adk/adk.hpp>
+#include <adk/core/json_limits.hpp>
+#include <adk/sqlite/sqlite_session_service.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -23,6 +27,7 @@ namespace {
 class Recorder final : public adk::net::ResponseWriter {
 public:
     void close() override {}
+    void watch_client() override {}
     unsigned status = 0;
     std::string body;
     int heads = 0;
@@ -55,14 +60,98 @@ adk::server::ApiServer::Impl& server(asio::io_context& ioc)
                          .before_model_callback(answer)
                          .build();
         adk::server::ApiServerOptions options;
-        options.session_service = std::make_shared<adk::InMemorySessionService>();
+        options.session_service = std::make_shared<adk::sqlite::SqliteSessionService>(":memory:");
         options.artifact_service = std::make_shared<adk::InMemoryArtifactService>();
         options.http.single_threaded = true;
         options.run_grace = std::chrono::milliseconds(0);  // a finished run is forgotten at once
         options.max_inline_data_bytes = 64;
+        options.allow_imported_calls = true;  // the round trip imports whatever a session holds
         return adk::server::ApiServer::Impl(ioc.get_executor(), {{"app", agent}}, options);
     }();
     return impl;
+}
+
+// One request through the handler, answered.
+Recorder handle(asio::io_context& ioc, std::string method, std::string target, std::string body = {})
+{
+    adk::net::IncomingRequest req;
+    req.method = std::move(method);
+    req.target = std::move(target);
+    req.body = std::move(body);
+    Recorder res;
+    bool threw = false;
+    asio::co_spawn(ioc, server(ioc).handle(req, res), [&threw](std::exception_ptr e) { threw = e != nullptr; });
+    ioc.restart();
+    ioc.run();
+    adk::fuzz::check(!threw && res.heads == 1, "the handler answers once; it does not throw");
+    return res;
+}
+
+json::value parse(const std::string& text)
+{
+    boost::system::error_code ec;
+    json::value v = adk::parse_json(text, ec);
+    adk::fuzz::check(!ec, "what the server answers is JSON it reads back");
+    return v;
+}
+
+// The session's own keys of a state (not app: nor user:).
+json::object own_keys(const json::value& state)
+{
+    json::object out;
+    for (const auto& kv : state.as_object())
+        if (!kv.key().starts_with("app:") && !kv.key().starts_with("user:"))
+            out.emplace(kv.key(), kv.value());
+    return out;
+}
+
+// Every session of `user` (the first few) reads back and writes again.
+void round_trip(asio::io_context& ioc, const std::string& user)
+{
+    const std::string sessions = "/apps/app/users/" + user + "/sessions";
+    Recorder listed = handle(ioc, "GET", sessions);
+    if (listed.status == 400)
+        return;  // a user id the server refuses in a path
+    adk::fuzz::check(listed.status == 200, "a user's sessions are listed");
+    const json::value list = parse(listed.body);
+    std::size_t n = 0;
+    for (const json::value& entry : list.as_array()) {
+        if (++n > 3)
+            break;
+        const std::string id(entry.at("id").as_string());
+        Recorder got = handle(ioc, "GET", sessions + "/" + id);
+        adk::fuzz::check(got.status == 200, "a stored session reads back");
+        json::value session = parse(got.body);
+        // The copy goes to a user of its own (user: state is per user); app: state is shared, so only the
+        // session's own keys are compared: replaying the events sets each to its last value again.
+        static int copies = 0;
+        const std::string copies_path = "/apps/app/users/round-trip-" + std::to_string(++copies) + "/sessions";
+        json::value copy = json::object{{"state", own_keys(session.at("state"))}, {"events", session.at("events")}};
+        Recorder again = handle(ioc, "POST", copies_path, json::serialize(copy));
+        adk::fuzz::check(again.status == 200, "what a session holds is imported again");
+        const json::value stored = parse(again.body);
+        adk::fuzz::check(own_keys(stored.at("state")) == own_keys(session.at("state")), "the copy holds the same state");
+        adk::fuzz::check(stored.at("events").as_array().size() == session.at("events").as_array().size(),
+                         "the copy holds as many events");
+        Recorder gone = handle(ioc, "DELETE", copies_path + "/" + std::string(stored.at("id").as_string()));
+        adk::fuzz::check(gone.status == 204, "the copy is deleted");
+    }
+}
+
+// The user a request names: in its path (/apps/app/users/{user}/...) or its body's "userId".
+std::string user_of(const adk::net::IncomingRequest& req)
+{
+    constexpr std::string_view prefix = "/apps/app/users/";
+    if (req.target.rfind(prefix, 0) == 0) {
+        const std::string rest = req.target.substr(prefix.size());
+        return rest.substr(0, rest.find_first_of("/?"));
+    }
+    boost::system::error_code ec;
+    json::value body = json::parse(req.body, ec);
+    if (!ec && body.is_object())
+        if (const json::value* user = body.as_object().if_contains("userId"); user && user->is_string())
+            return std::string(user->get_string());
+    return {};
 }
 
 }  // namespace
@@ -106,5 +195,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
                              error.at("error").is_string(),
                          "an error answer is {\"error\": \"...\"}");
     }
+    if (const std::string user = user_of(req); !user.empty() && !user.starts_with("round-trip") && user.find('%') == std::string::npos)
+        round_trip(ioc, user);
     return 0;
 }

@@ -6,10 +6,15 @@
 #include <adk/adk.hpp>
 #include <adk/server/api_server.hpp>
 
+#include "run_registry.hpp"
 #include "support/api_client.hpp"
 #include "support/run.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_future.hpp>
@@ -511,4 +516,112 @@ TEST_CASE("ApiServer: 20 clients run, drop and reconnect at once on an io_contex
         t.join();
     CHECK(ok == 20);
     CHECK(model->turns_left() == 0);
+}
+
+TEST_CASE("ApiServer: /run is a run of the server's: listed, stopped by the cancel route, refused past max_runs, "
+          "cancelled when its client leaves",
+          "[server][runs]")
+{
+    Fixture f({ScriptedModel::chunks({"Thinking"}).then_hang(), ScriptedModel::chunks({"Again"}).then_hang()}, 0ms,
+              [](adk::server::ApiServerOptions& o) {
+                  o.max_runs = 1;
+                  o.run_grace = 0ms;
+              });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", false);
+        // The /run waits for its hanging model; meanwhile the run is listed, a second run is refused, and the
+        // cancel route ends it: /run answers what stopped it.
+        std::optional<Reply> answered;
+        auto post_run = [&]() -> asio::awaitable<void> { answered = co_await call(f.client, *f.server, "POST", "/run", body); };
+        asio::co_spawn(f.ioc, post_run, asio::detached);
+        std::string run_id;
+        adk::net::HttpClient other(adk::test::no_retries());
+        for (int i = 0; i < 200 && run_id.empty(); ++i) {
+            Reply runs = co_await call(other, *f.server, "GET", "/apps/weather/users/u/sessions/s1/runs");
+            if (!runs.json().as_array().empty())
+                run_id = std::string(runs.json().at(0).at("runId").as_string());
+            else
+                co_await sleep_for(10ms);
+        }
+        REQUIRE(!run_id.empty());
+        Reply second = co_await call(other, *f.server, "POST", "/run", body);
+        CHECK(second.status == 503);
+        const std::string cancel_path = "/apps/weather/users/u/sessions/s1/runs/" + run_id + "/cancel";
+        Reply cancelled = co_await call(other, *f.server, "POST", cancel_path);
+        CHECK(cancelled.json().at("cancelled") == true);
+        for (int i = 0; i < 200 && !answered; ++i)
+            co_await sleep_for(10ms);
+        REQUIRE(answered);
+        CHECK(answered->status == 500);
+        CHECK_THAT(answered->body, Catch::Contains("cancelled by a client"));
+
+        // A /run whose client leaves is cancelled (no grace here): the session records the interruption.
+        adk::net::HttpClient leaving(adk::test::no_retries());
+        asio::cancellation_signal give_up;
+        auto send = [&]() -> asio::awaitable<void> {
+            adk::net::HttpRequest req("POST", f.server->base_url() + "/run");
+            req.body = body;
+            try {
+                co_await leaving.send(std::move(req));
+            } catch (const std::exception&) {
+                // cancelled: the client gave up
+            }
+        };
+        asio::co_spawn(f.ioc, send, asio::bind_cancellation_slot(give_up.slot(), asio::detached));
+        co_await sleep_for(300ms);  // the request went; the client gives up and closes the connection
+        give_up.emit(asio::cancellation_type::terminal);
+        std::optional<adk::Session> stored;
+        for (int i = 0; i < 200; ++i) {
+            adk::GetSessionRequest read(adk::SessionKey("weather", "u", "s1"));
+            stored = co_await f.sessions->get_session(std::move(read));
+            if (stored && stored->events.size() == 4 && stored->events.back().interrupted)
+                break;
+            co_await sleep_for(10ms);
+        }
+        REQUIRE(stored);
+        CHECK(stored->events.size() == 4);  // each run: the user's message, and the mark of its interruption
+        CHECK(stored->events.back().interrupted);
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("RunRegistry: a frame larger than one write is shared by the log and every follower, never copied",
+          "[server][runs]")
+{
+    asio::io_context ioc;
+    adk::server::detail::RunLimits limits;
+    limits.max_log_bytes = 1000;
+    limits.grace = 0ms;
+    auto registry = std::make_shared<adk::server::detail::RunRegistry>(ioc.get_executor(), limits, 10, true);
+    const std::string big(std::size_t{2} << 20, 'x');
+    auto produce = [&big](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
+        for (int i = 0; i < 3; ++i) {
+            adk::Event e("agent", adk::Content::model(big));
+            e.invocation_id = "e-1";
+            co_await sink.emit(std::move(e));
+        }
+    };
+    adk::server::detail::RunOwner owner("app", "u", "s");
+    auto run = registry->start(owner, adk::spawn_stream<adk::Event>(ioc.get_executor(), produce));
+    ioc.run();
+    REQUIRE(run->finished());
+    // The log holds the newest frame alone (over the bound, it is kept whole until the next one comes).
+    CHECK(run->log_bytes() > big.size());
+    CHECK(run->log_bytes() < big.size() + 1000);
+    adk::server::detail::Run::Follower one(run, ioc.get_executor());
+    adk::server::detail::Run::Follower two(run, ioc.get_executor());
+    std::uint64_t cursor_one = 0;
+    std::uint64_t cursor_two = 0;
+    auto missed = one.read(cursor_one, 64 * 1024);  // first: what it missed, as an error frame
+    CHECK_THAT(missed.text, Catch::Contains("no longer held"));
+    CHECK(!missed.frame);
+    (void)two.read(cursor_two, 64 * 1024);
+    auto frame_one = one.read(cursor_one, 64 * 1024);
+    auto frame_two = two.read(cursor_two, 64 * 1024);
+    REQUIRE(frame_one.frame);
+    CHECK(frame_one.text.empty());
+    CHECK(frame_one.frame == frame_two.frame);  // one copy, shared
+    CHECK(frame_one.data().size() > big.size());
+    CHECK(frame_one.finished);
 }

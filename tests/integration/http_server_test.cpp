@@ -6,6 +6,7 @@
 #include <adk/net/http_client.hpp>
 #include <adk/net/http_server.hpp>
 
+#include "support/raw_http.hpp"
 #include "support/run.hpp"
 #include "support/tls.hpp"
 
@@ -26,6 +27,10 @@
 #include <future>
 #include <thread>
 
+#include <filesystem>
+
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 namespace asio = boost::asio;
@@ -35,6 +40,8 @@ using adk::net::HttpServerOptions;
 using adk::net::IncomingRequest;
 using adk::net::ResponseWriter;
 using tcp = asio::ip::tcp;
+using adk::test::raw_exchange;
+using adk::test::read_until_closed;
 
 namespace {
 
@@ -62,26 +69,6 @@ public:
     HttpServer server;
     std::vector<std::thread> pool;
 };
-
-// Connects to the server, writes `request` as it is, and returns every byte the server sends until it closes
-// the connection (or 10 s pass).
-std::string raw_exchange(unsigned short port, const std::string& request)
-{
-    asio::io_context io;
-    tcp::socket socket(io);
-    socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-    timeval ten_seconds{10, 0};
-    ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &ten_seconds, sizeof ten_seconds);
-    boost::system::error_code ec;
-    asio::write(socket, asio::buffer(request), ec);
-    std::string out;
-    char buffer[4096];
-    while (!ec) {
-        std::size_t n = socket.read_some(asio::buffer(buffer), ec);
-        out.append(buffer, n);
-    }
-    return out;
-}
 
 asio::awaitable<void> answer_by_path(IncomingRequest& req, ResponseWriter& res)
 {
@@ -180,6 +167,141 @@ TEST_CASE("HttpServer: bodies and headers over the limits, and requests that do 
     CHECK(cut.empty());
     std::string after = raw_exchange(s.server.port(), "GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     CHECK(after.rfind("HTTP/1.1 200 ", 0) == 0);
+}
+
+TEST_CASE("HttpServer: an endless chunk-size line or trailer section is refused within the read buffer's bound",
+          "[http][server]")
+{
+    HttpServerOptions options;
+    options.max_header_bytes = 2048;
+    options.read_timeout = 2s;
+    ServerThread s(options, answer_by_path);
+    // A chunk extension that never ends, then a trailer field that never ends: each is refused once the
+    // connection's buffer (max_header_bytes + 16 KiB) is full, long before the client stops sending.
+    const std::string head = "POST /whole HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    std::string extension = raw_exchange(s.server.port(), head + "5;ext=" + std::string(200000, 'e'));
+    CHECK(extension.rfind("HTTP/1.1 400 ", 0) == 0);
+    CHECK_THAT(extension, Catch::Contains("chunk-size line or the trailer section"));
+    std::string trailer = raw_exchange(s.server.port(), head + "2\r\nhi\r\n0\r\nX-Trailer: " + std::string(200000, 't'));
+    CHECK(trailer.rfind("HTTP/1.1 4", 0) == 0);  // 400, or 431 when Beast counts the trailer as header
+    CHECK(trailer.find("200 OK") == std::string::npos);
+    // A chunked body within the bounds is read as before.
+    std::string fine = raw_exchange(s.server.port(), head.substr(0, head.size() - 2) + "Connection: close\r\n\r\n" +
+                                                         "2;x=y\r\nhi\r\n0\r\nX-T: 1\r\n\r\n");
+    CHECK_THAT(fine, Catch::EndsWith("POST  hi"));
+    CHECK(s.server.peak_read_buffer_bytes() <= options.max_header_bytes + 16 * 1024);
+}
+
+TEST_CASE("HttpServer: a head check refuses a request before its body is read", "[http][server]")
+{
+    HttpServerOptions options;
+    asio::io_context ioc;
+    std::atomic<int> handled{0};
+    auto handler = [&](IncomingRequest& req, ResponseWriter& res) -> asio::awaitable<void> {
+        ++handled;
+        co_await answer_by_path(req, res);
+    };
+    auto check = [](const IncomingRequest& head) -> std::optional<adk::net::Refusal> {
+        if (head.header("authorization") != "yes")
+            return adk::net::Refusal(401, R"({"error":"who are you"})", {{"www-authenticate", "Bearer"}});
+        return std::nullopt;
+    };
+    HttpServer server(ioc.get_executor(), options, handler, check);
+    server.start();
+    std::thread runner([&] { ioc.run(); });
+    // The head says 100 MB follow and none do: the refusal comes at once, not after the read timeout (60 s).
+    std::string refused = raw_exchange(server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n");
+    CHECK(refused.rfind("HTTP/1.1 401 ", 0) == 0);
+    CHECK_THAT(refused, Catch::Contains("WWW-Authenticate: Bearer") || Catch::Contains("www-authenticate: Bearer"));
+    CHECK_THAT(refused, Catch::EndsWith(R"({"error":"who are you"})"));
+    std::string admitted = raw_exchange(server.port(), "POST /whole HTTP/1.1\r\nHost: x\r\nAuthorization: yes\r\n"
+                                                       "Content-Length: 2\r\nConnection: close\r\n\r\nok");
+    CHECK_THAT(admitted, Catch::EndsWith("POST  ok"));
+    CHECK(handled == 1);
+    server.stop();
+    runner.join();
+}
+
+TEST_CASE("HttpServer: past max_connections it accepts no more until one closes", "[http][server]")
+{
+    HttpServerOptions options;
+    options.max_connections = 2;
+    ServerThread s(options, answer_by_path);
+    asio::io_context io;
+    const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), s.server.port());
+    std::vector<std::unique_ptr<tcp::socket>> idle;
+    for (int i = 0; i < 2; ++i) {
+        idle.push_back(std::make_unique<tcp::socket>(io));
+        idle.back()->connect(at);
+    }
+    auto wait_until = [](auto done) {
+        for (int i = 0; i < 1000 && !done(); ++i)
+            std::this_thread::sleep_for(10ms);
+        return done();
+    };
+    REQUIRE(wait_until([&] { return s.server.open_connections() == 2; }));
+    // The third is queued by the kernel, not accepted: its request waits.
+    tcp::socket third(io);
+    third.connect(at);
+    const std::string request = "GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    asio::write(third, asio::buffer(request));
+    std::this_thread::sleep_for(200ms);
+    CHECK(s.server.connections_accepted() == 2);
+    CHECK(third.available() == 0);
+    idle.front()->close();
+    REQUIRE(wait_until([&] { return s.server.connections_accepted() == 3; }));
+    std::string answer = read_until_closed(third);
+    CHECK(answer.rfind("HTTP/1.1 200 ", 0) == 0);
+}
+
+TEST_CASE("HttpServer: out of descriptors (EMFILE) the accept loop waits instead of spinning, and serves again after",
+          "[http][server]")
+{
+    HttpServerOptions options;
+    ServerThread s(options, answer_by_path);
+    asio::io_context io;
+    const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), s.server.port());
+    // The clients' sockets are made first; then the process may open no more descriptors, so the server's
+    // accept fails with EMFILE while their connections wait in the kernel's queue.
+    std::vector<std::unique_ptr<tcp::socket>> clients;
+    for (int i = 0; i < 3; ++i) {
+        clients.push_back(std::make_unique<tcp::socket>(io));
+        clients.back()->open(tcp::v4());
+    }
+    rlimit before{};
+    REQUIRE(::getrlimit(RLIMIT_NOFILE, &before) == 0);
+    int highest = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+        highest = std::max(highest, std::stoi(entry.path().filename().string()));
+    rlimit low = before;
+    low.rlim_cur = static_cast<rlim_t>(highest + 1);
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+    std::vector<int> fillers;  // whatever slots are still free below the limit: none is left for accept
+    for (int fd = ::dup(0); fd >= 0; fd = ::dup(0))
+        fillers.push_back(fd);
+    for (auto& c : clients)
+        c->connect(at);
+    auto cpu_seconds = [] {
+        rusage u{};
+        ::getrusage(RUSAGE_SELF, &u);
+        return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+               static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    };
+    const double cpu_before = cpu_seconds();
+    std::this_thread::sleep_for(1s);
+    const double cpu_spent = cpu_seconds() - cpu_before;
+    const std::size_t accepted_while_full = s.server.connections_accepted();
+    REQUIRE(::setrlimit(RLIMIT_NOFILE, &before) == 0);
+    for (int fd : fillers)
+        ::close(fd);
+    // A loop that retried at once would have used the whole second; waiting costs next to nothing.
+    CHECK(cpu_spent < 0.3);
+    CHECK(accepted_while_full == 0);
+    // With descriptors again, the queued connections are served.
+    const std::string request = "GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    asio::write(*clients[0], asio::buffer(request));
+    std::string answer = read_until_closed(*clients[0]);
+    CHECK(answer.rfind("HTTP/1.1 200 ", 0) == 0);
 }
 
 TEST_CASE("HttpServer: a handler that throws, answers nothing, or writes a header that splits the response",

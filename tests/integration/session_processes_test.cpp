@@ -109,6 +109,35 @@ void killed_process(const std::string& url)
     check_counted(read_session(url, "s"), after.events.size() + 3);
 }
 
+// Processes that open the database (and so check its schema) again and again while others append to it: none
+// fails. Before, each start ran the schema's DDL, which locks the events and sessions tables even when it
+// changes nothing; an append between those two locks deadlocked with it ("deadlock detected"), and the
+// starting process died.
+void starts_while_others_run(const std::string& url)
+{
+    std::vector<std::unique_ptr<ChildProcess>> counters;
+    for (const char* session : {"a", "b"}) {
+        ChildProcess create({worker, "create", url, session});
+        REQUIRE(create.wait() == 0);
+        counters.push_back(std::make_unique<ChildProcess>(std::vector<std::string>{worker, "count", url, session, "300"}));
+    }
+    int starts = 0;
+    for (std::size_t lines = 0; lines < 200; ++starts) {
+        ChildProcess opener({worker, "create", url, "opened-" + std::to_string(starts)});
+        REQUIRE(opener.wait() == 0);
+        if (counters[0]->read_line())
+            ++lines;
+    }
+    for (auto& counter : counters) {
+        while (counter->read_line()) {
+        }
+        CHECK(counter->wait() == 0);
+    }
+    CHECK(starts >= 10);
+    check_counted(read_session(url, "a"), 300);
+    check_counted(read_session(url, "b"), 300);
+}
+
 }  // namespace
 
 TEST_CASE("8 processes x 200 invocations on one SQLite session lose no event and no increment", "[sqlite][processes]")
@@ -141,4 +170,12 @@ TEST_CASE("a process killed by SIGKILL in the middle of runs on PostgreSQL leave
     if (!server)
         return adk::test::skip(adk::test::PostgresServer::skip_reason());
     killed_process(server->new_database());
+}
+
+TEST_CASE("processes that start while others append to PostgreSQL never deadlock with them", "[postgres][processes]")
+{
+    auto* server = adk::test::PostgresServer::get();
+    if (!server)
+        return adk::test::skip(adk::test::PostgresServer::skip_reason());
+    starts_while_others_run(server->new_database());
 }

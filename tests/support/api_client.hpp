@@ -2,6 +2,7 @@
 // Server-Sent Events frames.
 #pragma once
 
+#include <adk/core/json_limits.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
 #include <adk/sessions/session_service.hpp>
@@ -19,7 +20,15 @@ class Reply {
 public:
     unsigned status = 0;
     std::string body;
-    boost::json::value json() const { return body.empty() ? boost::json::value() : boost::json::parse(body); }
+    // Parsed as adk-cpp's readers parse (deeper than Boost.JSON's default of 32 levels).
+    boost::json::value json() const
+    {
+        if (body.empty())
+            return {};
+        boost::json::parse_options options;
+        options.max_depth = max_read_json_depth;
+        return boost::json::parse(body, {}, options);
+    }
 };
 
 // (string_view parameters: g++ 12 miscompiles std::string temporaries built in a co_await expression.)

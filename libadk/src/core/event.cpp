@@ -50,6 +50,12 @@ bool Event::has_trailing_code_execution_result() const
     return content && !content->parts.empty() && content->parts.back().code_execution_result.has_value();
 }
 
+bool is_imported(const Event& event)
+{
+    const json::value* mark = event.custom_metadata.if_contains(imported_event_key);
+    return mark && mark->is_bool() && mark->get_bool();
+}
+
 bool Event::is_final_response() const
 {
     if (actions.skip_summarization || !long_running_tool_ids.empty())

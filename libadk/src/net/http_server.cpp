@@ -223,6 +223,7 @@ public:
     ssl::context tls;
     unsigned short port = 0;
     std::atomic<std::size_t> accepted{0};
+    std::atomic<std::size_t> peak_buffer{0};
     std::atomic<std::size_t> open{0};
     std::mutex mutex;
     std::map<std::size_t, std::weak_ptr<Closable>> live;
@@ -265,6 +266,8 @@ public:
 
     asio::cancellation_slot stop_slot() { return stop_.slot(); }
 
+    void watch_client() override { start_watch(); }
+
     asio::awaitable<void> run()
     {
         if constexpr (!plain) {
@@ -279,11 +282,14 @@ public:
         while (true) {
             http::request_parser<http::string_body> parser;
             parser.header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(opts.max_header_bytes, UINT32_MAX)));
-            parser.body_limit(opts.max_body_bytes);
+            parser.body_limit(boost::none);  // max_body_bytes, once the head check passed (read_request)
             lowest().expires_after(opts.read_timeout);
             IncomingRequest request;
             std::optional<Refusal> refusal;
             error_code ec = co_await read_request(buffer, parser, request, refusal);
+            for (std::size_t seen = server_->peak_buffer; buffer.capacity() > seen &&
+                                                          !server_->peak_buffer.compare_exchange_weak(seen, buffer.capacity());) {
+            }
             next_request();
             if (refusal) {
                 keep_alive_ = false;
@@ -383,6 +389,8 @@ private:
     asio::awaitable<error_code> read_request(beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
                                              IncomingRequest& request, std::optional<Refusal>& refusal)
     {
+        // The body limit is set once the head check passed: a Content-Length over it is then refused at once,
+        // but a request the check refuses is answered by the check (and its body never read).
         auto [ec, n] = co_await http::async_read_header(stream_, buffer, parser, use_tuple);
         (void)n;
         if (ec)
@@ -403,6 +411,10 @@ private:
         }
         if (parser.is_done())
             co_return ec;
+        const std::uint64_t body_limit = server_->options.max_body_bytes;
+        if (const auto length = parser.content_length(); length && *length > body_limit)
+            co_return http::error::body_limit;
+        parser.body_limit(body_limit);
         if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
             http::response<http::empty_body> go_on{http::status::continue_, 11};
             auto [wec, wn] = co_await http::async_write(stream_, go_on, use_tuple);
@@ -626,6 +638,11 @@ std::size_t HttpServer::connections_accepted() const noexcept
 std::size_t HttpServer::open_connections() const noexcept
 {
     return impl_->open;
+}
+
+std::size_t HttpServer::peak_read_buffer_bytes() const noexcept
+{
+    return impl_->peak_buffer;
 }
 
 }  // namespace adk::net

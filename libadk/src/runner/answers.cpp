@@ -71,6 +71,9 @@ Answers check_answers(const Session& session, Content& message, const std::strin
             throw Error(errc::invalid_argument, "session " + session.id + " has no function call " + quoted +
                                                     " to answer: give the id of a call the agent made (its event's "
                                                     "content.parts[].functionCall.id)");
+        if (is_imported(*found.event))
+            throw Error(errc::invalid_argument, "function call " + quoted + " was imported with the session, not made "
+                                                "by an agent here: it cannot be answered");
         if (found.call->name != r.name)
             throw Error(errc::invalid_argument, "function call " + quoted + " is a call of '" + found.call->name +
                                                     "', not of '" + r.name.substr(0, 100) + "': answer it with its own name");
@@ -124,6 +127,7 @@ std::optional<InvocationRecord> find_invocation(const Session& session, const st
             continue;
         if (!record)
             record.emplace();
+        record->imported = record->imported || is_imported(e);
         if (e.author == "user") {
             if (!record->user_content && e.content && !e.content->parts.empty() && e.content->parts.front().text)
                 record->user_content = e.content;

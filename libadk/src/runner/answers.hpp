@@ -35,6 +35,7 @@ public:
     std::optional<Content> user_content;  // the user's message that started it
     std::string started_by;                // the agent it started at ("" when no agent got to emit)
     bool finished = false;                 // that agent recorded its end (resumable apps)
+    bool imported = false;                 // an event of it was imported with the session (is_imported)
 };
 
 // nullopt when the session holds no event of the invocation.

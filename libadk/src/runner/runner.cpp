@@ -304,6 +304,10 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         if (!resumed)
             throw Error(errc::not_found, key.describe() + " has no invocation '" + resume_id->substr(0, 100) +
                                              "' to resume: give the invocationId of one of its events");
+        if (resumed->imported)
+            throw Error(errc::invalid_argument, "invocation " + resume_id->substr(0, 100) +
+                                                    " was imported with the session, not run here: it cannot be "
+                                                    "resumed; send a new message instead");
         if (resumed->finished && answers.answers_pending_long_running && !request.invocation_id) {
             resumed.reset();  // a long-running tool's answer after its invocation ended: a new invocation takes it
             resume_id.reset();

@@ -41,6 +41,7 @@ private:
 // A statement's rows, in text.
 class Result {
 public:
+    Result() noexcept : result_(nullptr) {}  // no rows (what asio's co_spawn makes for a failed statement)
     explicit Result(PGresult* result) noexcept : result_(result) {}
     Result(Result&& other) noexcept : result_(std::exchange(other.result_, nullptr)) {}
     Result& operator=(Result&& other) noexcept

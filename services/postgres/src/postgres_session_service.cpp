@@ -205,7 +205,7 @@ public:
         for (int attempt = 1;; ++attempt) {
             Pool::Lease c = co_await queries->acquire();
             try {
-                co_await prepare_schema_once(*c);
+                co_await prepare_schema_once(c.operator->());
                 co_return;
             } catch (const QueryError& e) {
                 if (!is_retryable(e) || std::chrono::steady_clock::now() > deadline)
@@ -216,9 +216,8 @@ public:
         }
     }
 
-    asio::awaitable<void> prepare_schema_once(Connection& c_ref)
+    asio::awaitable<void> prepare_schema_once(Connection* c)
     {
-        Connection* c = &c_ref;
         std::string begin = "BEGIN; SELECT pg_advisory_xact_lock(" + std::string(schema_lock) + ")";
         // A failure leaves the transaction open on this connection; the constructor throws, and the
         // connection closes with the service, which rolls it back.

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -108,5 +109,11 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
 // The event as compact JSON text in ADK's wire form (camelCase, as json::value_from writes it). Its JSON
 // tree is built in one scratch buffer, on the stack while it fits: no allocation per node.
 std::string to_json_text(const Event& event);
+
+// An event a client imported with a session (ApiServer's create with "events") carries customMetadata
+// "adk_imported": true, set by the server whatever the client sent. Its function calls are history, not calls an
+// agent made here: no answer resumes them, and no run resumes its invocation.
+inline constexpr std::string_view imported_event_key = "adk_imported";
+bool is_imported(const Event& event);
 
 }  // namespace adk

@@ -121,6 +121,9 @@ public:
     // request's stream is open (or at once if it has): a handler that waits on something other than its own
     // writes (a run's next event) learns that its client left. It is dropped when the request ends.
     void on_client_gone(std::function<void()> callback);
+    // Watches the connection before any answer began, as a stream's is watched: a handler that gathers a whole
+    // answer for long (a run's events) learns too that its client left.
+    virtual void watch_client() = 0;
 
 protected:
     // The head, and the whole body when `body` is given; chunked (a stream follows) when it is not.
@@ -179,6 +182,8 @@ public:
     std::string base_url() const;  // "http://127.0.0.1:PORT", or https://
     std::size_t connections_accepted() const noexcept;
     std::size_t open_connections() const noexcept;
+    // The most bytes a connection's read buffer has held (its capacity): at most max_header_bytes + 16 KiB.
+    std::size_t peak_read_buffer_bytes() const noexcept;
 
     class Impl;
 

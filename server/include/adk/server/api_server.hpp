@@ -15,7 +15,8 @@
 // server holds), GET runs/{run}/events (follow again; Last-Event-ID), POST runs/{run}/cancel.
 // Runs belong to the server: a client that drops its /run_sse stream can reconnect with Last-Event-ID
 // (POST /run_sse again, or GET .../events) and gets what it missed; a run that nobody follows is cancelled
-// after run_grace. Artifacts: GET .../sessions/{id}/artifacts, GET/DELETE artifacts/{name}, GET
+// after run_grace. A /run is such a run too (counted against max_runs, listed, cancelled by the cancel route or
+// when its client leaves and run_grace passes); its answer (header x-adk-run-id) gathers the events. Artifacts: GET .../sessions/{id}/artifacts, GET/DELETE artifacts/{name}, GET
 // artifacts/{name}/versions, GET artifacts/{name}/versions/{v}. The web UI's /dev/apps/{app}/build_graph,
 // build_graph_image (graphviz DOT), event graphs, and debug traces (of the model and tool calls of the runs
 // this server made, kept in memory).
@@ -112,6 +113,11 @@ public:
     // addresses, localhost and the host it listens on. Others are refused (421) before anything is read, so
     // that a page whose name was rebound to this machine's address (DNS rebinding) cannot reach it.
     std::vector<std::string> allow_hosts;
+    // A session imported with its events (POST .../sessions with "events") may not hold an agent's function call
+    // that the import leaves unanswered (a confirmation request, a long-running call): a client cannot make
+    // calls for the agent. Allowed, such calls are kept as history; either way imported events are marked
+    // (adk::is_imported) and no answer resumes their calls.
+    bool allow_imported_calls = false;
 };
 
 static_assert(!std::is_aggregate_v<ApiServerOptions>);
