@@ -22,6 +22,7 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <thread>
 
 using namespace adk;
@@ -795,7 +796,7 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
     HttpClient client(options);
     std::atomic<int> whole{0}, timed_out{0}, aborted{0}, other{0};
     std::mutex responses_mutex;
-    std::vector<HttpResponse*> reading;  // aborted from the main thread while they read
+    std::vector<std::pair<int, HttpResponse*>> reading;  // aborted from the main thread while they read
     constexpr int coroutines = 24;
     for (int c = 0; c < coroutines; ++c) {
         auto one = [&, c]() -> asio::awaitable<void> {
@@ -803,13 +804,13 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
             HttpResponse res = co_await client.send(post((kind == 1 ? stalled : steady).base_url() + "/"));
             if (kind == 2) {
                 std::lock_guard lock(responses_mutex);
-                reading.push_back(&res);
+                reading.emplace_back(c, &res);
             }
             std::string got;
             const std::string failure = co_await read_rest(res, got);
             if (kind == 2) {
                 std::lock_guard lock(responses_mutex);
-                std::erase(reading, &res);
+                std::erase(reading, std::make_pair(c, &res));
             }
             if (failure.empty() && got == body)
                 ++whole;
@@ -825,11 +826,17 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&] { ioc.run(); });
-    std::this_thread::sleep_for(40ms);  // the aborted ones are reading by now (8 events take 70 ms)
-    {
-        std::lock_guard lock(responses_mutex);
-        for (HttpResponse* r : reading)
-            r->abort();
+    // Each of the third kind is aborted as soon as it reads (its 8 events take 70 ms): not after a fixed
+    // sleep, which a loaded machine can outlast.
+    std::set<int> aborted_ones;
+    for (int i = 0; i < 10000 && aborted_ones.size() < coroutines / 3; ++i) {
+        {
+            std::lock_guard lock(responses_mutex);
+            for (auto [c, r] : reading)
+                if (aborted_ones.insert(c).second)
+                    r->abort();
+        }
+        std::this_thread::sleep_for(1ms);
     }
     for (auto& t : threads)
         t.join();
