@@ -1,7 +1,8 @@
 // The API server's router and body decoding (server/src): any request a client sends (method, target,
 // headers, body) gets exactly one answer, never a crash or a 500, and an error answer is JSON that says what
 // was wrong. The input is the request as text: "METHOD TARGET", header lines "name: value", an empty line,
-// the body. Requests run through ApiServer's handler on an io_context, against SQLite sessions, in-memory
+// the body (a Host of the server's own is added when none is given). Requests pass the server's head check and
+// run through ApiServer's handler on an io_context, against SQLite sessions, in-memory
 // artifacts and an agent that answers without a model. And what a request stored reads back and writes again:
 // after each request, every session of the user it names is read (GET answers 200), imported again as a new
 // session (200), and that copy reads back with the same state and as many events.
@@ -17,6 +18,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -172,20 +174,33 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     while (!text.empty() && text.front() != '\n') {
         const auto end = text.find('\n');
         std::string_view line = text.substr(0, end);
-        if (const auto colon = line.find(": "); colon != std::string_view::npos)
-            req.headers.emplace_back(std::string(line.substr(0, colon)), std::string(line.substr(colon + 2)));
+        if (const auto colon = line.find(": "); colon != std::string_view::npos) {
+            std::string name(line.substr(0, colon));  // as HttpServer hands them on: in lower case
+            for (char& c : name)
+                c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+            req.headers.emplace_back(std::move(name), std::string(line.substr(colon + 2)));
+        }
         text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     }
     if (!text.empty())
         req.body = std::string(text.substr(1));
 
+    if (req.header("host").empty())
+        req.headers.emplace_back("host", "127.0.0.1:8000");
     Recorder res;
     adk::server::ApiServer::Impl& impl = server(ioc);
-    bool threw = false;
-    asio::co_spawn(ioc, impl.handle(req, res), [&threw](std::exception_ptr e) { threw = e != nullptr; });
-    ioc.restart();
-    ioc.run();
-    adk::fuzz::check(!threw, "the handler answers; it does not throw");
+    // As HttpServer does: the head check first, and a refused request goes no further.
+    if (std::optional<adk::net::Refusal> refusal = impl.check_head(req)) {
+        res.status = refusal->status;
+        res.body = refusal->body;
+        res.heads = 1;
+    } else {
+        bool threw = false;
+        asio::co_spawn(ioc, impl.handle(req, res), [&threw](std::exception_ptr e) { threw = e != nullptr; });
+        ioc.restart();
+        ioc.run();
+        adk::fuzz::check(!threw, "the handler answers; it does not throw");
+    }
     adk::fuzz::check(res.heads == 1, "one answer per request");
     adk::fuzz::check(res.status != 500, "no request makes the server fail");
     if (res.status >= 400) {
