@@ -11,8 +11,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -144,7 +146,56 @@ void starts_while_others_run(const std::string& url)
         CHECK(int_at(read_session(url, "s" + std::to_string(i)), "counter") == invocations);
 }
 
+// The deadlock's first half, held still: a transaction holds what an append holds on the way (row-exclusive
+// locks on sessions and events) while a process starts. The start must not wait for any lock: before, its
+// `ALTER TABLE events ADD COLUMN IF NOT EXISTS` queued behind the append (and, holding events, made the
+// append's next step wait for it in turn: the deadlock). Whether the start waits is read from pg_locks, so
+// the test does not depend on timing.
+void start_beside_an_open_append(const std::string& url)
+{
+    {
+        ChildProcess create({worker, "create", url, "s"});
+        REQUIRE(create.wait() == 0);
+    }
+    PGconn* holder = PQconnectdb(url.c_str());
+    REQUIRE(PQstatus(holder) == CONNECTION_OK);
+    auto exec = [&](const char* sql) {
+        PGresult* r = PQexec(holder, sql);
+        const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+        std::string first = ok && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+        PQclear(r);
+        if (!ok)
+            FAIL("PostgreSQL refused " << sql << ": " << PQerrorMessage(holder));
+        return first;
+    };
+    exec("BEGIN");
+    exec("LOCK TABLE sessions IN ROW EXCLUSIVE MODE");
+    exec("LOCK TABLE events IN ROW EXCLUSIVE MODE");
+    ChildProcess opener({worker, "create", url, "opened"});
+    std::optional<int> status;
+    bool waited = false;
+    while (!(status = opener.try_wait()) && !waited) {
+        // A lock not granted, asked for by another backend: the start queued behind the open append.
+        waited = exec("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid <> pg_backend_pid()") != "0";
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    exec("COMMIT");
+    PQfinish(holder);
+    CHECK_FALSE(waited);
+    if (!status)
+        status = opener.wait();
+    CHECK(*status == 0);
+}
+
 }  // namespace
+
+TEST_CASE("a process that starts beside an append under way takes no lock the append holds", "[postgres][processes]")
+{
+    auto* server = adk::test::PostgresServer::get();
+    if (!server)
+        return adk::test::skip(adk::test::PostgresServer::skip_reason());
+    start_beside_an_open_append(server->new_database());
+}
 
 TEST_CASE("8 processes x 200 invocations on one SQLite session lose no event and no increment", "[sqlite][processes]")
 {

@@ -76,6 +76,16 @@ public:
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
 
+    // Its exit status when it has ended, without waiting; nullopt while it runs.
+    std::optional<int> try_wait()
+    {
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) != pid_)
+            return std::nullopt;
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
     void kill_now() { ::kill(pid_, SIGKILL); }
 
 private:
