@@ -4,6 +4,7 @@
 //
 //   http_bench --url BASE --app APP --server-pid PID invocations --concurrency N --invocations N [--warmup N]
 //   http_bench --url BASE --app APP --server-pid PID streams --streams N
+//   http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S]
 //
 // invocations: each invocation creates a session (POST /apps/APP/users/u/sessions) and runs it (POST /run_sse,
 // "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
@@ -13,9 +14,19 @@
 // streams: opens N /run_sse streams at once against a model that stalls after its first chunk (mock-llm
 // --chunk-delay-ms), waits until each has its first partial frame, then reads the server's RSS: RSS per open
 // stream is (RSS with N streams open - RSS before) / N. Then drops them all.
+//
+// stuck: N clients that never read. Each creates a session, then sends POST /run_sse ("streaming": true) on a
+// socket of its own whose receive buffer is 4 KiB, and reads nothing. For S seconds (the runs finish within
+// them) the server's RSS is sampled every 50 ms: what the runs and their stuck followers make the server hold
+// is (peak - before) / N.
 #include <adk/net/http_client.hpp>
 
+#include <adk/net/url.hpp>
+
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -31,6 +42,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace asio = boost::asio;
@@ -48,6 +60,8 @@ struct Options {
     int invocations = 1000;
     int warmup = 300;
     int streams = 1000;
+    int clients = 60;
+    int seconds = 20;
 };
 
 // utime + stime of the whole process (every thread), in seconds.
@@ -259,6 +273,56 @@ public:
         ioc_.restart();
     }
 
+    void stuck()
+    {
+        phase_streams_warmup();
+        std::vector<std::string> sessions;
+        auto creator = [&]() -> asio::awaitable<void> {
+            for (int i = 0; i < o_.clients; ++i)
+                sessions.push_back(co_await create_session());
+        };
+        asio::co_spawn(ioc_, creator(), asio::detached);
+        ioc_.run();
+        ioc_.restart();
+        const long before = rss_kib(o_.server_pid);
+        const adk::net::Url url = adk::net::parse_url(o_.url);
+        asio::ip::tcp::resolver resolver(ioc_);
+        const auto endpoints = resolver.resolve(url.host, url.port);
+        std::vector<asio::ip::tcp::socket> sockets;
+        for (const auto& session : sessions) {
+            auto& socket = sockets.emplace_back(ioc_);
+            socket.open(endpoints.begin()->endpoint().protocol());
+            socket.set_option(asio::socket_base::receive_buffer_size(4096));  // before connect: the window
+            asio::connect(socket, endpoints);
+            const adk::net::HttpRequest req = run_request(session);
+            const std::string text = "POST /run_sse HTTP/1.1\r\nHost: " + url.authority() +
+                                     "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
+                                     "Content-Length: " +
+                                     std::to_string(req.body.size()) + "\r\n\r\n" + req.body;
+            asio::write(socket, asio::buffer(text));
+        }
+        long peak = before;
+        const auto t0 = Clock::now();
+        while (Clock::now() - t0 < std::chrono::seconds(o_.seconds)) {
+            peak = std::max(peak, rss_kib(o_.server_pid));
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        const long end = rss_kib(o_.server_pid);
+        json::object out{{"mode", "stuck"},
+                         {"clients", o_.clients},
+                         {"seconds", o_.seconds},
+                         {"server_rss_mib_before", static_cast<double>(before) / 1024},
+                         {"server_rss_mib_peak", static_cast<double>(peak) / 1024},
+                         {"server_rss_mib_end", static_cast<double>(end) / 1024},
+                         {"server_mib_per_client_peak",
+                          static_cast<double>(peak - before) / 1024 / std::max(1, o_.clients)}};
+        std::cout << json::serialize(out) << std::endl;
+        for (auto& socket : sockets) {
+            boost::system::error_code ignored;
+            socket.close(ignored);
+        }
+    }
+
     int failures() const { return failed_; }
 
 private:
@@ -300,7 +364,7 @@ int main(int argc, char** argv)
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "invocations" || a == "streams") {
+        if (a == "invocations" || a == "streams" || a == "stuck") {
             o.mode = a;
             continue;
         }
@@ -316,6 +380,8 @@ int main(int argc, char** argv)
         else if (a == "--invocations") o.invocations = std::stoi(v);
         else if (a == "--warmup") o.warmup = std::stoi(v);
         else if (a == "--streams") o.streams = std::stoi(v);
+        else if (a == "--clients") o.clients = std::stoi(v);
+        else if (a == "--seconds") o.seconds = std::stoi(v);
         else {
             std::cerr << "http_bench: unknown argument " << a << "\n";
             return 2;
@@ -324,12 +390,15 @@ int main(int argc, char** argv)
     if (o.url.empty() || o.server_pid <= 0 || o.mode.empty()) {
         std::cerr << "usage: http_bench --url BASE --app APP --server-pid PID invocations --concurrency N "
                      "--invocations N [--warmup N]\n"
-                     "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n";
+                     "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n"
+                     "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S]\n";
         return 2;
     }
     Bench bench(o);
     if (o.mode == "invocations")
         bench.invocations();
+    else if (o.mode == "stuck")
+        bench.stuck();
     else
         bench.streams();
     return bench.failures() ? 1 : 0;
