@@ -7,6 +7,7 @@
 #include "commands.hpp"
 
 #include <adk/core/error.hpp>
+#include <adk/core/log.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
@@ -303,6 +304,26 @@ int chat(const Command& cmd, server::App app, const Services& services)
     options.resumability = app.resumability;
     options.single_threaded = true;
     Runner runner(std::move(options));
+    // On every way out (the person quits, an error, an exception), the agents' toolsets are closed: no server
+    // process they started outlives the command.
+    class CloseToolsets {
+    public:
+        CloseToolsets(asio::io_context& ioc, Runner& runner) : ioc_(ioc), runner_(runner) {}
+        CloseToolsets(const CloseToolsets&) = delete;
+        CloseToolsets& operator=(const CloseToolsets&) = delete;
+        ~CloseToolsets()
+        {
+            try {
+                run_until_done(ioc_, runner_.close());
+            } catch (const std::exception& e) {
+                log(LogLevel::warning, std::string("closing the toolsets: ") + e.what());
+            }
+        }
+
+    private:
+        asio::io_context& ioc_;
+        Runner& runner_;
+    } close_toolsets(ioc, runner);
     const std::string user = cmd.value("--user").value_or("user");
     const std::optional<std::string> answer_id = cmd.value("--answer");  // with --session and --response
     const std::string session = run_until_done(ioc, open_session(cmd, *services.sessions, app.name, user));

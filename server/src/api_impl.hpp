@@ -120,6 +120,7 @@ public:
     bool is_web_ui_target(const detail::RequestTarget& target) const;
     asio::awaitable<void> web_ui(const IncomingRequest& req, ResponseWriter& res, const detail::RequestTarget& target);
 
+    asio::any_io_executor server_executor;  // the server's own (not a strand)
     ApiServerOptions options;
     std::filesystem::path web_ui_root;  // empty: no web UI
     std::map<std::string, AppEntry, std::less<>> apps;

@@ -7,7 +7,10 @@
 #include <adk/core/json_limits.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/sessions/session_service.hpp>
+#include <adk/tools/toolset.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/address.hpp>
 
 #include <boost/json/error.hpp>
@@ -117,7 +120,7 @@ ApiServerOptions::ApiServerOptions()
 }
 
 ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts)
-    : options(std::move(opts)), web_ui_root(detail::web_ui_root(options.web_ui_dir)),
+    : server_executor(executor), options(std::move(opts)), web_ui_root(detail::web_ui_root(options.web_ui_dir)),
       traces(std::make_shared<detail::TraceRecorder>())
 {
     if (!options.session_service)
@@ -434,6 +437,12 @@ void ApiServer::stop()
 {
     http_->stop();
     impl_->runs->stop("the server stopped");
+    // The apps' toolsets close on the server's executor: its io_context's run() returns once they have.
+    std::vector<std::shared_ptr<Toolset>> toolsets;
+    for (const auto& [name, entry] : impl_->apps)
+        for (auto& toolset : toolsets_in(*entry.app.root_agent))
+            toolsets.push_back(std::move(toolset));
+    asio::co_spawn(impl_->server_executor, close_toolsets(std::move(toolsets)), asio::detached);
 }
 
 unsigned short ApiServer::port() const noexcept

@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <set>
 
 namespace asio = boost::asio;
@@ -39,7 +40,52 @@ std::shared_ptr<adk::Agent> quiet_agent(std::string name)
         .build();
 }
 
+// A toolset that only counts its closes.
+class ClosingToolset final : public adk::Toolset {
+public:
+    ClosingToolset() : Toolset("files") {}
+    std::atomic<int> shutdowns{0};
+
+protected:
+    asio::awaitable<std::vector<std::shared_ptr<adk::Tool>>> list_tools(const adk::ReadonlyContext&) override
+    {
+        co_return std::vector<std::shared_ptr<adk::Tool>>{};
+    }
+    asio::awaitable<void> shutdown() override
+    {
+        ++shutdowns;
+        co_return;
+    }
+};
+
 }  // namespace
+
+TEST_CASE("ApiServer: stop() closes the apps' toolsets before the server's io_context runs out", "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto toolset = std::make_shared<ClosingToolset>();
+    auto agent = adk::LlmAgent::builder("files_agent")
+                     .model(std::make_shared<adk::testing::ScriptedModel>(
+                         std::vector<adk::testing::ScriptedModel::Turn>{adk::LlmResponse::text("done")}))
+                     .toolset(toolset)
+                     .build();
+    adk::server::ApiServer server(ioc.get_executor(), {{"files", agent}}, options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        Reply created = co_await call(client, server, "POST", "/apps/files/users/u/sessions/s1");
+        CHECK(created.status == 200);
+        Reply ran = co_await call(client, server, "POST", "/run",
+                                  R"({"appName": "files", "userId": "u", "sessionId": "s1",
+                                      "newMessage": {"role": "user", "parts": [{"text": "hi"}]}})");
+        CHECK(ran.status == 200);
+        CHECK(toolset->is_open());
+        server.stop();
+    }());
+    CHECK(toolset->shutdowns == 1);
+    CHECK_FALSE(toolset->is_open());
+}
 
 TEST_CASE("ApiServer: apps, version, health, and sessions created, listed, read, patched and deleted", "[server]")
 {

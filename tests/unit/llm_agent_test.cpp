@@ -674,7 +674,11 @@ namespace {
 // Offers the "vip" tool only to users whose state says so: resolved anew for every invocation.
 class VipToolset final : public adk::Toolset {
 public:
-    asio::awaitable<std::vector<std::shared_ptr<adk::Tool>>> get_tools(const adk::ReadonlyContext& ctx) override
+    VipToolset() : Toolset("vip", {}, adk::ToolListing::per_invocation) {}
+    int resolved = 0;
+
+protected:
+    asio::awaitable<std::vector<std::shared_ptr<adk::Tool>>> list_tools(const adk::ReadonlyContext& ctx) override
     {
         ++resolved;
         std::vector<std::shared_ptr<adk::Tool>> out;
@@ -685,7 +689,6 @@ public:
                                                     }));
         co_return out;
     }
-    int resolved = 0;
 };
 }  // namespace
 

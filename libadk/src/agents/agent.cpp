@@ -4,7 +4,9 @@
 #include <adk/core/error.hpp>
 #include <adk/core/identifier.hpp>
 #include <adk/plugins/plugin.hpp>
+#include <adk/tools/toolset.hpp>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -53,6 +55,25 @@ Agent::Agent(std::string name, std::string description, std::vector<std::shared_
                                                     name_ + "': names must be unique in an agent tree");
     for (const auto& sub : sub_agents_)
         sub->parent_ = this;
+}
+
+std::vector<std::shared_ptr<Toolset>> Agent::toolsets() const
+{
+    return {};
+}
+
+std::vector<std::shared_ptr<Toolset>> toolsets_in(const Agent& root)
+{
+    std::vector<std::shared_ptr<Toolset>> out;
+    auto visit = [&](const Agent& agent, auto& self) -> void {
+        for (auto& toolset : agent.toolsets())
+            if (toolset && std::find(out.begin(), out.end(), toolset) == out.end())
+                out.push_back(std::move(toolset));
+        for (const auto& sub : agent.sub_agents())
+            self(*sub, self);
+    };
+    visit(root, visit);
+    return out;
 }
 
 Agent::~Agent()

@@ -1,5 +1,6 @@
 #include <adk/agents/llm_agent.hpp>
 #include <adk/sessions/state.hpp>
+#include <adk/tools/agent_tool.hpp>
 
 #include "../flow/llm_flow.hpp"
 #include "../flow/transfer_tool.hpp"
@@ -54,6 +55,16 @@ LlmAgentConfig validated(LlmAgentConfig config)
 }
 
 }  // namespace
+
+std::vector<std::shared_ptr<Toolset>> LlmAgent::toolsets() const
+{
+    std::vector<std::shared_ptr<Toolset>> out = config_.toolsets;
+    for (const auto& tool : config_.tools)
+        if (const auto* wrapper = dynamic_cast<const AgentTool*>(tool.get()))
+            for (auto& toolset : toolsets_in(*wrapper->agent()))
+                out.push_back(std::move(toolset));
+    return out;
+}
 
 LlmAgent::LlmAgent(LlmAgentConfig config)
     : Agent(config.name, config.description, config.sub_agents), config_(validated(std::move(config)))

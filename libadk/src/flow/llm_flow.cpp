@@ -20,20 +20,54 @@
 #include <boost/json/parse.hpp>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 namespace adk::detail {
 
 namespace {
 
-// The agent's tools and its toolsets' tools for this invocation: resolved once per run of the agent.
+// The agent's tools and its toolsets' tools for this invocation: resolved once per run of the agent. A toolset
+// that fails ends the run with an error that names it; so does a tool name offered twice (the model calls tools
+// by name).
 asio::awaitable<std::vector<std::shared_ptr<Tool>>> resolve_tools(const LlmAgentConfig& cfg,
                                                                   const InvocationContext& ctx)
 {
     std::vector<std::shared_ptr<Tool>> tools = cfg.tools;
+    std::map<std::string, std::string, std::less<>> origin;  // tool name -> where it came from
+    for (const auto& tool : tools)
+        origin.emplace(tool->name(), "the agent itself");
     ReadonlyContext ro(ctx);
     for (const auto& toolset : cfg.toolsets) {
-        std::vector<std::shared_ptr<Tool>> more = co_await toolset->get_tools(ro);
-        tools.insert(tools.end(), more.begin(), more.end());
+        std::vector<std::shared_ptr<Tool>> more;
+        std::optional<Error> failure;
+        try {
+            more = co_await toolset->get_tools(ro);
+        } catch (const Error& e) {
+            if (e.code() == make_error_code(errc::cancelled))
+                throw;
+            failure.emplace(e.code(), "toolset " + toolset->name() + " did not give its tools: " + e.message());
+        } catch (const boost::system::system_error& e) {
+            if (e.code() == asio::error::operation_aborted)
+                throw;
+            failure.emplace(errc::agent_failed, "toolset " + toolset->name() + " did not give its tools: " + e.what());
+        } catch (const std::exception& e) {
+            failure.emplace(errc::agent_failed, "toolset " + toolset->name() + " did not give its tools: " + e.what());
+        }
+        if (failure)
+            throw *failure;
+        for (auto& tool : more) {
+            if (!tool)
+                continue;
+            const std::string from = "toolset " + toolset->name();
+            auto [at, fresh] = origin.emplace(tool->name(), from);
+            if (!fresh)
+                throw Error(errc::invalid_argument,
+                            from + " offers a tool named '" + tool->name() + "', which " + at->second +
+                                " has already: the model calls tools by name, so give the toolset a filter that "
+                                "leaves one out");
+            tools.push_back(std::move(tool));
+        }
     }
     co_return tools;
 }

@@ -481,6 +481,11 @@ asio::awaitable<std::map<std::string, std::int64_t>> restore_artifacts(ArtifactS
 
 }  // namespace
 
+asio::awaitable<void> Runner::close()
+{
+    co_await close_toolsets(toolsets_in(*options_.agent));
+}
+
 asio::awaitable<void> Runner::rewind(std::string user_id, std::string session_id, std::string before_invocation_id)
 {
     SessionKey key(options_.app_name, user_id, session_id);

@@ -28,6 +28,8 @@ namespace asio = boost::asio;
 // Returns content to answer in the agent's place (before) or after it (after); std::nullopt to go on.
 using AgentCallback = std::function<asio::awaitable<std::optional<Content>>(CallbackContext&)>;
 
+class Toolset;
+
 class Agent : public std::enable_shared_from_this<Agent> {
 public:
     // Throws adk::Error when the name is not an identifier or is "user", when a sub-agent already has a
@@ -64,6 +66,10 @@ public:
     // Checks a name: an identifier ([A-Za-z_][A-Za-z0-9_]*) that is not "user".
     static void validate_name(std::string_view name);
 
+    // The toolsets this agent uses itself, not its sub-agents' (adk/tools/toolset.hpp): none by default; an
+    // LlmAgent's, with those of the agents its AgentTools wrap. Whoever runs the tree closes them (Runner::close).
+    virtual std::vector<std::shared_ptr<Toolset>> toolsets() const;
+
 protected:
     virtual asio::awaitable<void> run_impl(InvocationContext& ctx, EventSink& out) = 0;
 
@@ -77,5 +83,8 @@ private:
     std::vector<AgentCallback> before_agent_callbacks_;
     std::vector<AgentCallback> after_agent_callbacks_;
 };
+
+// Every toolset of the tree under `root` (its own, its sub-agents', depth-first), each once.
+std::vector<std::shared_ptr<Toolset>> toolsets_in(const Agent& root);
 
 }  // namespace adk

@@ -15,6 +15,7 @@
 #include <adk/flow/processor.hpp>
 #include <adk/models/model.hpp>
 #include <adk/tools/tool.hpp>
+#include <adk/tools/toolset.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -94,6 +95,8 @@ public:
     explicit LlmAgent(LlmAgentConfig config);
 
     const LlmAgentConfig& config() const noexcept { return config_; }
+    // The config's toolsets, then those of the agents its AgentTools wrap.
+    std::vector<std::shared_ptr<Toolset>> toolsets() const override;
 
 protected:
     asio::awaitable<void> run_impl(InvocationContext& ctx, EventSink& out) override;

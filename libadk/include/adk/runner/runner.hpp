@@ -126,6 +126,11 @@ public:
     // invocation.
     asio::awaitable<void> rewind(std::string user_id, std::string session_id, std::string before_invocation_id);
 
+    // Closes the toolsets of the agent tree (adk::toolsets_in), all at once, and returns when each has closed
+    // (a toolset whose close fails is logged). Call it when the Runner's work is done, before destroying it:
+    // the Runner's destructor cannot wait. Idempotent; an invocation that runs later opens them again.
+    asio::awaitable<void> close();
+
     const RunnerOptions& options() const noexcept { return options_; }
 
 private:

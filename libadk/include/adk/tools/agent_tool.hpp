@@ -16,6 +16,8 @@ class AgentTool final : public Tool {
 public:
     explicit AgentTool(std::shared_ptr<Agent> agent, bool skip_summarization = false);
 
+    const std::shared_ptr<Agent>& agent() const noexcept { return agent_; }
+
     std::optional<FunctionDeclaration> declaration() const override;
     asio::awaitable<json::value> run(ToolContext& ctx, json::object args) override;
 

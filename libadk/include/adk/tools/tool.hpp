@@ -1,4 +1,4 @@
-// Tool, Toolset and ToolContext: what an LlmAgent lets its model call.
+// Tool and ToolContext: what an LlmAgent lets its model call (toolsets: adk/tools/toolset.hpp).
 #pragma once
 
 #include <adk/agents/callback_context.hpp>
@@ -108,13 +108,6 @@ private:
     std::optional<std::chrono::milliseconds> timeout_;
     ConfirmationPredicate require_confirmation_;
     std::optional<json::object> auth_config_;
-};
-
-// A set of tools chosen per invocation (e.g. by the user, or from a remote server).
-class Toolset {
-public:
-    virtual ~Toolset() = default;
-    virtual asio::awaitable<std::vector<std::shared_ptr<Tool>>> get_tools(const ReadonlyContext& ctx) = 0;
 };
 
 }  // namespace adk

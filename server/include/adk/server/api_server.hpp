@@ -134,7 +134,8 @@ public:
 
     // Binds and serves; throws boost::system::system_error when the address is taken.
     void start();
-    // Closes the listener and every connection. Safe from any thread.
+    // Closes the listener and every connection, cancels the runs, and closes the apps' toolsets on the server's
+    // executor (its io_context's run() returns once they have closed). Safe from any thread.
     void stop();
     unsigned short port() const noexcept;
     std::string base_url() const;
