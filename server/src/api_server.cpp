@@ -40,6 +40,10 @@ unsigned status_of(const Error& e)
         return 409;
     if (e.code() == errc::too_large)
         return 413;
+    if (e.code() == errc::timed_out)
+        return 504;
+    if (e.code() == errc::unavailable)
+        return 503;
     return 500;
 }
 

@@ -18,6 +18,21 @@ extern char** environ;
 
 namespace adk::test {
 
+// Whether process `pid` runs: it exists and is not a zombie (a zombie is over, whoever reaps it; in a container
+// PID 1 may never reap the orphans it inherits).
+inline bool process_running(int pid)
+{
+    std::FILE* stat = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+    if (!stat)
+        return false;
+    char text[512] = {};
+    const std::size_t n = std::fread(text, 1, sizeof text - 1, stat);
+    std::fclose(stat);
+    const std::string line(text, n);
+    const auto close_paren = line.rfind(')');
+    return close_paren != std::string::npos && line.size() > close_paren + 2 && line[close_paren + 2] != 'Z';
+}
+
 class ChildProcess {
 public:
     explicit ChildProcess(const std::vector<std::string>& args)

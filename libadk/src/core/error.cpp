@@ -22,6 +22,8 @@ public:
         case errc::bad_response: return "bad response from the provider";
         case errc::storage_failed: return "storage failed";
         case errc::too_large: return "too large";
+        case errc::timed_out: return "timed out";
+        case errc::unavailable: return "unavailable";
         }
         return "unknown adk error";
     }
@@ -36,6 +38,7 @@ public:
         case errc::already_exists: return sys::errc::make_error_code(sys::errc::file_exists).default_error_condition();
         case errc::cancelled: return sys::errc::make_error_code(sys::errc::operation_canceled).default_error_condition();
         case errc::too_large: return sys::errc::make_error_code(sys::errc::value_too_large).default_error_condition();
+        case errc::timed_out: return sys::errc::make_error_code(sys::errc::timed_out).default_error_condition();
         default: return {ev, *this};
         }
     }

@@ -27,6 +27,8 @@ enum class errc {
     bad_response,              // a provider sent something that is not its wire format
     storage_failed,            // a session, artifact or memory store failed (database error, disk full, bad file)
     too_large,                 // a value over a size limit (a state value, a file): the message names the limit
+    timed_out,                 // a remote (an MCP server, a tool) did not answer in time: the message names it
+    unavailable,               // a remote (an MCP server) cannot be reached or ended the connection: named, with why
 };
 
 const boost::system::error_category& error_category() noexcept;

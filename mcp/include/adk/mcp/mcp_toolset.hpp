@@ -1,0 +1,82 @@
+// McpToolset: the tools of an MCP server, as an adk::Toolset (adk/tools/toolset.hpp).
+//
+//   adk::mcp::StdioServerParams files("npx", {"-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"});
+//   auto toolset = adk::mcp::McpToolset::create(adk::mcp::McpToolsetOptions(files));
+//   auto agent = adk::LlmAgent::builder("files").model(model).toolset(toolset).build();
+//
+// The server is started (stdio) when an invocation first needs the tools, shared by every invocation after, and
+// ended when the toolset is closed (Runner::close, ApiServer::stop, `adk run` on exit). Its tools are listed once
+// (all pages) and again when the server says they changed. A call runs `tools/call` with the toolset's timeout;
+// the model gets the result (see McpTool below), or {"error": ...} when the server reports one. A server that
+// died is started again by the next call (stdio).
+#pragma once
+
+#include <adk/mcp/connection.hpp>
+#include <adk/mcp/stdio_transport.hpp>
+#include <adk/tools/toolset.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace adk::mcp {
+
+// A progress notification of a tool call, for McpToolsetOptions::on_progress.
+class ToolProgress {
+public:
+    std::string tool;
+    std::string function_call_id;
+    double progress = 0;
+    std::optional<double> total;
+    std::string message;
+};
+
+class McpToolsetOptions {
+public:
+    explicit McpToolsetOptions(StdioServerParams stdio_);
+
+    // Names the toolset in logs and errors; the command's file name by default.
+    std::string name;
+    ToolFilter filter;
+    StdioServerParams stdio;
+    // How long one tool call may take (ADK's `timeout`), and the handshake.
+    std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+    std::chrono::milliseconds initialize_timeout{std::chrono::seconds(60)};
+    // Progress of the calls under way (logged at info level in any case). Called on the connection's strand.
+    std::function<void(const ToolProgress&)> on_progress;
+    // Answers the server's elicitation/create requests (offered to the server only when set): the result as
+    // the spec writes it ({"action": "accept", "content": {...}}, or "decline", or "cancel").
+    RequestHandler on_elicitation;
+};
+
+class McpToolset final : public Toolset {
+public:
+    static std::shared_ptr<McpToolset> create(McpToolsetOptions options);
+    explicit McpToolset(McpToolsetOptions options);
+    ~McpToolset() override;
+
+    const McpToolsetOptions& options() const noexcept { return options_; }
+
+    // The connection in use, started (again) when there is none or the server ended it. Throws adk::Error
+    // naming the server when it cannot start.
+    asio::awaitable<std::shared_ptr<Connection>> connection();
+
+    class State;  // what the toolset shares with its tools (src/mcp_toolset.cpp)
+
+protected:
+    asio::awaitable<void> open() override;
+    asio::awaitable<std::vector<std::shared_ptr<Tool>>> list_tools(const ReadonlyContext& ctx) override;
+    asio::awaitable<void> shutdown() override;
+
+private:
+    McpToolsetOptions options_;
+    std::shared_ptr<State> state_;
+};
+
+// What the model gets from a tools/call result: {"isError": true} results become an error (the model gets
+// {"error": "<their text>"}); otherwise the result as MCP gives it (content, structuredContent), with
+// structuredContent checked against the tool's outputSchema when it has one. Throws adk::Error otherwise.
+json::value tool_response(const std::string& tool, const json::value& result, const json::value& output_schema);
+
+}  // namespace adk::mcp

@@ -1,0 +1,352 @@
+#include <adk/mcp/mcp_toolset.hpp>
+
+#include <adk/core/json_limits.hpp>
+#include <adk/core/log.hpp>
+#include <adk/core/strands.hpp>
+#include <adk/tools/json_schema.hpp>
+
+#include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <deque>
+#include <mutex>
+#include <set>
+
+namespace adk::mcp {
+
+namespace {
+
+using Wake = asio::experimental::concurrent_channel<void(boost::system::error_code)>;
+
+// One start or close of the server at a time, across threads: an awaitable lock. It holds no I/O object between
+// uses (a toolset may outlive an io_context): each waiter brings a channel of its own executor's.
+class Gate {
+public:
+    asio::awaitable<void> lock()
+    {
+        auto waiter = std::make_shared<Waiter>();
+        {
+            std::lock_guard guard(mutex_);
+            if (!held_) {
+                held_ = true;
+                co_return;
+            }
+            waiter->wake = std::make_shared<Wake>(co_await asio::this_coro::executor, 1);
+            waiting_.push_back(waiter);
+        }
+        bool cancelled = false;
+        try {
+            co_await waiter->wake->async_receive(asio::use_awaitable);
+        } catch (const boost::system::system_error&) {
+            cancelled = true;
+        }
+        if (!cancelled)
+            co_return;
+        bool handed = false;
+        {
+            std::lock_guard guard(mutex_);
+            waiter->abandoned = true;
+            handed = waiter->handed;
+        }
+        if (handed)
+            unlock();  // it was ours already: pass it on
+        throw boost::system::system_error(asio::error::operation_aborted);
+    }
+
+    void unlock()
+    {
+        std::shared_ptr<Waiter> next;
+        {
+            std::lock_guard guard(mutex_);
+            while (!waiting_.empty() && waiting_.front()->abandoned)
+                waiting_.pop_front();
+            if (waiting_.empty()) {
+                held_ = false;
+                return;
+            }
+            next = waiting_.front();
+            waiting_.pop_front();
+            next->handed = true;
+        }
+        next->wake->try_send(boost::system::error_code{});
+    }
+
+private:
+    class Waiter {
+    public:
+        std::shared_ptr<Wake> wake;
+        bool handed = false;
+        bool abandoned = false;
+    };
+    std::mutex mutex_;
+    bool held_ = false;
+    std::deque<std::shared_ptr<Waiter>> waiting_;
+};
+
+// Unlocks on every way out, the coroutine's frame destroyed included.
+class GateGuard {
+public:
+    explicit GateGuard(Gate& gate) : gate_(gate) {}
+    GateGuard(const GateGuard&) = delete;
+    GateGuard& operator=(const GateGuard&) = delete;
+    ~GateGuard() { gate_.unlock(); }
+
+private:
+    Gate& gate_;
+};
+
+// Where a function response sits inside a stored event (event, content, parts, part, functionResponse,
+// response): what a tool returns may nest this much less than a stored document.
+constexpr std::size_t response_depth_in_event = 6;
+constexpr int max_list_pages = 1000;
+
+std::string default_name(const StdioServerParams& stdio)
+{
+    const auto slash = stdio.command.rfind('/');
+    std::string base = slash == std::string::npos ? stdio.command : stdio.command.substr(slash + 1);
+    return base.empty() ? "mcp" : base;
+}
+
+}  // namespace
+
+McpToolsetOptions::McpToolsetOptions(StdioServerParams stdio_) : name(default_name(stdio_)), stdio(std::move(stdio_))
+{
+}
+
+// What the toolset and its tools share: the connection in use, started again when the server ended it.
+class McpToolset::State {
+public:
+    explicit State(McpToolsetOptions o) : options(std::move(o)) {}
+
+    McpToolsetOptions options;
+    std::mutex mutex;
+    std::shared_ptr<Connection> current;
+    McpToolset* owner = nullptr;  // while the toolset lives (for list changes)
+
+    std::shared_ptr<Connection> alive_connection()
+    {
+        std::lock_guard lock(mutex);
+        return current && current->alive() ? current : nullptr;
+    }
+
+    asio::awaitable<std::shared_ptr<Connection>> connection(const std::shared_ptr<State>& self)
+    {
+        if (auto c = alive_connection())
+            co_return c;
+        const asio::any_io_executor executor = co_await asio::this_coro::executor;
+        co_await gate.lock();
+        GateGuard unlock(gate);
+        if (auto c = alive_connection())
+            co_return c;
+        std::shared_ptr<Connection> dead;
+        {
+            std::lock_guard lock(mutex);
+            dead = std::exchange(current, nullptr);
+        }
+        if (dead)
+            co_await dead->close();  // reaps the process that ended
+        const asio::any_io_executor strand = new_strand(executor);
+        auto c = Connection::create(strand, std::make_unique<StdioTransport>(strand, options.stdio),
+                                    connection_options(self));
+        std::exception_ptr failure;
+        try {
+            co_await c->start();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (failure) {
+            co_await c->close();
+            std::rethrow_exception(failure);
+        }
+        std::lock_guard lock(mutex);
+        current = c;
+        co_return c;
+    }
+
+    asio::awaitable<void> close()
+    {
+        co_await gate.lock();
+        GateGuard unlock(gate);
+        std::shared_ptr<Connection> c;
+        {
+            std::lock_guard lock(mutex);
+            c = std::exchange(current, nullptr);
+        }
+        if (c)
+            co_await c->close();
+    }
+
+private:
+    Gate gate;  // one start (or close) at a time
+
+    ConnectionOptions connection_options(const std::shared_ptr<State>& self) const
+    {
+        ConnectionOptions c;
+        c.request_timeout = options.timeout;
+        c.initialize_timeout = options.initialize_timeout;
+        if (options.on_elicitation) {
+            c.session.capabilities.elicitation = true;
+            c.handle_request = options.on_elicitation;
+        }
+        std::weak_ptr<State> weak = self;
+        c.on_tools_changed = [weak] {
+            if (auto s = weak.lock()) {
+                std::lock_guard lock(s->mutex);
+                if (s->owner)
+                    s->owner->tools_changed();
+            }
+        };
+        return c;
+    }
+};
+
+namespace {
+
+// One tool of the server's: tools/call through the toolset's connection.
+class McpTool final : public Tool {
+public:
+    McpTool(std::shared_ptr<McpToolset::State> state, std::string name, std::string description,
+            json::value input_schema, json::value output_schema)
+        : Tool(std::move(name), std::move(description)), state_(std::move(state)),
+          input_schema_(std::move(input_schema)), output_schema_(std::move(output_schema))
+    {
+    }
+
+    std::optional<FunctionDeclaration> declaration() const override
+    {
+        return FunctionDeclaration(name(), description(), input_schema_);
+    }
+
+    asio::awaitable<json::value> run(ToolContext& ctx, json::object args) override
+    {
+        std::shared_ptr<Connection> c = co_await state_->connection(state_);
+        CallOptions call;
+        call.timeout = state_->options.timeout;
+        call.on_progress = [state = state_, tool = name(), id = ctx.function_call_id()](const event::Progress& p) {
+            std::string text = "MCP tool " + tool + ": " + std::to_string(p.progress) +
+                               (p.total ? " of " + std::to_string(*p.total) : "") +
+                               (p.message.empty() ? "" : " (" + p.message + ")");
+            log(LogLevel::info, text);
+            if (state->options.on_progress)
+                state->options.on_progress(ToolProgress{tool, id, p.progress, p.total, p.message});
+        };
+        json::object params{{"name", name()}, {"arguments", std::move(args)}};
+        json::value result = co_await c->call("tools/call", std::move(params), std::move(call));
+        co_return tool_response(name(), result, output_schema_);
+    }
+
+private:
+    std::shared_ptr<McpToolset::State> state_;
+    json::value input_schema_;
+    json::value output_schema_;
+};
+
+}  // namespace
+
+json::value tool_response(const std::string& tool, const json::value& result, const json::value& output_schema)
+{
+    const json::object* r = result.if_object();
+    if (!r)
+        throw Error(errc::bad_response, "the MCP tool " + tool + " answered with " + json::serialize(result).substr(0, 200) +
+                                            ", not a result object");
+    const json::value* is_error = r->if_contains("isError");
+    if (is_error && is_error->is_bool() && is_error->get_bool()) {
+        std::string text;
+        if (const json::value* content = r->if_contains("content"); content && content->is_array())
+            for (const json::value& item : content->get_array())
+                if (const json::object* o = item.if_object(); o && o->contains("text") && o->at("text").is_string())
+                    text += (text.empty() ? "" : "\n") + std::string(o->at("text").get_string());
+        throw Error(errc::agent_failed, text.empty() ? "the MCP tool " + tool + " reported an error" : text);
+    }
+    if (const json::value* structured = r->if_contains("structuredContent"); structured && output_schema.is_object())
+        if (auto mismatch = schema_mismatch(output_schema, *structured))
+            throw Error(errc::bad_response, "the MCP tool " + tool + " returned structuredContent that does not fit its "
+                                            "outputSchema: " + *mismatch);
+    try {
+        check_json(result, "the result of the MCP tool " + tool, max_json_depth - response_depth_in_event);
+    } catch (const Error& e) {
+        throw Error(errc::bad_response, e.message());
+    }
+    json::object out = *r;
+    out.erase("_meta");
+    return out;
+}
+
+std::shared_ptr<McpToolset> McpToolset::create(McpToolsetOptions options)
+{
+    return std::make_shared<McpToolset>(std::move(options));
+}
+
+McpToolset::McpToolset(McpToolsetOptions options)
+    : Toolset(options.name, options.filter), options_(options), state_(std::make_shared<State>(std::move(options)))
+{
+    state_->owner = this;
+}
+
+McpToolset::~McpToolset()
+{
+    std::lock_guard lock(state_->mutex);
+    state_->owner = nullptr;
+    // A toolset destroyed unclosed: the connection's own destructor ends the server (adk/mcp/connection.hpp).
+}
+
+asio::awaitable<std::shared_ptr<Connection>> McpToolset::connection()
+{
+    co_return co_await state_->connection(state_);
+}
+
+asio::awaitable<void> McpToolset::open()
+{
+    co_await state_->connection(state_);
+}
+
+asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_tools(const ReadonlyContext&)
+{
+    std::shared_ptr<Connection> c = co_await state_->connection(state_);
+    std::vector<std::shared_ptr<Tool>> tools;
+    std::set<std::string> cursors;
+    std::optional<std::string> cursor;
+    for (int page = 0;; ++page) {
+        if (page == max_list_pages)
+            throw Error(errc::bad_response, "the " + c->name() + " gave more than " + std::to_string(max_list_pages) +
+                                                " pages of tools");
+        json::object params;
+        if (cursor)
+            params["cursor"] = *cursor;
+        json::value listed = co_await c->call("tools/list", std::move(params));
+        const json::value* list = listed.is_object() ? listed.get_object().if_contains("tools") : nullptr;
+        if (!list || !list->is_array())
+            throw Error(errc::bad_response, "the " + c->name() + " answered tools/list without a tools array");
+        for (const json::value& t : list->get_array()) {
+            const json::object* o = t.if_object();
+            const json::value* name = o ? o->if_contains("name") : nullptr;
+            if (!name || !name->is_string() || name->get_string().empty()) {
+                log(LogLevel::warning, "the " + c->name() + " listed a tool without a name; it is left out");
+                continue;
+            }
+            const json::value* description = o->if_contains("description");
+            const json::value* input = o->if_contains("inputSchema");
+            const json::value* output = o->if_contains("outputSchema");
+            tools.push_back(std::make_shared<McpTool>(
+                state_, std::string(name->get_string()),
+                description && description->is_string() ? std::string(description->get_string()) : "",
+                input && input->is_object() ? *input : json::value(), output && output->is_object() ? *output : json::value()));
+        }
+        const json::value* next = listed.get_object().if_contains("nextCursor");
+        if (!next || !next->is_string())
+            break;
+        cursor = std::string(next->get_string());
+        if (!cursors.insert(*cursor).second)
+            throw Error(errc::bad_response, "the " + c->name() + " gave the tools/list cursor " + *cursor + " twice");
+    }
+    co_return tools;
+}
+
+asio::awaitable<void> McpToolset::shutdown()
+{
+    co_await state_->close();
+}
+
+}  // namespace adk::mcp
