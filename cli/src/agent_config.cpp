@@ -7,11 +7,14 @@
 #include <adk/core/error.hpp>
 #include <adk/core/identifier.hpp>
 #include <adk/providers/make_model.hpp>
+#include <adk/mcp/mcp_toolset.hpp>
 #include <adk/tools/builtin_tools.hpp>
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <system_error>
@@ -187,20 +190,25 @@ private:
         return out;
     }
 
-    std::vector<std::shared_ptr<Tool>> tools(const fs::path& file, const YAML::Node& list)
+    // An LlmAgent's `tools`: registered tools by name, and MCP toolsets ({name: McpToolset, args: ...}).
+    void tools(const fs::path& file, const YAML::Node& list, LlmAgent::Builder& builder)
     {
         std::vector<std::shared_ptr<Tool>> out;
         if (!list.IsSequence())
             fail(file, list, "'tools' must be a list of {name: TOOL}");
         for (const auto& item : list) {
             const YAML::Node name_node = item.IsMap() ? item["name"] : item;
+            const std::string name = text(file, name_node, "tools: name");
+            if (name == "McpToolset" || name == "MCPToolset") {
+                builder.toolset(mcp_toolset(file, item));
+                continue;
+            }
             if (item.IsMap())
                 for (const auto& field : item)
                     if (field.first.Scalar() != "name")
                         fail(file, field.first,
                              "'tools': the field '" + field.first.Scalar() +
                                  "' is not supported (a tool's arguments are set where it is registered, in C++)");
-            const std::string name = text(file, name_node, "tools: name");
             auto tool = options_.tools.find(name);
             if (!tool) {
                 std::string known;
@@ -210,7 +218,99 @@ private:
             }
             out.push_back(std::move(tool));
         }
-        return out;
+        builder.tools(std::move(out));
+    }
+
+    // {name: McpToolset, args: {stdio_connection_params: {server_params: {command, args, env, cwd}, timeout},
+    // tool_filter: [...]}}, as ADK Python spells it (stdio_server_params: {...} too, as its older files do).
+    std::shared_ptr<Toolset> mcp_toolset(const fs::path& file, const YAML::Node& item)
+    {
+        const YAML::Node args = item.IsMap() ? item["args"] : YAML::Node();
+        if (!args || !args.IsMap())
+            fail(file, item, "'tools': McpToolset needs its args: {stdio_connection_params: {server_params: "
+                             "{command: ..., args: [...]}}}");
+        for (const auto& field : item)
+            if (field.first.Scalar() != "name" && field.first.Scalar() != "args")
+                fail(file, field.first, "'tools': McpToolset takes name and args, not '" + field.first.Scalar() + "'");
+        std::optional<mcp::StdioServerParams> stdio;
+        std::optional<std::chrono::milliseconds> timeout;
+        std::vector<std::string> filter;
+        bool filtered = false;
+        auto server_params = [&](const YAML::Node& map) {
+            if (!map.IsMap() || !map["command"])
+                fail(file, map, "'server_params' must be a map with a command (and args, env, cwd)");
+            mcp::StdioServerParams p(text(file, map["command"], "command"));
+            for (const auto& field : map) {
+                const std::string key = field.first.Scalar();
+                const YAML::Node& v = field.second;
+                if (key == "command") {
+                } else if (key == "args") {
+                    if (!v.IsSequence())
+                        fail(file, v, "'args' must be a list of strings");
+                    for (const auto& a : v)
+                        p.args.push_back(text(file, a, "args"));
+                } else if (key == "env") {
+                    if (!v.IsMap())
+                        fail(file, v, "'env' must be a map of names to strings");
+                    for (const auto& e : v)
+                        p.env[e.first.Scalar()] = text(file, e.second, "env");
+                } else if (key == "cwd") {
+                    p.cwd = text(file, v, "cwd");
+                } else {
+                    fail(file, field.first, "'server_params': unknown field '" + key + "' (known: command, args, env, cwd)");
+                }
+            }
+            return p;
+        };
+        auto seconds = [&](const YAML::Node& v) {
+            const double s = number<double>(file, v, "timeout", "a number of seconds");
+            if (!(s > 0 && s <= 86400))
+                fail(file, v, "'timeout' must be a number of seconds above 0 and at most a day");
+            return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000));
+        };
+        for (const auto& field : args) {
+            const std::string key = field.first.Scalar();
+            const YAML::Node& v = field.second;
+            if (key == "stdio_connection_params") {
+                if (!v.IsMap() || !v["server_params"])
+                    fail(file, v, "'stdio_connection_params' must be a map with server_params (and timeout)");
+                for (const auto& f : v)
+                    if (f.first.Scalar() != "server_params" && f.first.Scalar() != "timeout")
+                        fail(file, f.first, "'stdio_connection_params': unknown field '" + f.first.Scalar() +
+                                                "' (known: server_params, timeout)");
+                stdio = server_params(v["server_params"]);
+                if (v["timeout"])
+                    timeout = seconds(v["timeout"]);
+            } else if (key == "stdio_server_params") {
+                stdio = server_params(v);
+            } else if (key == "tool_filter") {
+                if (!v.IsSequence())
+                    fail(file, v, "'tool_filter' must be a list of tool names");
+                filtered = true;
+                for (const auto& n : v)
+                    filter.push_back(text(file, n, "tool_filter"));
+            } else if (key == "streamable_http_connection_params" || key == "sse_connection_params") {
+                fail(file, field.first, "'" + key + "': MCP servers over HTTP are not supported yet; give "
+                                        "stdio_connection_params");
+            } else {
+                fail(file, field.first, "McpToolset: unknown arg '" + key +
+                                            "' (known: stdio_connection_params, stdio_server_params, tool_filter)");
+            }
+        }
+        if (!stdio)
+            fail(file, args, "McpToolset: give stdio_connection_params: {server_params: {command: ..., args: [...]}}");
+        if (!options_.allow_mcp_stdio)
+            fail(file, args, "McpToolset starts the process '" + stdio->command +
+                                 "': a YAML file that starts processes is code, so this server runs it only when "
+                                 "started with --allow_mcp_stdio");
+        mcp::McpToolsetOptions toolset(std::move(*stdio));
+        if (timeout) {
+            toolset.timeout = *timeout;
+            toolset.initialize_timeout = std::max(*timeout, toolset.initialize_timeout);
+        }
+        if (filtered)
+            toolset.filter = ToolFilter(std::move(filter));
+        return mcp::McpToolset::create(std::move(toolset));
     }
 
     static GenerateContentConfig generate_config(const fs::path& file, const YAML::Node& map)
@@ -314,7 +414,7 @@ private:
             if (root["static_instruction"])
                 builder.static_instruction(text(file, root["static_instruction"], "static_instruction"));
             if (root["tools"])
-                builder.tools(tools(file, root["tools"]));
+                tools(file, root["tools"], builder);
             if (root["output_key"])
                 builder.output_key(text(file, root["output_key"], "output_key"));
             if (root["include_contents"]) {

@@ -131,6 +131,7 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
             const detail::Services services = detail::open_services(cmd);
             return detail::chat(cmd, std::move(app), services);
         }
+        options.allow_mcp_stdio = cmd.has("--allow_mcp_stdio");
         std::vector<server::App> apps = load_apps(cmd.positional.empty() ? "." : cmd.positional.front(), options);
         for (server::App& app : apps)
             app.resumability.is_resumable = cmd.has("--resumable");

@@ -28,6 +28,8 @@ constexpr std::array server_flags{
     Flag{"--run_grace", true, "seconds a run goes on after its client left, for it to reconnect (default 30; 0: cancel)"},
     Flag{"--allow_unauthenticated", false, "serve off loopback without a bearer token"},
 };
+constexpr Flag mcp_stdio_flag{"--allow_mcp_stdio", false, "let the apps' YAML start MCP servers as processes\n"
+                                                          "                          (McpToolset over stdio)"};
 constexpr Flag ui_dir_flag{"--ui_dir", true, "the ADK web UI's files (default: what tools/fetch_web_ui.sh fetched,\n"
                                              "                          or ADK_WEB_UI_DIR)"};
 constexpr std::array run_flags{
@@ -57,6 +59,8 @@ std::vector<Flag> flags_of(AppSource source, std::string_view command)
     if (source == AppSource::yaml) {
         out.push_back(model_flag);
         out.push_back(resumable_flag);
+        if (command != "run")
+            out.push_back(mcp_stdio_flag);
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include <adk/agents/workflow_agents.hpp>
 #include <adk/cli/agent_config.hpp>
 #include <adk/core/error.hpp>
+#include <adk/mcp/mcp_toolset.hpp>
 #include <adk/testing/scripted_model.hpp>
 #include <adk/tools/function_tool.hpp>
 
@@ -302,4 +303,72 @@ TEST_CASE("adk command line: commands, flags in both forms, and usage errors", "
     CHECK(refusal({"run"}, AppSource::yaml) == "name the app: adk run AGENTS_DIR/APP");
     CHECK(refusal({"run", "--ui_dir", "x", "a"}, AppSource::yaml) == "unknown flag '--ui_dir' for run");
     CHECK(refusal({"api_server", "--model", "m"}, AppSource::code) == "unknown flag '--model' for api_server");
+}
+
+TEST_CASE("agent config: MCP toolsets spelled as ADK Python spells them, and refused where processes may not start",
+          "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    const fs::path yaml = dir.path() / "files" / "root_agent.yaml";
+    write(yaml, R"(name: files_agent
+model: gemini-2.5-flash
+tools:
+  - name: McpToolset
+    args:
+      stdio_connection_params:
+        server_params:
+          command: npx
+          args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"]
+          env: {NODE_ENV: production}
+          cwd: /tmp
+        timeout: 5
+      tool_filter: [read_file, list_directory]
+  - name: MCPToolset
+    args:
+      stdio_server_params: {command: /usr/bin/my-server}
+)");
+    Models models;
+    AgentConfigOptions options = models.options();
+    auto agent = std::dynamic_pointer_cast<adk::LlmAgent>(adk::cli::load_agent_config(yaml, options));
+    REQUIRE(agent);
+    REQUIRE(agent->config().toolsets.size() == 2);
+    auto first = std::dynamic_pointer_cast<adk::mcp::McpToolset>(agent->config().toolsets[0]);
+    REQUIRE(first);
+    const auto& o = first->options();
+    CHECK(first->name() == "npx");
+    CHECK(o.stdio.command == "npx");
+    CHECK(o.stdio.args == std::vector<std::string>{"-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"});
+    CHECK(o.stdio.env.at("NODE_ENV") == "production");
+    CHECK(o.stdio.cwd == "/tmp");
+    CHECK(o.timeout == std::chrono::seconds(5));
+    CHECK_FALSE(first->filter().allows_all());
+    auto second = std::dynamic_pointer_cast<adk::mcp::McpToolset>(agent->config().toolsets[1]);
+    REQUIRE(second);
+    CHECK(second->name() == "my-server");
+    CHECK(second->filter().allows_all());
+    CHECK(second->options().timeout == std::chrono::seconds(60));
+
+    options.allow_mcp_stdio = false;  // adk web and adk api_server without --allow_mcp_stdio
+    CHECK_THAT(load_error(yaml, options), Catch::Contains("root_agent.yaml:") &&
+                                              Catch::Contains("starts the process 'npx'") &&
+                                              Catch::Contains("--allow_mcp_stdio"));
+    options.allow_mcp_stdio = true;
+    struct Case {
+        const char* args;
+        const char* error;
+    };
+    const Case cases[] = {
+        {"{}", "give stdio_connection_params"},
+        {"{streamable_http_connection_params: {url: 'http://x/mcp'}}", "over HTTP are not supported yet"},
+        {"{stdio_connection_params: {server_params: {command: x}}, tool_name_prefix: fs_}", "unknown arg 'tool_name_prefix'"},
+        {"{stdio_connection_params: {server_params: {args: [a]}}}", "with a command"},
+        {"{stdio_connection_params: {server_params: {command: x, shell: true}}}", "unknown field 'shell'"},
+        {"{stdio_connection_params: {server_params: {command: x}, timeout: -1}}", "'timeout' must be a number of seconds"},
+        {"{stdio_connection_params: {server_params: {command: x}}, tool_filter: read_file}", "'tool_filter' must be a list"},
+    };
+    for (const Case& c : cases) {
+        INFO(c.args);
+        write(yaml, std::string("name: files_agent\nmodel: m\ntools:\n  - name: McpToolset\n    args: ") + c.args + "\n");
+        CHECK_THAT(load_error(yaml, options), Catch::Contains(c.error));
+    }
 }

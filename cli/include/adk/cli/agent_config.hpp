@@ -62,6 +62,9 @@ public:
     std::function<std::shared_ptr<Model>(const std::string& id)> make_model;
     // When set, every LlmAgent uses this model id instead of its `model:` (adk's --model flag).
     std::string model_override;
+    // Whether `tools: [{name: McpToolset, args: {stdio_connection_params: ...}}]` may start processes. `adk run`
+    // allows it (the person runs what they read); `adk web` and `adk api_server` only with --allow_mcp_stdio.
+    bool allow_mcp_stdio = true;
 };
 
 static_assert(!std::is_aggregate_v<AgentConfigOptions>);
