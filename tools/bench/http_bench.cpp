@@ -4,7 +4,7 @@
 //
 //   http_bench --url BASE --app APP --server-pid PID invocations --concurrency N --invocations N [--warmup N]
 //   http_bench --url BASE --app APP --server-pid PID streams --streams N
-//   http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S]
+//   http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]
 //
 // invocations: each invocation creates a session (POST /apps/APP/users/u/sessions) and runs it (POST /run_sse,
 // "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
@@ -18,11 +18,13 @@
 // stuck: N clients that never read. Each creates a session, then sends POST /run_sse ("streaming": true) on a
 // socket of its own whose receive buffer is 4 KiB, and reads nothing. For S seconds (the runs finish within
 // them) the server's RSS is sampled every 50 ms: what the runs and their stuck followers make the server hold
-// is (peak - before) / N.
+// is (peak - before) / N. With --drain the same clients read everything: the peak the runs make by themselves,
+// which the stuck clients' figure is compared with.
 #include <adk/net/http_client.hpp>
 
 #include <adk/net/url.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -62,6 +65,7 @@ struct Options {
     int streams = 1000;
     int clients = 60;
     int seconds = 20;
+    bool drain = false;
 };
 
 // utime + stime of the whole process (every thread), in seconds.
@@ -301,15 +305,41 @@ public:
                                      std::to_string(req.body.size()) + "\r\n\r\n" + req.body;
             asio::write(socket, asio::buffer(text));
         }
+        // --drain: the same clients read every byte, for the peak that the runs themselves make.
+        std::atomic<long> drained{0};
+        std::thread reader;
+        if (o_.drain) {
+            for (auto& socket : sockets)
+                asio::co_spawn(
+                    ioc_,
+                    [&socket, &drained]() -> asio::awaitable<void> {
+                        std::vector<char> scratch(64 * 1024);
+                        for (;;) {
+                            auto [ec, n] = co_await socket.async_read_some(asio::buffer(scratch),
+                                                                           asio::as_tuple(asio::use_awaitable));
+                            drained += static_cast<long>(n);
+                            if (ec)
+                                break;
+                        }
+                    },
+                    asio::detached);
+            reader = std::thread([this] { ioc_.run(); });
+        }
         long peak = before;
         const auto t0 = Clock::now();
         while (Clock::now() - t0 < std::chrono::seconds(o_.seconds)) {
             peak = std::max(peak, rss_kib(o_.server_pid));
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
+        if (reader.joinable()) {
+            ioc_.stop();
+            reader.join();
+            ioc_.restart();
+        }
         const long end = rss_kib(o_.server_pid);
-        json::object out{{"mode", "stuck"},
+        json::object out{{"mode", o_.drain ? "drained" : "stuck"},
                          {"clients", o_.clients},
+                         {"bytes_read", drained.load()},
                          {"seconds", o_.seconds},
                          {"server_rss_mib_before", static_cast<double>(before) / 1024},
                          {"server_rss_mib_peak", static_cast<double>(peak) / 1024},
@@ -368,6 +398,10 @@ int main(int argc, char** argv)
             o.mode = a;
             continue;
         }
+        if (a == "--drain") {
+            o.drain = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::cerr << "http_bench: " << a << " needs a value\n";
             return 2;
@@ -391,7 +425,7 @@ int main(int argc, char** argv)
         std::cerr << "usage: http_bench --url BASE --app APP --server-pid PID invocations --concurrency N "
                      "--invocations N [--warmup N]\n"
                      "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n"
-                     "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S]\n";
+                     "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]\n";
         return 2;
     }
     Bench bench(o);

@@ -5,7 +5,10 @@
 # finish within them); the figure is (peak - before) / clients. adk-cpp's release build (bench_server, the
 # weather agent of server.sh), once on in-memory sessions (which keep every 2 MiB answer: that is stored data,
 # not what a run holds) and once on SQLite (answers on disk), beside the TypeScript server (in-memory sessions,
-# its default; warmed up with one invocation read to the end first).
+# its default; warmed up with one invocation read to the end first). Then the same with clients that read
+# everything (http_bench --drain): the difference is what not reading makes the server hold. RSS peaks count
+# what malloc took and did not give back, so the transient copies of each run (the streamed text, the event, its
+# JSON) are in both.
 #   tools/bench/stuck_clients.sh [CLIENTS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,7 +38,7 @@ mock_url=$(sed -n '1s/^listening on //p' "$work/mock.log")
 port=18300
 results=$work/results.jsonl
 : >"$results"
-run() {  # NAME cpp|ts [SESSION_URI]
+run() {  # NAME cpp|ts SESSION_URI [--drain]
   port=$((port + 1))
   local base=http://127.0.0.1:$port log=$work/server_$1.log pid
   if [ "$2" = cpp ]; then
@@ -55,20 +58,25 @@ run() {  # NAME cpp|ts [SESSION_URI]
     sed 's/.*"id":"\([^"]*\)".*/\1/')
   curl -sf -o /dev/null -X POST -H 'content-type: application/json' "$base/run_sse" -d \
     "{\"appName\":\"weather\",\"userId\":\"u\",\"sessionId\":\"$session\",\"streaming\":true,\"newMessage\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}"
-  "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$pid" stuck --clients "$clients" --seconds 20 |
+  "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$pid" stuck --clients "$clients" --seconds 20 ${4:-} |
     sed "s/^{/{\"server\":\"$1\",/" | tee -a "$results"
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
-run adk-cpp-memory cpp memory://
-run adk-cpp-sqlite cpp "sqlite:///$work/sessions.db"
-run typescript ts
+for drain in "" --drain; do
+  run adk-cpp-memory cpp memory:// $drain
+  run adk-cpp-sqlite cpp "sqlite:///$work/sessions.db" $drain
+  run typescript ts "" $drain
+done
 
 node - "$results" <<'EOF'
 const fs = require('node:fs');
 const rows = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-console.log(`\n| ${rows[0].clients} clients that never read, 2 MiB answers | RSS before | peak | per client |`);
-console.log('|---|---|---|---|');
-for (const r of rows)
-  console.log(`| ${r.server} | ${r.server_rss_mib_before.toFixed(0)} MiB | ${r.server_rss_mib_peak.toFixed(0)} MiB | ${r.server_mib_per_client_peak.toFixed(2)} MiB |`);
+console.log(`\n| ${rows[0].clients} clients, 2 MiB answers | clients | RSS before | peak | per client | held by not reading |`);
+console.log('|---|---|---|---|---|---|');
+for (const r of rows) {
+  const read = rows.find((o) => o.server === r.server && o.mode === 'drained');
+  const held = r.mode === 'stuck' && read ? `${(r.server_mib_per_client_peak - read.server_mib_per_client_peak).toFixed(2)} MiB` : '';
+  console.log(`| ${r.server} | ${r.mode === 'stuck' ? 'never read' : 'read everything'} | ${r.server_rss_mib_before.toFixed(0)} MiB | ${r.server_rss_mib_peak.toFixed(0)} MiB | ${r.server_mib_per_client_peak.toFixed(2)} MiB | ${held} |`);
+}
 EOF
