@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -58,7 +59,10 @@ public:
                 if (p.text && content.role == "user")
                     user = *p.text;
             }
-        tool_counts.push_back(request.tools.size());
+        {
+            std::lock_guard lock(mutex_);
+            tool_counts.push_back(request.tools.size());
+        }
         json::object args = args_;
         if (args.empty())
             args["text"] = user + "-" + std::to_string(answered);
@@ -70,9 +74,10 @@ public:
         co_return adk::spawn_stream<adk::LlmResponse>(co_await asio::this_coro::executor, std::move(producer));
     }
     std::atomic<int> requests{0};
-    std::vector<std::size_t> tool_counts;  // only read by single-threaded tests
+    std::vector<std::size_t> tool_counts;  // read once the invocations have ended
 
 private:
+    std::mutex mutex_;
     std::string tool_;
     int calls_;
     json::object args_;
