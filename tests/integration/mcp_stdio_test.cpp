@@ -349,11 +349,7 @@ TEST_CASE("MCP stdio: 50 callers on 4 threads share one connection, descriptors 
             },
             asio::detached);
     ioc.restart();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < 4; ++t)
-        pool.emplace_back([&] { ioc.run(); });
-    for (auto& t : pool)
-        t.join();
+    adk::test::run_on_threads(ioc, 4);
     CHECK(right == 1000);
     CHECK(open_descriptors() == descriptors);
     drive(ioc, c->close());

@@ -244,11 +244,7 @@ TEST_CASE("McpToolset: 1,000 calls from 50 concurrent invocations on 4 threads u
     };
     for (int i = 0; i < 50; ++i)
         asio::co_spawn(ioc, invocation(i), asio::detached);
-    std::vector<std::thread> pool;
-    for (int t = 0; t < 4; ++t)
-        pool.emplace_back([&] { ioc.run(); });
-    for (auto& t : pool)
-        t.join();
+    adk::test::run_on_threads(ioc, 4);
     CHECK(right == 1000);
     CHECK(most_servers == 1);
     ioc.restart();

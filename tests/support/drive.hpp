@@ -11,6 +11,8 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <thread>
+#include <vector>
 
 namespace adk::test {
 
@@ -47,6 +49,16 @@ inline void drive(boost::asio::io_context& ioc, boost::asio::awaitable<void> aw,
         co_return true;
     };
     drive(ioc, wrapped(std::move(aw)), limit);
+}
+
+// Runs `ioc` on `threads` threads until it runs out of work or is stopped.
+inline void run_on_threads(boost::asio::io_context& ioc, int threads)
+{
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&ioc] { ioc.run(); });
+    for (auto& t : pool)
+        t.join();
 }
 
 }  // namespace adk::test

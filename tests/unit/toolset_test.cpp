@@ -4,6 +4,7 @@
 #include <adk/core/log.hpp>
 
 #include "support/agents.hpp"
+#include "support/drive.hpp"
 #include "support/run.hpp"
 
 #include <boost/asio/post.hpp>
@@ -320,11 +321,7 @@ TEST_CASE("50 invocations at once on 4 threads share one open and one listing of
     };
     for (int i = 0; i < 50; ++i)
         asio::co_spawn(ioc, invocation(i), asio::detached);
-    std::vector<std::thread> pool;
-    for (int i = 0; i < 4; ++i)
-        pool.emplace_back([&] { ioc.run(); });
-    for (auto& t : pool)
-        t.join();
+    adk::test::run_on_threads(ioc, 4);
     CHECK(finished == 50);
     CHECK(toolset->opens == 1);
     CHECK(toolset->lists == 1);
@@ -335,10 +332,7 @@ TEST_CASE("50 invocations at once on 4 threads share one open and one listing of
 
     ioc.restart();
     auto closed = asio::co_spawn(ioc, runner.close(), asio::use_future);
-    for (auto& t : pool)
-        t = std::thread([&] { ioc.run(); });
-    for (auto& t : pool)
-        t.join();
+    adk::test::run_on_threads(ioc, 4);
     closed.get();
     CHECK(toolset->shutdowns == 1);
 }
