@@ -197,6 +197,8 @@ private:
         if (!list.IsSequence())
             fail(file, list, "'tools' must be a list of {name: TOOL}");
         for (const auto& item : list) {
+            if (item.IsMap() && !item["name"])
+                fail(file, item, "'tools': an entry names its tool with name: TOOL");
             const YAML::Node name_node = item.IsMap() ? item["name"] : item;
             const std::string name = text(file, name_node, "tools: name");
             if (name == "McpToolset" || name == "MCPToolset") {

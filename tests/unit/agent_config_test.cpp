@@ -183,6 +183,8 @@ TEST_CASE("agent config: each error names the file, the line and the field", "[c
                Catch::Contains("names Python code") && Catch::StartsWith(at + "3:1:"));
     CHECK_THAT(error_of("name: a\nmodel: m\ntools:\n  - name: nowhere\n"),
                Catch::StartsWith(at + "4:11: 'tools': no tool named 'nowhere'") && Catch::Contains("exit_loop"));
+    CHECK_THAT(error_of("name: a\nmodel: m\ntools:\n  - nme: get_weather\n"),
+               Catch::StartsWith(at + "4:5: 'tools': an entry names its tool with name: TOOL"));
     CHECK_THAT(error_of("name: a\nmodel: m\ngenerate_content_config: {temperature: hot}\n"),
                Catch::StartsWith(at + "3:40: 'temperature' must be a number"));
     CHECK_THAT(error_of("name: a\nmodel: m\ngenerate_content_config: {seed: 1}\n"),
