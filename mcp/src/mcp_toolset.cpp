@@ -225,10 +225,10 @@ public:
         CallOptions call;
         call.timeout = state_->options.timeout;
         call.on_progress = [state = state_, tool = name(), id = ctx.function_call_id()](const event::Progress& p) {
-            std::string text = "MCP tool " + tool + ": " + std::to_string(p.progress) +
-                               (p.total ? " of " + std::to_string(*p.total) : "") +
-                               (p.message.empty() ? "" : " (" + p.message + ")");
-            log(LogLevel::info, text);
+            if (log_enabled(LogLevel::info))
+                log(LogLevel::info, "MCP tool " + tool + ": " + std::to_string(p.progress) +
+                                        (p.total ? " of " + std::to_string(*p.total) : "") +
+                                        (p.message.empty() ? "" : " (" + p.message + ")"));
             if (state->options.on_progress)
                 state->options.on_progress(ToolProgress{tool, id, p.progress, p.total, p.message});
         };

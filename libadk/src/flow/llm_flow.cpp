@@ -33,6 +33,8 @@ namespace {
 asio::awaitable<std::vector<std::shared_ptr<Tool>>> resolve_tools(const LlmAgentConfig& cfg,
                                                                   const InvocationContext& ctx)
 {
+    if (cfg.toolsets.empty())
+        co_return cfg.tools;  // names checked when the agent was built
     std::vector<std::shared_ptr<Tool>> tools = cfg.tools;
     std::map<std::string, std::string, std::less<>> origin;  // tool name -> where it came from
     for (const auto& tool : tools)

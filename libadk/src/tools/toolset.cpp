@@ -82,12 +82,6 @@ public:
             flight.reset();
         return std::move(mine->waiters);
     }
-
-    static void wake(const std::vector<std::shared_ptr<Wake>>& waiters)
-    {
-        for (const auto& w : waiters)
-            w->try_send(boost::system::error_code{});
-    }
 };
 
 namespace {
