@@ -47,6 +47,9 @@ json::value body_json(const IncomingRequest& req);
 // A member of the body that must be of one kind when present; nullptr when absent or null. Throws adk::Error
 // (invalid_argument) that names it when it is of another kind.
 const json::value* member(const json::value& body, std::string_view name, json::kind kind, std::string_view what);
+// Throws adk::Error (invalid_argument) naming `field` when `id`, read from a body, could not be a path
+// segment of the routes that read back what it names (detail::id_refusal).
+void check_id(std::string_view field, std::string_view id);
 Error session_not_found(const std::string& id);
 // The web UI's folder made canonical, or empty when `dir` is; throws adk::Error (invalid_argument) when it
 // holds no index.html.

@@ -106,6 +106,14 @@ const json::value* member(const json::value& body, std::string_view name, json::
     return v;
 }
 
+void check_id(std::string_view field, std::string_view id)
+{
+    if (std::optional<std::string> why = id_refusal(id))
+        throw Error(errc::invalid_argument, "\"" + std::string(field) + "\" " + *why +
+                                                ": it names a segment of the paths that read it back "
+                                                "(/apps/{app}/users/{user}/sessions/{session})");
+}
+
 Error session_not_found(const std::string& id)
 {
     return Error(errc::not_found, "Session not found: " + id);

@@ -56,6 +56,16 @@ bool safe_segment(const std::string& segment)
 
 }  // namespace
 
+std::optional<std::string> id_refusal(std::string_view id)
+{
+    const std::string text(id);
+    if (text.empty() || !safe_segment(text))
+        return std::string("is empty, '.', '..', or holds a slash, a backslash or a control character");
+    if (net::to_valid_utf8(text) != text)
+        return std::string("is not UTF-8");
+    return std::nullopt;
+}
+
 RequestTarget RequestTarget::parse(std::string_view target, std::string& refused, std::size_t max_length)
 {
     RequestTarget out;

@@ -12,6 +12,11 @@
 
 namespace adk::server::detail {
 
+// Why `id` (an app, user or session id a body names) could not be a path segment, or nothing: what a body
+// stores must stay reachable by the routes that read it. Refused: empty, "." or "..", a '/', a '\\' or a
+// control character, text that is not UTF-8.
+std::optional<std::string> id_refusal(std::string_view id);
+
 class RequestTarget {
 public:
     // The segments of the path; the query's parameters (the last value of a repeated name).

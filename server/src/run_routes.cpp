@@ -40,6 +40,8 @@ public:
         app = required_string(body, "appName");
         user = required_string(body, "userId");
         session = required_string(body, "sessionId");
+        detail::check_id("userId", user);
+        detail::check_id("sessionId", session);
         if (const json::value* m = member(body, "newMessage", json::kind::object, "a Content object")) {
             try {
                 message = json::value_to<Content>(*m);

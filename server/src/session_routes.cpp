@@ -38,8 +38,10 @@ asio::awaitable<void> ApiServer::Impl::create_session(const IncomingRequest& req
     if (const json::value* s = member(body, "state", json::kind::object, "an object"))
         state = s->get_object();
     validate_state_keys(state);
-    if (const json::value* id = member(body, "sessionId", json::kind::string, "a string"); id && session_id.empty())
+    if (const json::value* id = member(body, "sessionId", json::kind::string, "a string"); id && session_id.empty()) {
         session_id = std::string(id->get_string());
+        detail::check_id("sessionId", session_id);
+    }
     std::vector<Event> imported;
     if (const json::value* events = member(body, "events", json::kind::array, "an array of events")) {
         for (std::size_t i = 0; i < events->get_array().size(); ++i) {

@@ -161,6 +161,55 @@ TEST_CASE("ApiServer: values that could not be read back are refused (400), and 
     }());
 }
 
+TEST_CASE("ApiServer: a body's user or session id that no path could name is refused, and nothing is stored",
+          "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServer server(ioc.get_executor(), {{"app", echo_agent({adk::LlmResponse::text("hi")})}},
+                                  options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        // Found by fuzz_api_request: a body may name ids no path can (a session "x/y" was stored that no GET
+        // could reach); a run answered 404 for them, as if only the session were missing.
+        for (const auto& [user, session] : std::vector<std::pair<std::string, std::string>>{
+                 {"ns/u", "s1"}, {"u", "a/b"}, {"..", "s1"}, {"u", "."}, {"back\\slash", "s1"}, {"u", "line\nbreak"}}) {
+            const std::string body = run_body(user, session, "hello");
+            const Reply reply = co_await call(client, server, "POST", "/run", body);
+            CHECK(reply.status == 400);
+            CHECK_THAT(reply.body, Catch::Contains("names a segment of the paths"));
+        }
+        {
+            const Reply reply = co_await call(client, server, "POST", "/apps/app/users/u/sessions", R"({"sessionId": "x/y"})");
+            CHECK(reply.status == 400);
+            CHECK(reply.json().at("error").as_string().starts_with("\"sessionId\" is empty"));
+        }
+        // An id a path names percent-encoded is accepted and reads back.
+        {
+            const Reply reply = co_await call(client, server, "POST", "/apps/app/users/ns%3Au%20v/sessions/s%3F1");
+            CHECK(reply.status == 200);
+        }
+        {
+            const std::string body = run_body("ns:u v", "s?1", "hello");
+            const Reply reply = co_await call(client, server, "POST", "/run", body);
+            CHECK(reply.status == 200);
+        }
+        {
+            const Reply reply = co_await call(client, server, "GET", "/apps/app/users/ns%3Au%20v/sessions/s%3F1");
+            REQUIRE(reply.status == 200);
+            CHECK(reply.json().at("events").as_array().size() == 2);
+        }
+        server.stop();
+    }());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        for (const char* user : {"ns/u", "u", "..", "back\\slash"}) {
+            auto listed = co_await sessions->list_sessions({"app", user});
+            CHECK(listed.empty());
+        }
+    }());
+}
+
 TEST_CASE("ApiServer: state over its limits is refused with 413 and nothing is stored", "[server]")
 {
     asio::io_context ioc;
