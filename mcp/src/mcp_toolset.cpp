@@ -3,6 +3,7 @@
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/core/strands.hpp>
+#include <adk/net/url.hpp>
 #include <adk/tools/json_schema.hpp>
 
 #include <boost/asio/experimental/concurrent_channel.hpp>
@@ -102,6 +103,26 @@ private:
 constexpr std::size_t response_depth_in_event = 6;
 constexpr int max_list_pages = 1000;
 
+// The handler's answer to elicitation/create, with the requested schema's defaults in what an acceptance left out.
+asio::awaitable<json::value> answer_elicitation(RequestHandler handler, jsonrpc::Request request)
+{
+    if (request.method != "elicitation/create")
+        throw RpcFailure("", jsonrpc::RpcError(jsonrpc::code::method_not_found, "Method not found: " + request.method));
+    json::value result = co_await handler(request);
+    json::object* r = result.if_object();
+    const json::value* action = r ? r->if_contains("action") : nullptr;
+    if (!action || !action->is_string() || action->get_string() != "accept")
+        co_return result;
+    const json::object* params = request.params ? request.params->if_object() : nullptr;
+    const json::value* schema = params ? params->if_contains("requestedSchema") : nullptr;
+    json::value& content = (*r)["content"];
+    if (content.is_null())
+        content = json::object();
+    if (schema && content.is_object())
+        apply_elicitation_defaults(*schema, content.get_object());
+    co_return result;
+}
+
 std::string default_name(const StdioServerParams& stdio)
 {
     const auto slash = stdio.command.rfind('/');
@@ -113,6 +134,15 @@ std::string default_name(const StdioServerParams& stdio)
 
 McpToolsetOptions::McpToolsetOptions(StdioServerParams stdio_) : name(default_name(stdio_)), stdio(std::move(stdio_))
 {
+}
+
+McpToolsetOptions::McpToolsetOptions(HttpServerParams http_) : http(std::move(http_))
+{
+    try {
+        name = net::parse_url(http->url).host;
+    } catch (const Error&) {
+        name = "mcp";  // the URL is refused, with what is wrong, when the toolset opens
+    }
 }
 
 // What the toolset and its tools share: the connection in use, started again when the server ended it.
@@ -148,8 +178,14 @@ public:
         if (dead)
             co_await dead->close();  // reaps the process that ended
         const asio::any_io_executor strand = new_strand(executor);
-        auto c = Connection::create(strand, std::make_unique<StdioTransport>(strand, options.stdio),
-                                    connection_options(self));
+        std::unique_ptr<Transport> transport;
+        if (options.http)
+            transport = std::make_unique<HttpTransport>(strand, *options.http);
+        else if (options.stdio)
+            transport = std::make_unique<StdioTransport>(strand, *options.stdio);
+        else
+            throw Error(errc::invalid_argument, "the MCP toolset " + options.name + " names no server (stdio or http)");
+        auto c = Connection::create(strand, std::move(transport), connection_options(self));
         std::exception_ptr failure;
         try {
             co_await c->start();
@@ -188,7 +224,9 @@ private:
         c.initialize_timeout = options.initialize_timeout;
         if (options.on_elicitation) {
             c.session.capabilities.elicitation = true;
-            c.handle_request = options.on_elicitation;
+            c.handle_request = [handler = options.on_elicitation](const jsonrpc::Request& request) {
+                return answer_elicitation(handler, request);
+            };
         }
         std::weak_ptr<State> weak = self;
         c.on_tools_changed = [weak] {
@@ -244,6 +282,20 @@ private:
 };
 
 }  // namespace
+
+void apply_elicitation_defaults(const json::value& requested_schema, json::object& content)
+{
+    const json::object* schema = requested_schema.if_object();
+    const json::value* properties = schema ? schema->if_contains("properties") : nullptr;
+    if (!properties || !properties->is_object())
+        return;
+    for (const auto& [field, property] : properties->get_object()) {
+        const json::object* p = property.if_object();
+        const json::value* fallback = p ? p->if_contains("default") : nullptr;
+        if (fallback && !fallback->is_null() && !content.contains(field))
+            content[field] = *fallback;
+    }
+}
 
 json::value tool_response(const std::string& tool, const json::value& result, const json::value& output_schema)
 {

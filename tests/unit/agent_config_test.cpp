@@ -338,10 +338,10 @@ tools:
     REQUIRE(first);
     const auto& o = first->options();
     CHECK(first->name() == "npx");
-    CHECK(o.stdio.command == "npx");
-    CHECK(o.stdio.args == std::vector<std::string>{"-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"});
-    CHECK(o.stdio.env.at("NODE_ENV") == "production");
-    CHECK(o.stdio.cwd == "/tmp");
+    CHECK(o.stdio->command == "npx");
+    CHECK(o.stdio->args == std::vector<std::string>{"-y", "@modelcontextprotocol/server-filesystem", "/tmp/work"});
+    CHECK(o.stdio->env.at("NODE_ENV") == "production");
+    CHECK(o.stdio->cwd == "/tmp");
     CHECK(o.timeout == std::chrono::seconds(5));
     CHECK_FALSE(first->filter().allows_all());
     auto second = std::dynamic_pointer_cast<adk::mcp::McpToolset>(agent->config().toolsets[1]);

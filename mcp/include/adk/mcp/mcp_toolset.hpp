@@ -4,14 +4,20 @@
 //   auto toolset = adk::mcp::McpToolset::create(adk::mcp::McpToolsetOptions(files));
 //   auto agent = adk::LlmAgent::builder("files").model(model).toolset(toolset).build();
 //
-// The server is started (stdio) when an invocation first needs the tools, shared by every invocation after, and
-// ended when the toolset is closed (Runner::close, ApiServer::stop, `adk run` on exit). Its tools are listed once
-// (all pages) and again when the server says they changed. A call runs `tools/call` with the toolset's timeout;
-// the model gets the result (see McpTool below), or {"error": ...} when the server reports one. A server that
-// died is started again by the next call (stdio).
+//   adk::mcp::HttpServerParams remote("https://tools.example.com/mcp");   // Streamable HTTP
+//   remote.headers.emplace_back("authorization", "Bearer " + token);
+//   auto remote_tools = adk::mcp::McpToolset::create(adk::mcp::McpToolsetOptions(remote));
+//
+// The server is started (stdio) or its session opened (HTTP) when an invocation first needs the tools, shared by
+// every invocation after, and ended when the toolset is closed (Runner::close, ApiServer::stop, `adk run` on
+// exit). Its tools are listed once (all pages) and again when the server says they changed. A call runs
+// `tools/call` with the toolset's timeout; the model gets the result (see McpTool below), or {"error": ...} when
+// the server reports one. A server that died is started again by the next call (stdio); an HTTP server that
+// forgot the session gets a new one (adk/mcp/http_transport.hpp).
 #pragma once
 
 #include <adk/mcp/connection.hpp>
+#include <adk/mcp/http_transport.hpp>
 #include <adk/mcp/stdio_transport.hpp>
 #include <adk/tools/toolset.hpp>
 
@@ -35,18 +41,22 @@ public:
 class McpToolsetOptions {
 public:
     explicit McpToolsetOptions(StdioServerParams stdio_);
+    explicit McpToolsetOptions(HttpServerParams http_);
 
-    // Names the toolset in logs and errors; the command's file name by default.
+    // Names the toolset in logs and errors; the command's file name, or the URL's host, by default.
     std::string name;
     ToolFilter filter;
-    StdioServerParams stdio;
+    // The server: exactly one of them is set.
+    std::optional<StdioServerParams> stdio;
+    std::optional<HttpServerParams> http;
     // How long one tool call may take (ADK's `timeout`), and the handshake.
     std::chrono::milliseconds timeout{std::chrono::seconds(60)};
     std::chrono::milliseconds initialize_timeout{std::chrono::seconds(60)};
     // Progress of the calls under way (logged at info level in any case). Called on the connection's strand.
     std::function<void(const ToolProgress&)> on_progress;
     // Answers the server's elicitation/create requests (offered to the server only when set): the result as
-    // the spec writes it ({"action": "accept", "content": {...}}, or "decline", or "cancel").
+    // the spec writes it ({"action": "accept", "content": {...}}, or "decline", or "cancel"). Fields an
+    // acceptance leaves out get the requested schema's defaults (apply_elicitation_defaults).
     RequestHandler on_elicitation;
 };
 
@@ -73,6 +83,10 @@ private:
     McpToolsetOptions options_;
     std::shared_ptr<State> state_;
 };
+
+// Adds to an accepted elicitation's `content` the `default` of each property of `requested_schema` that it
+// does not hold (spec 2025-11-25, SEP-1034).
+void apply_elicitation_defaults(const json::value& requested_schema, json::object& content);
 
 // What the model gets from a tools/call result: {"isError": true} results become an error (the model gets
 // {"error": "<their text>"}); otherwise the result as MCP gives it (content, structuredContent), with
