@@ -82,6 +82,16 @@ bool answers(std::string_view text, const jsonrpc::Id& id)
     return false;
 }
 
+// An exception's message without the error code's own text and source location.
+std::string reason(const std::exception& e)
+{
+    if (const auto* adk_error = dynamic_cast<const Error*>(&e))
+        return adk_error->message();
+    if (const auto* system = dynamic_cast<const boost::system::system_error*>(&e))
+        return system->code().message();
+    return e.what();
+}
+
 // What send() was given, as far as the transport cares.
 class Outgoing {
 public:
@@ -205,7 +215,7 @@ public:
             co_await asio::co_spawn(strand_, end_session(shared_from_this(), std::move(session)),
                                     asio::bind_cancellation_slot(signal->slot(), asio::use_awaitable));
         } catch (const std::exception& e) {
-            log(LogLevel::debug, "the " + name_ + ": DELETE of the session failed: " + e.what());
+            log(LogLevel::debug, "the " + name_ + ": DELETE of the session failed: " + reason(e));
         }
         deadline.cancel();
     }
@@ -349,6 +359,13 @@ private:
                 const std::string sent_session = self->session_id_;
                 const std::uint64_t generation = self->generation_;
                 net::HttpResponse res = co_await self->post(text);
+                if (self->legacy_) {
+                    // The old transport accepts the request here and answers it on its stream.
+                    std::string body = co_await res.read_all(max_error_body_bytes);
+                    if (!res.ok())
+                        self->deliver_error(id, self->status_text(res, body));
+                    co_return;
+                }
                 if (res.status() == 404 && !sent_session.empty() && !initialize && !retried && !self->legacy_) {
                     co_await self->renew_session(generation);
                     continue;
@@ -361,21 +378,13 @@ private:
                 co_await self->take_answer(std::move(res), id, initialize);
                 co_return;
             }
-        } catch (const boost::system::system_error& e) {
-            if (self->closed_)
-                co_return;
-            const std::string why = std::string("could not reach it: ") + e.what();
-            if (initialize)
-                self->end(why);
-            else
-                self->deliver_error(id, "the " + self->name_ + " failed: " + why);
         } catch (const std::exception& e) {
             if (self->closed_)
                 co_return;
             if (initialize)
-                self->end(e.what());
+                self->end(reason(e));
             else
-                self->deliver_error(id, "the " + self->name_ + " failed: " + e.what());
+                self->deliver_error(id, "the " + self->name_ + ": " + reason(e));
         }
     }
 
@@ -457,7 +466,7 @@ private:
                 } catch (const boost::system::system_error& e) {
                     if (closed_ || e.code() == asio::error::operation_aborted)
                         throw;
-                    why = std::string("the stream broke: ") + e.what();
+                    why = "the stream broke: " + reason(e);
                 }
             }
             if (answered || closed_)
@@ -484,7 +493,7 @@ private:
             } catch (const boost::system::system_error& e) {
                 if (closed_ || e.code() == asio::error::operation_aborted)
                     throw;
-                why = std::string("resuming it failed: ") + e.what();
+                why = "resuming it failed: " + reason(e);
                 have_stream = false;
                 continue;
             }
@@ -516,7 +525,7 @@ private:
             co_await self->follow(std::move(res), std::nullopt);
         } catch (const std::exception& e) {
             if (!self->closed_)
-                log(LogLevel::debug, "the " + self->name_ + ": the GET stream ended: " + e.what());
+                log(LogLevel::debug, "the " + self->name_ + ": the GET stream ended: " + reason(e));
         }
     }
 
@@ -681,7 +690,7 @@ private:
                     break;
             }
         } catch (const std::exception& e) {
-            why = std::string("its SSE stream broke: ") + e.what();
+            why = "its SSE stream broke: " + reason(e);
         }
         if (!self->closed_)
             self->end(why);

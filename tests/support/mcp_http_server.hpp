@@ -1,0 +1,288 @@
+// A small MCP server over Streamable HTTP (and the old HTTP+SSE transport), in the test's own process, on adk's
+// HttpServer over loopback: for the transport tests of adk::mcp (tests/integration/mcp_http_test.cpp), which need
+// a server that misbehaves on cue. The protocol itself is judged by the official conformance suite and
+// server-everything (tests/interop). Single-threaded: run its io_context on one thread.
+//
+// POST /mcp: initialize opens a session ("s-1", "s-2", ...); other requests need a live session (404 otherwise,
+// 400 without one). tools/list gives: echo {text} (answered as JSON, or as SSE when `sse_answers`), cut (an SSE
+// stream that ends after a priming event "id: cut-N, retry: 100"; the answer waits for a GET with that
+// Last-Event-ID), cut_without_id (an SSE stream that ends with no event id), fail (HTTP 500), slow (SSE: a
+// progress notification every 20 ms, for ever), changed (sends notifications/tools/list_changed on the GET
+// stream, then answers). GET /mcp without Last-Event-ID is the server's own stream; DELETE /mcp ends a session.
+// With `legacy`, POST /mcp answers 405 and the old transport is served: GET /mcp opens the stream, whose first
+// event names the endpoint /messages, where each POST is answered 202 and its answer goes on the stream.
+#pragma once
+
+#include <adk/mcp/jsonrpc.hpp>
+#include <adk/net/http_server.hpp>
+
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace adk::test {
+
+class McpHttpServer {
+public:
+    // What a request carried.
+    class Seen {
+    public:
+        std::string http_method;
+        std::string mcp_method;  // of a POSTed request or notification; "" for GET and DELETE
+        std::string session;
+        std::string protocol;
+        std::string last_event_id;
+    };
+
+    bool sse_answers = false;
+    bool legacy = false;
+    std::vector<Seen> seen;
+
+    explicit McpHttpServer(boost::asio::any_io_executor executor)
+        : server_(executor, options(), [this](net::IncomingRequest& req, net::ResponseWriter& res) {
+              return handle(req, res);
+          })
+    {
+        server_.start();
+    }
+    ~McpHttpServer() { server_.stop(); }
+
+    std::string url() const { return server_.base_url() + "/mcp"; }
+    void stop() { server_.stop(); }
+    // The server forgets every session: their next requests get 404.
+    void forget_sessions() { sessions_.clear(); }
+    std::size_t count(std::string_view http_method, std::string_view mcp_method = {}) const
+    {
+        std::size_t n = 0;
+        for (const Seen& s : seen)
+            n += s.http_method == http_method && (mcp_method.empty() || s.mcp_method == mcp_method);
+        return n;
+    }
+    std::size_t open_streams() const { return streams_.size(); }
+
+private:
+    using Channel = boost::asio::experimental::channel<void(boost::system::error_code, std::string)>;
+    using json_value = boost::json::value;
+
+    static net::HttpServerOptions options()
+    {
+        net::HttpServerOptions o;
+        o.single_threaded = true;
+        return o;
+    }
+
+    static std::string frame(const std::string& data, const std::string& id = {}, int retry = 0)
+    {
+        std::string out;
+        if (!id.empty())
+            out += "id: " + id + "\n";
+        if (retry > 0)
+            out += "retry: " + std::to_string(retry) + "\n";
+        return out + "data: " + data + "\n\n";
+    }
+
+    static std::string answer(const json_value& id, boost::json::object result)
+    {
+        return boost::json::serialize(boost::json::object{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+    }
+
+    static boost::json::object text_result(const std::string& text)
+    {
+        return {{"content", boost::json::array{boost::json::object{{"type", "text"}, {"text", text}}}}};
+    }
+
+    static boost::json::object tools()
+    {
+        boost::json::array list;
+        for (const char* name : {"echo", "cut", "cut_without_id", "fail", "slow", "changed"})
+            list.push_back(boost::json::object{{"name", name},
+                                               {"description", std::string("the test tool ") + name},
+                                               {"inputSchema", boost::json::object{{"type", "object"}}}});
+        return {{"tools", std::move(list)}};
+    }
+
+    // Writes what arrives on `channel` to the stream until the client leaves or the server stops.
+    static boost::asio::awaitable<void> pump(net::ResponseWriter& res, std::shared_ptr<Channel> channel)
+    {
+        for (;;) {
+            std::string data = co_await channel->async_receive(boost::asio::use_awaitable);
+            co_await res.write(data);
+        }
+    }
+
+    boost::asio::awaitable<void> handle(net::IncomingRequest& req, net::ResponseWriter& res)
+    {
+        Seen s;
+        s.http_method = req.method;
+        s.session = std::string(req.header("mcp-session-id"));
+        s.protocol = std::string(req.header("mcp-protocol-version"));
+        s.last_event_id = std::string(req.header("last-event-id"));
+        boost::system::error_code ec;
+        json_value body = req.body.empty() ? json_value() : boost::json::parse(req.body, ec);
+        const boost::json::object* message = body.if_object();
+        if (message && message->contains("method") && message->at("method").is_string())
+            s.mcp_method = std::string(message->at("method").get_string());
+        seen.push_back(s);
+        const bool messages_endpoint = req.target.starts_with("/messages");
+
+        if (req.method == "GET")
+            co_return co_await get(res, s);
+        if (req.method == "DELETE") {
+            sessions_.erase(s.session);
+            co_return co_await res.send(200, "application/json", "{}");
+        }
+        if (legacy && !messages_endpoint)
+            co_return co_await res.send(405, "application/json", R"({"error": "POST is not served here"})");
+        if (!message)
+            co_return co_await res.send(400, "application/json", R"({"error": "not JSON"})");
+        const json_value* id = message->if_contains("id");
+        if (legacy) {
+            // The old transport: accepted here, answered on the stream.
+            co_await res.send(202, "application/json", "");
+            if (id && s.mcp_method == "initialize")
+                deliver_legacy(answer(*id, initialize_result()));
+            else if (id && s.mcp_method == "tools/list")
+                deliver_legacy(answer(*id, tools()));
+            else if (id && s.mcp_method == "tools/call")
+                deliver_legacy(answer(*id, text_result("legacy echo")));
+            co_return;
+        }
+        if (s.mcp_method == "initialize") {
+            const std::string session = "s-" + std::to_string(++sessions_made_);
+            sessions_.insert(session);
+            const net::HeaderList headers{{"mcp-session-id", session}};
+            co_return co_await res.send(200, "application/json", answer(*id, initialize_result()), headers);
+        }
+        if (s.session.empty())
+            co_return co_await res.send(400, "application/json", R"({"error": "no session id"})");
+        if (!sessions_.contains(s.session))
+            co_return co_await res.send(404, "application/json", R"({"error": "no such session"})");
+        if (!id || s.mcp_method.empty())  // a notification or a response
+            co_return co_await res.send(202, "application/json", "");
+        if (s.mcp_method == "tools/list")
+            co_return co_await res.send(200, "application/json", answer(*id, tools()));
+        if (s.mcp_method != "tools/call")
+            co_return co_await res.send(200, "application/json", answer(*id, {}));
+        const std::string tool(message->at("params").at("name").as_string());
+        co_await call(res, *id, tool, message->at("params"));
+    }
+
+    boost::asio::awaitable<void> call(net::ResponseWriter& res, const json_value& id, const std::string& tool,
+                                      const json_value& params)
+    {
+        if (tool == "fail")
+            co_return co_await res.send(500, "text/plain", "the tool broke, by request");
+        if (tool == "echo") {
+            const json_value* args = params.as_object().if_contains("arguments");
+            const json_value* text = args && args->is_object() ? args->as_object().if_contains("text") : nullptr;
+            const std::string said = text && text->is_string() ? std::string(text->get_string()) : "";
+            if (!sse_answers)
+                co_return co_await res.send(200, "application/json", answer(id, text_result("echo " + said)));
+            co_await res.begin_stream(200, "text/event-stream");
+            co_await res.write(frame("", "e-" + std::to_string(++events_)));
+            co_await res.write(frame(answer(id, text_result("echo " + said)), "e-" + std::to_string(++events_)));
+            co_return co_await res.end_stream();
+        }
+        if (tool == "cut") {
+            const std::string event = "cut-" + std::to_string(++events_);
+            kept_[event] = answer(id, text_result("resumed"));
+            co_await res.begin_stream(200, "text/event-stream");
+            co_await res.write(frame("", event, 100));
+            co_return co_await res.end_stream();
+        }
+        if (tool == "cut_without_id") {
+            co_await res.begin_stream(200, "text/event-stream");
+            co_await res.write(frame(R"({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}})"));
+            co_return co_await res.end_stream();
+        }
+        if (tool == "changed") {
+            deliver_own(R"({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})");
+            co_return co_await res.send(200, "application/json", answer(id, text_result("changed")));
+        }
+        // slow: progress for ever, until the client leaves or the server stops.
+        co_await res.begin_stream(200, "text/event-stream");
+        boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+        const json_value* meta = params.as_object().if_contains("_meta");
+        const json_value token = meta && meta->is_object() && meta->as_object().contains("progressToken")
+                                     ? meta->as_object().at("progressToken")
+                                     : json_value(0);
+        for (int step = 1;; ++step) {
+            boost::json::object progress{{"jsonrpc", "2.0"},
+                                         {"method", "notifications/progress"},
+                                         {"params", boost::json::object{{"progressToken", token}, {"progress", step}}}};
+            co_await res.write(frame(boost::json::serialize(progress)));
+            timer.expires_after(std::chrono::milliseconds(20));
+            co_await timer.async_wait(boost::asio::use_awaitable);
+        }
+    }
+
+    boost::asio::awaitable<void> get(net::ResponseWriter& res, const Seen& s)
+    {
+        if (legacy) {
+            auto channel = std::make_shared<Channel>(co_await boost::asio::this_coro::executor, 64);
+            legacy_stream_ = channel;
+            co_await res.begin_stream(200, "text/event-stream");
+            co_await res.write("event: endpoint\ndata: /messages?session=legacy-1\n\n");
+            co_return co_await pump(res, channel);
+        }
+        if (!sessions_.contains(s.session))
+            co_return co_await res.send(404, "application/json", R"({"error": "no such session"})");
+        if (!s.last_event_id.empty()) {
+            auto kept = kept_.find(s.last_event_id);
+            if (kept == kept_.end())
+                co_return co_await res.send(404, "application/json", R"({"error": "no such event"})");
+            co_await res.begin_stream(200, "text/event-stream");
+            co_await res.write(frame(kept->second, s.last_event_id + "-answer"));
+            kept_.erase(kept);
+            co_return co_await res.end_stream();
+        }
+        auto channel = std::make_shared<Channel>(co_await boost::asio::this_coro::executor, 64);
+        streams_.insert(channel);
+        co_await res.begin_stream(200, "text/event-stream");
+        try {
+            co_await pump(res, channel);
+        } catch (...) {
+            streams_.erase(channel);
+            throw;
+        }
+    }
+
+    static boost::json::object initialize_result()
+    {
+        return {{"protocolVersion", "2025-11-25"},
+                {"capabilities", boost::json::object{{"tools", boost::json::object{{"listChanged", true}}}}},
+                {"serverInfo", boost::json::object{{"name", "mcp-http-test-server"}, {"version", "1"}}}};
+    }
+
+    void deliver_own(const std::string& message)
+    {
+        for (const auto& channel : streams_)
+            channel->try_send(boost::system::error_code{}, frame(message));
+    }
+
+    void deliver_legacy(const std::string& message)
+    {
+        if (legacy_stream_)
+            legacy_stream_->try_send(boost::system::error_code{}, "event: message\n" + frame(message));
+    }
+
+    net::HttpServer server_;
+    std::set<std::string> sessions_;
+    int sessions_made_ = 0;
+    int events_ = 0;
+    std::map<std::string, std::string> kept_;  // answers of cut streams, by the event id to resume from
+    std::set<std::shared_ptr<Channel>> streams_;
+    std::shared_ptr<Channel> legacy_stream_;
+};
+
+}  // namespace adk::test
