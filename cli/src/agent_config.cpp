@@ -8,6 +8,7 @@
 #include <adk/core/identifier.hpp>
 #include <adk/providers/make_model.hpp>
 #include <adk/mcp/mcp_toolset.hpp>
+#include <adk/net/url.hpp>
 #include <adk/tools/builtin_tools.hpp>
 
 #include <yaml-cpp/yaml.h>
@@ -224,7 +225,9 @@ private:
     }
 
     // {name: McpToolset, args: {stdio_connection_params: {server_params: {command, args, env, cwd}, timeout},
-    // tool_filter: [...]}}, as ADK Python spells it (stdio_server_params: {...} too, as its older files do).
+    // tool_filter: [...]}}, as ADK Python spells it (stdio_server_params: {...} too, as its older files do); or
+    // streamable_http_connection_params (sse_connection_params: the old transport, found from the same URL):
+    // {url, headers, timeout, sse_read_timeout}.
     std::shared_ptr<Toolset> mcp_toolset(const fs::path& file, const YAML::Node& item)
     {
         const YAML::Node args = item.IsMap() ? item["args"] : YAML::Node();
@@ -235,6 +238,7 @@ private:
             if (field.first.Scalar() != "name" && field.first.Scalar() != "args")
                 fail(file, field.first, "'tools': McpToolset takes name and args, not '" + field.first.Scalar() + "'");
         std::optional<mcp::StdioServerParams> stdio;
+        std::optional<mcp::HttpServerParams> http;
         std::optional<std::chrono::milliseconds> timeout;
         std::vector<std::string> filter;
         bool filtered = false;
@@ -292,20 +296,53 @@ private:
                 for (const auto& n : v)
                     filter.push_back(text(file, n, "tool_filter"));
             } else if (key == "streamable_http_connection_params" || key == "sse_connection_params") {
-                fail(file, field.first, "'" + key + "': MCP servers over HTTP are not supported yet; give "
-                                        "stdio_connection_params");
+                if (!v.IsMap() || !v["url"])
+                    fail(file, v, "'" + key + "' must be a map with a url (and headers, timeout, sse_read_timeout)");
+                http.emplace(text(file, v["url"], "url"));
+                try {
+                    (void)net::parse_url(http->url);
+                } catch (const Error& e) {
+                    fail(file, v["url"], "'url': " + e.message());
+                }
+                for (const auto& f : v) {
+                    const std::string name = f.first.Scalar();
+                    if (name == "url") {
+                    } else if (name == "headers") {
+                        if (!f.second.IsMap())
+                            fail(file, f.second, "'headers' must be a map of names to strings");
+                        for (const auto& h : f.second) {
+                            const std::string value = text(file, h.second, "headers");
+                            try {
+                                net::validate_header(h.first.Scalar(), value);
+                            } catch (const Error& e) {
+                                fail(file, h.first, "'headers': " + e.message());
+                            }
+                            http->headers.emplace_back(h.first.Scalar(), value);
+                        }
+                    } else if (name == "timeout") {
+                        timeout = seconds(f.second);
+                    } else if (name == "sse_read_timeout") {
+                        http->http.idle_timeout = seconds(f.second);
+                    } else {
+                        fail(file, f.first, "'" + key + "': unknown field '" + name +
+                                                "' (known: url, headers, timeout, sse_read_timeout)");
+                    }
+                }
             } else {
                 fail(file, field.first, "McpToolset: unknown arg '" + key +
-                                            "' (known: stdio_connection_params, stdio_server_params, tool_filter)");
+                                            "' (known: stdio_connection_params, stdio_server_params, "
+                                            "streamable_http_connection_params, sse_connection_params, tool_filter)");
             }
         }
-        if (!stdio)
-            fail(file, args, "McpToolset: give stdio_connection_params: {server_params: {command: ..., args: [...]}}");
-        if (!options_.allow_mcp_stdio)
+        if (bool(stdio) == bool(http))
+            fail(file, args, "McpToolset: give one server: stdio_connection_params: {server_params: {command: ..., "
+                             "args: [...]}}, or streamable_http_connection_params: {url: ...}");
+        if (stdio && !options_.allow_mcp_stdio)
             fail(file, args, "McpToolset starts the process '" + stdio->command +
                                  "': a YAML file that starts processes is code, so this server runs it only when "
                                  "started with --allow_mcp_stdio");
-        mcp::McpToolsetOptions toolset(std::move(*stdio));
+        mcp::McpToolsetOptions toolset = stdio ? mcp::McpToolsetOptions(std::move(*stdio))
+                                               : mcp::McpToolsetOptions(std::move(*http));
         if (timeout) {
             toolset.timeout = *timeout;
             toolset.initialize_timeout = std::max(*timeout, toolset.initialize_timeout);

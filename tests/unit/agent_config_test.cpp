@@ -360,8 +360,13 @@ tools:
         const char* error;
     };
     const Case cases[] = {
-        {"{}", "give stdio_connection_params"},
-        {"{streamable_http_connection_params: {url: 'http://x/mcp'}}", "over HTTP are not supported yet"},
+        {"{}", "give one server"},
+        {"{stdio_connection_params: {server_params: {command: x}}, streamable_http_connection_params: {url: 'http://x/mcp'}}",
+         "give one server"},
+        {"{streamable_http_connection_params: {headers: {a: b}}}", "must be a map with a url"},
+        {"{streamable_http_connection_params: {url: 'ftp://x/mcp'}}", "'url':"},
+        {"{streamable_http_connection_params: {url: 'http://x/mcp', headers: {'bad name': v}}}", "'headers':"},
+        {"{streamable_http_connection_params: {url: 'http://x/mcp', terminate_on_close: false}}", "unknown field 'terminate_on_close'"},
         {"{stdio_connection_params: {server_params: {command: x}}, tool_name_prefix: fs_}", "unknown arg 'tool_name_prefix'"},
         {"{stdio_connection_params: {server_params: {args: [a]}}}", "with a command"},
         {"{stdio_connection_params: {server_params: {command: x, shell: true}}}", "unknown field 'shell'"},
@@ -373,4 +378,40 @@ tools:
         write(yaml, std::string("name: files_agent\nmodel: m\ntools:\n  - name: McpToolset\n    args: ") + c.args + "\n");
         CHECK_THAT(load_error(yaml, options), Catch::Contains(c.error));
     }
+}
+
+TEST_CASE("agent config: an MCP toolset over HTTP, its headers and timeouts, loads where processes may not start",
+          "[cli][config]")
+{
+    adk::test::TempDir dir("config-mcp-http");
+    const fs::path yaml = dir.path() / "root_agent.yaml";
+    write(yaml, R"(name: remote_agent
+model: gemini-2.5-flash
+tools:
+  - name: McpToolset
+    args:
+      streamable_http_connection_params:
+        url: https://tools.example.com/mcp
+        headers: {Authorization: Bearer abc}
+        timeout: 7
+        sse_read_timeout: 120
+      tool_filter: [search]
+)");
+    Models models;
+    AgentConfigOptions options = models.options();
+    options.allow_mcp_stdio = false;  // no process starts: allowed without --allow_mcp_stdio
+    auto agent = std::dynamic_pointer_cast<adk::LlmAgent>(adk::cli::load_agent_config(yaml, options));
+    REQUIRE(agent);
+    REQUIRE(agent->config().toolsets.size() == 1);
+    auto toolset = std::dynamic_pointer_cast<adk::mcp::McpToolset>(agent->config().toolsets[0]);
+    REQUIRE(toolset);
+    CHECK(toolset->name() == "tools.example.com");
+    const auto& o = toolset->options();
+    REQUIRE(o.http);
+    CHECK_FALSE(o.stdio);
+    CHECK(o.http->url == "https://tools.example.com/mcp");
+    CHECK(o.http->headers == std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer abc"}});
+    CHECK(o.http->http.idle_timeout == std::chrono::seconds(120));
+    CHECK(o.timeout == std::chrono::seconds(7));
+    CHECK_FALSE(toolset->filter().allows_all());
 }
