@@ -115,6 +115,46 @@ public:
     std::optional<jsonrpc::Id> id;  // set for a request
 };
 
+// One run of a task at a time (renewing the session, authorizing): whoever joins while it runs waits for its end
+// instead of running it again. On the transport's strand.
+class Flight {
+public:
+    // True for the caller that runs it (and must call done()); false, after it ended, for the others.
+    asio::awaitable<bool> join(const asio::any_io_executor& executor)
+    {
+        if (!running_) {
+            running_ = true;
+            co_return true;
+        }
+        auto wake = std::make_shared<Wake>(executor, 1);
+        waiters_.push_back(wake);
+        co_await wake->async_receive(asio::use_awaitable);
+        co_return false;
+    }
+    void done()
+    {
+        running_ = false;
+        for (auto& w : std::exchange(waiters_, {}))
+            w->try_send(boost::system::error_code{});
+    }
+
+private:
+    bool running_ = false;
+    std::vector<std::shared_ptr<Wake>> waiters_;
+};
+
+// Calls done() on every way out of the runner's part.
+class FlightGuard {
+public:
+    explicit FlightGuard(Flight& flight) : flight_(flight) {}
+    FlightGuard(const FlightGuard&) = delete;
+    FlightGuard& operator=(const FlightGuard&) = delete;
+    ~FlightGuard() { flight_.done(); }
+
+private:
+    Flight& flight_;
+};
+
 }  // namespace
 
 HttpServerParams::HttpServerParams(std::string url_) : url(std::move(url_))
@@ -128,6 +168,8 @@ public:
         : strand_(std::move(executor)), params_(std::move(params)), client_(params_.http),
           name_("MCP server at " + net::redact_url(params_.url))
     {
+        if (params_.oauth)
+            oauth_.emplace(*params_.oauth, params_.url, client_);
     }
 
     asio::awaitable<void> open()
@@ -304,13 +346,46 @@ private:
         return req;
     }
 
+    // Sends `req` with the OAuth token when there is one; a 401 (or a 403 for more scope) authorizes, once for
+    // all the requests that met it, and sends it again, up to the options' limit of flows.
+    asio::awaitable<net::HttpResponse> send(net::HttpRequest req)
+    {
+        if (!oauth_)
+            co_return co_await client_.send(std::move(req));
+        for (int flows = 0;; ++flows) {
+            net::HttpRequest attempt = req;
+            const std::uint64_t generation = auth_generation_;
+            if (std::string bearer = co_await oauth_->authorization(); !bearer.empty())
+                attempt.set("authorization", bearer);
+            unsigned status = 0;
+            std::string challenge;
+            {
+                net::HttpResponse res = co_await client_.send(std::move(attempt));
+                challenge = std::string(res.header("www-authenticate"));
+                const bool more_scope =
+                    res.status() == 403 &&
+                    parse_bearer_challenge(challenge).value_or(BearerChallenge()).error == "insufficient_scope";
+                if ((res.status() != 401 && !more_scope) || flows >= oauth_->max_authorizations())
+                    co_return res;
+                status = res.status();
+            }  // the connection is not held while a person decides
+            if (generation != auth_generation_)
+                continue;  // another request authorized meanwhile: try its token
+            if (co_await authorizing_.join(strand_)) {
+                FlightGuard guard(authorizing_);
+                co_await oauth_->authorize(status, challenge);
+                ++auth_generation_;
+            }
+        }
+    }
+
     asio::awaitable<net::HttpResponse> post(const std::string& text)
     {
         net::HttpRequest req = request("POST", legacy_ ? endpoint_ : params_.url);
         req.set("content-type", "application/json");
         req.set("accept", "application/json, text/event-stream");
         req.body = text;
-        co_return co_await client_.send(std::move(req));
+        co_return co_await send(std::move(req));
     }
 
     asio::awaitable<net::HttpResponse> get(const std::string& last_event_id)
@@ -319,7 +394,7 @@ private:
         req.set("accept", "text/event-stream");
         if (!last_event_id.empty())
             req.set("last-event-id", last_event_id);
-        co_return co_await client_.send(std::move(req));
+        co_return co_await send(std::move(req));
     }
 
     asio::awaitable<void> sleep(std::chrono::milliseconds delay)
@@ -558,60 +633,44 @@ private:
     // request has renewed it since `generation`.
     asio::awaitable<void> renew_session(std::uint64_t generation)
     {
-        if (generation != generation_)
-            co_return;
-        if (renewing_) {
-            auto wake = std::make_shared<Wake>(strand_, 1);
-            renewal_waiters_.push_back(wake);
-            co_await wake->async_receive(asio::use_awaitable);
-            co_return;
-        }
-        renewing_ = true;
-        log(LogLevel::info, "the " + name_ + " forgot the session: starting a new one");
-        std::exception_ptr failure;
-        try {
-            session_id_.clear();
-            protocol_version_.clear();
-            net::HttpResponse res = co_await post(initialize_text_);
-            if (!res.ok()) {
-                std::string body = co_await res.read_all(max_error_body_bytes);
-                throw Error(errc::unavailable, status_text(res, body) + " to a new initialize");
-            }
-            if (!note_session(res))
-                throw Error(errc::bad_response, "the " + name_ + " gave an Mcp-Session-Id that is not visible ASCII");
-            std::string answer;
-            if (is_event_stream(res)) {
-                net::SseParser parser(params_.max_message_bytes);
-                std::vector<net::SseEvent> events;
-                while (answer.empty()) {
-                    const std::string_view bytes = co_await res.read_some();
-                    if (bytes.empty())
-                        break;
-                    parser.feed(bytes, events);
-                    for (const net::SseEvent& e : events)
-                        if (e.event == "message" && !e.data.empty() && answer.empty())
-                            answer = e.data;
-                    events.clear();
-                }
-            } else {
-                answer = co_await res.read_all(params_.max_message_bytes);
-            }
-            note_protocol(answer);
-            if (protocol_version_.empty())
-                throw Error(errc::bad_response, "the " + name_ + " did not answer a new initialize");
-            if (!initialized_text_.empty()) {
-                net::HttpResponse ack = co_await post(initialized_text_);
-                (void)co_await ack.read_all(max_error_body_bytes);
-            }
-        } catch (...) {
-            failure = std::current_exception();
-        }
+        if (generation != generation_ || !co_await renewing_.join(strand_))
+            co_return;  // renewed already, or by another request meanwhile
+        FlightGuard guard(renewing_);
         ++generation_;
-        renewing_ = false;
-        for (auto& w : std::exchange(renewal_waiters_, {}))
-            w->try_send(boost::system::error_code{});
-        if (failure)
-            std::rethrow_exception(failure);
+        log(LogLevel::info, "the " + name_ + " forgot the session: starting a new one");
+        session_id_.clear();
+        protocol_version_.clear();
+        net::HttpResponse res = co_await post(initialize_text_);
+        if (!res.ok()) {
+            std::string body = co_await res.read_all(max_error_body_bytes);
+            throw Error(errc::unavailable, status_text(res, body) + " to a new initialize");
+        }
+        if (!note_session(res))
+            throw Error(errc::bad_response, "the " + name_ + " gave an Mcp-Session-Id that is not visible ASCII");
+        std::string answer;
+        if (is_event_stream(res)) {
+            net::SseParser parser(params_.max_message_bytes);
+            std::vector<net::SseEvent> events;
+            while (answer.empty()) {
+                const std::string_view bytes = co_await res.read_some();
+                if (bytes.empty())
+                    break;
+                parser.feed(bytes, events);
+                for (const net::SseEvent& e : events)
+                    if (e.event == "message" && !e.data.empty() && answer.empty())
+                        answer = e.data;
+                events.clear();
+            }
+        } else {
+            answer = co_await res.read_all(params_.max_message_bytes);
+        }
+        note_protocol(answer);
+        if (protocol_version_.empty())
+            throw Error(errc::bad_response, "the " + name_ + " did not answer a new initialize");
+        if (!initialized_text_.empty()) {
+            net::HttpResponse ack = co_await post(initialized_text_);
+            (void)co_await ack.read_all(max_error_body_bytes);
+        }
     }
 
     // The old HTTP+SSE transport: a GET whose stream names the endpoint to POST to first. True when the
@@ -704,7 +763,7 @@ private:
         req.set("mcp-session-id", session);
         if (!self->protocol_version_.empty())
             req.set("mcp-protocol-version", self->protocol_version_);
-        net::HttpResponse res = co_await self->client_.send(std::move(req));
+        net::HttpResponse res = co_await self->send(std::move(req));
         (void)co_await res.read_all(max_error_body_bytes);
         if (!res.ok() && res.status() != 405)
             log(LogLevel::debug, "the " + self->name_ + " answered DELETE of the session with HTTP " +
@@ -722,8 +781,10 @@ private:
     std::string initialize_text_;   // sent again when the server forgets the session
     std::string initialized_text_;
     std::uint64_t generation_ = 0;  // sessions renewed
-    bool renewing_ = false;
-    std::vector<std::shared_ptr<Wake>> renewal_waiters_;
+    Flight renewing_;
+    std::optional<OAuthClient> oauth_;
+    std::uint64_t auth_generation_ = 0;  // authorizations made
+    Flight authorizing_;
     bool listening_ = false;
     bool legacy_ = false;
     std::string endpoint_;  // the old transport's POST endpoint

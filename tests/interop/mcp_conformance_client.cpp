@@ -5,11 +5,16 @@
 //   mcp_conformance_client URL         (the suite appends the URL; MCP_CONFORMANCE_SCENARIO names the scenario)
 //
 // Exits 0 when the agent ran to its end and its tool call (if the scenario has one) got a result, 1 otherwise.
+//
+// OAuth (the auth/ scenarios): the person's step is a program's here, as OAuthOptions::authorize allows: the
+// authorization URL is fetched, and the redirect it answers with is where the browser would have gone. A client
+// the scenario registered beforehand comes in MCP_CONFORMANCE_CONTEXT ({"client_id", "client_secret"}).
 #include <adk/adk.hpp>
 #include <adk/mcp/mcp_toolset.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <cstdlib>
@@ -31,6 +36,8 @@ std::optional<std::pair<std::string, json::object>> scenario_call(const std::str
         return Call("test_client_elicitation_defaults", json::object{});
     if (scenario == "sse-retry")
         return Call("test_reconnection", json::object{});
+    if (scenario.starts_with("auth/"))
+        return Call("test-tool", json::object{});
     return std::nullopt;
 }
 
@@ -38,6 +45,39 @@ asio::awaitable<json::value> accept_with_defaults(const mcp::jsonrpc::Request&)
 {
     // The defaults of the requested schema fill what is left out (McpToolsetOptions::on_elicitation).
     co_return json::object{{"action", "accept"}, {"content", json::object{}}};
+}
+
+// Follows the authorization URL as a browser would, to the redirect it answers with.
+asio::awaitable<std::string> follow_authorization(std::string url)
+{
+    static adk::net::HttpClient http;
+    adk::net::HttpResponse res = co_await http.send(adk::net::HttpRequest("GET", url));
+    const std::string location(res.header("location"));
+    (void)co_await res.read_all();
+    if (res.status() / 100 != 3 || location.empty())
+        throw adk::Error(adk::errc::bad_response, "the authorization endpoint answered HTTP " +
+                                                      std::to_string(res.status()) + " without a redirect");
+    std::cout << "authorized: redirected to " << location.substr(0, location.find('?')) << "\n";
+    co_return location;
+}
+
+mcp::OAuthOptions oauth_options()
+{
+    mcp::OAuthOptions oauth;
+    oauth.authorize = follow_authorization;
+    oauth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+    oauth.redirect_uri = "http://localhost:3000/callback";
+    if (const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+        boost::system::error_code ec;
+        json::value v = json::parse(context, ec);
+        if (!ec && v.is_object()) {
+            if (const json::value* id = v.get_object().if_contains("client_id"); id && id->is_string())
+                oauth.client_id = std::string(id->get_string());
+            if (const json::value* secret = v.get_object().if_contains("client_secret"); secret && secret->is_string())
+                oauth.client_secret = std::string(secret->get_string());
+        }
+    }
+    return oauth;
 }
 
 asio::awaitable<int> run(std::string url, std::string scenario)
@@ -48,7 +88,9 @@ asio::awaitable<int> run(std::string url, std::string scenario)
         turns.emplace_back(adk::LlmResponse::function_call(call->first, call->second));
     turns.emplace_back(adk::LlmResponse::text("done"));
 
-    mcp::McpToolsetOptions options{mcp::HttpServerParams(url)};
+    mcp::HttpServerParams http(url);
+    http.oauth = oauth_options();
+    mcp::McpToolsetOptions options{http};
     options.timeout = std::chrono::seconds(20);
     options.on_elicitation = accept_with_defaults;
     auto toolset = mcp::McpToolset::create(options);

@@ -19,12 +19,15 @@
 //   `endpoint`, the server speaks the old HTTP+SSE transport: messages go by POST to that endpoint (same
 //   origin only), every answer comes on the stream, and the stream's end ends the connection.
 // * close() cancels every exchange under way and sends DELETE with the session id (a 405 is fine).
+// * With `oauth`, every request carries the token, and a 401 (or a 403 asking for more scope) runs the OAuth
+//   flow once for all the requests that met it, then sends them again (adk/mcp/oauth.hpp).
 //
 // Every call is made on `executor`, a strand when several threads run its io_context; one receive() at a
 // time. Headers given in the params are checked as the HttpClient checks them; the URL's userinfo and query
 // are never printed (name() redacts them).
 #pragma once
 
+#include <adk/mcp/oauth.hpp>
 #include <adk/mcp/transport.hpp>
 #include <adk/net/http_client.hpp>
 
@@ -53,6 +56,8 @@ public:
     std::chrono::milliseconds reconnect_delay{std::chrono::seconds(1)};  // when the server sent no retry:
     int max_reconnects = 5;  // resumptions in a row without an event, per stream
     bool legacy_fallback = true;  // try the old HTTP+SSE transport when initialize is refused
+    // OAuth 2.1 (adk/mcp/oauth.hpp): a 401, or a 403 for more scope, runs the flow and the request again.
+    std::optional<OAuthOptions> oauth;
 };
 
 class HttpTransport final : public Transport {

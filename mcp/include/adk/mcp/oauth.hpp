@@ -1,0 +1,128 @@
+// OAuth 2.1 for MCP servers over HTTP, as the spec's authorization section (2025-11-25) asks of a client:
+//
+//   1. a 401 (or a 403 with error="insufficient_scope") names the protected resource metadata in its
+//      WWW-Authenticate challenge; else it is looked for at the well-known paths (path-based first);
+//   2. its `resource` must cover the server's URL; its first authorization server's metadata is read (RFC 8414,
+//      then OpenID Connect discovery, path-aware);
+//   3. the client is the one given (pre-registered), or a Client ID Metadata Document's URL when the server
+//      supports them, or one registered dynamically (RFC 7591);
+//   4. the person's step: the authorization URL (PKCE S256, state, the `resource` of RFC 8707, the scopes the
+//      challenge names, else the resource's scopes_supported, else none) goes to OAuthOptions::authorize, which
+//      returns the URL the browser came back to;
+//   5. the code is exchanged at the token endpoint (auth none, client_secret_basic or client_secret_post, as the
+//      server supports), and the tokens kept in the TokenStore, per server. An expired token is refreshed with
+//      its refresh token when there is one.
+// At most `max_authorizations` flows run for one request (a server that keeps asking for more scope is refused).
+#pragma once
+
+#include <adk/net/http_client.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace adk {
+class CredentialService;
+}
+
+namespace adk::mcp {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+// Where the tokens of MCP servers are kept, each under its server's URL (and the client registered for it).
+class TokenStore {
+public:
+    virtual ~TokenStore() = default;
+    virtual asio::awaitable<std::optional<json::object>> load(const std::string& server) = 0;
+    virtual asio::awaitable<void> save(const std::string& server, json::object tokens) = 0;
+};
+
+// In this process only. Safe from any thread.
+std::shared_ptr<TokenStore> in_memory_token_store();
+// In an app's CredentialService, under (app_name, user_id, "mcp-oauth <server URL>"): where the app keeps its
+// users' credentials, in memory or in a store of its own.
+std::shared_ptr<TokenStore> credential_token_store(std::shared_ptr<CredentialService> credentials, std::string app_name,
+                                                   std::string user_id = "");
+
+// The person's step: shown the authorization URL, returns the URL the browser was sent back to (redirect_uri
+// with `code` and `state`). Throws to give up.
+using AuthorizeHandler = std::function<asio::awaitable<std::string>(std::string authorization_url)>;
+
+class OAuthOptions {
+public:
+    OAuthOptions() = default;
+    std::string client_id;      // a client registered beforehand (with its secret, if it has one)
+    std::string client_secret;
+    std::string client_metadata_url;  // a Client ID Metadata Document's https URL, used where servers support them
+    std::string client_name = "adk-cpp";
+    std::string redirect_uri = "http://127.0.0.1:8765/oauth/callback";
+    AuthorizeHandler authorize;
+    std::shared_ptr<TokenStore> tokens;  // in memory when unset
+    int max_authorizations = 3;          // flows for one request
+};
+
+// A WWW-Authenticate challenge of the Bearer scheme (RFC 6750), its parameters unquoted.
+class BearerChallenge {
+public:
+    std::string scope;
+    std::string resource_metadata;
+    std::string error;
+    std::string error_description;
+};
+
+// The Bearer challenge among those of a WWW-Authenticate value; nothing when there is none. Values over 8 KiB
+// are refused (nothing).
+std::optional<BearerChallenge> parse_bearer_challenge(std::string_view header);
+// Where a server's protected resource metadata may be (RFC 9728): the path-based well-known URL, then the root one.
+std::vector<std::string> protected_resource_metadata_urls(std::string_view server_url);
+// Where an authorization server's metadata may be, in the order the spec gives (RFC 8414 and OpenID Connect
+// discovery, path-aware).
+std::vector<std::string> authorization_server_metadata_urls(std::string_view issuer);
+// Whether a protected resource named `resource` may serve `server_url`: same origin, and its path a prefix of
+// the server's at a segment boundary.
+bool resource_covers(std::string_view resource, std::string_view server_url);
+// base64url(SHA-256(verifier)), unpadded (RFC 7636 S256).
+std::string pkce_challenge(std::string_view verifier);
+// application/x-www-form-urlencoded.
+std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
+// The query parameters of a URL, percent-decoded (the last of a repeated name).
+std::map<std::string, std::string> query_parameters(std::string_view url);
+
+// The flow against one server, over the transport's HttpClient; used by HttpTransport on its strand.
+class OAuthClient {
+public:
+    OAuthClient(OAuthOptions options, std::string server_url, net::HttpClient& http);
+
+    // "Bearer <token>" for the next request, or "" while no token is held. Loads the store's token the first
+    // time and refreshes an expired one that can be.
+    asio::awaitable<std::string> authorization();
+    // After a 401, or a 403 with error="insufficient_scope": a new token (refreshed, or by the whole flow).
+    // Throws adk::Error that says what failed.
+    asio::awaitable<void> authorize(unsigned status, std::string_view www_authenticate);
+
+    int max_authorizations() const noexcept { return options_.max_authorizations; }
+
+private:
+    asio::awaitable<std::optional<json::object>> get_json(const std::string& url);
+    asio::awaitable<json::object> post_form(const std::string& url, std::vector<std::pair<std::string, std::string>> form,
+                                            const std::string& basic, std::string_view what);
+    asio::awaitable<bool> refresh();
+    asio::awaitable<void> save();
+
+    OAuthOptions options_;
+    std::string server_url_;
+    net::HttpClient& http_;
+    bool loaded_ = false;
+    json::object tokens_;  // access_token, refresh_token, expires_at, and the client and endpoint they came from
+};
+
+}  // namespace adk::mcp
