@@ -407,7 +407,11 @@ private:
     {
         std::string text = "the " + name_ + " answered HTTP " + std::to_string(res.status());
         const std::string said = error_text(body);
-        return said.empty() ? text : text + ": " + said;
+        if (!said.empty())
+            text += ": " + said;
+        if (res.status() == 401 && !oauth_)
+            text += " (it asks for authorization: give HttpServerParams::oauth, or a token in its headers)";
+        return text;
     }
 
     // A notification or a response of ours.

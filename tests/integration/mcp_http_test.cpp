@@ -282,3 +282,103 @@ TEST_CASE("McpToolset over HTTP: an agent calls the server's tool through the Ru
     drive(ioc, runner.close());
     CHECK(server.count("DELETE") == 1);
 }
+
+namespace {
+
+// The person's step done by the program: the authorization URL is fetched, its redirect is where the browser
+// would have gone.
+asio::awaitable<std::string> follow_redirect(std::string url)
+{
+    adk::net::HttpClient http;
+    adk::net::HttpResponse res = co_await http.send(adk::net::HttpRequest("GET", url));
+    std::string location(res.header("location"));
+    (void)co_await res.read_all();
+    co_return location;
+}
+
+mcp::HttpServerParams with_oauth(const std::string& url, std::shared_ptr<mcp::TokenStore> tokens, int& asked)
+{
+    mcp::HttpServerParams params(url);
+    mcp::OAuthOptions oauth;
+    oauth.tokens = std::move(tokens);
+    oauth.authorize = [&asked](std::string authorization_url) {
+        ++asked;
+        return follow_redirect(std::move(authorization_url));
+    };
+    params.oauth = oauth;
+    return params;
+}
+
+}  // namespace
+
+TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens are kept in the app's "
+          "CredentialService, and a second connection on them asks no one",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    auto credentials = std::make_shared<adk::InMemoryCredentialService>();
+    auto tokens = mcp::credential_token_store(credentials, "app");
+    int asked = 0;
+    auto first = mcp::Connection::create(
+        ioc.get_executor(), std::make_unique<mcp::HttpTransport>(ioc.get_executor(), with_oauth(server.url(), tokens, asked)),
+        {});
+    drive(ioc, first->start());
+    CHECK(text_of(drive(ioc, first->call("tools/call", call_params("echo", {{"text", "authorized"}})))) ==
+          "echo authorized");
+    CHECK(asked == 1);
+    CHECK(server.grants["authorization_code"] == 1);
+    drive(ioc, first->close());
+
+    auto second = mcp::Connection::create(
+        ioc.get_executor(), std::make_unique<mcp::HttpTransport>(ioc.get_executor(), with_oauth(server.url(), tokens, asked)),
+        {});
+    drive(ioc, second->start());
+    CHECK(text_of(drive(ioc, second->call("tools/call", call_params("echo", {{"text", "again"}})))) == "echo again");
+    CHECK(asked == 1);
+    CHECK(server.grants["authorization_code"] == 1);
+    drive(ioc, second->close());
+}
+
+TEST_CASE("MCP over HTTP with OAuth: an expiring token is refreshed with its refresh token, and no one is asked "
+          "again",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    server.token_lifetime = 1;  // within the client's margin: every request refreshes first
+    int asked = 0;
+    auto c = mcp::Connection::create(
+        ioc.get_executor(),
+        std::make_unique<mcp::HttpTransport>(ioc.get_executor(), with_oauth(server.url(), mcp::in_memory_token_store(), asked)),
+        {});
+    drive(ioc, c->start());
+    for (int i = 0; i < 3; ++i)
+        CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "x"}})))) == "echo x");
+    CHECK(asked == 1);
+    CHECK(server.grants["authorization_code"] == 1);
+    CHECK(server.grants["refresh_token"] >= 3);
+    drive(ioc, c->close());
+}
+
+TEST_CASE("MCP over HTTP with OAuth: without a handler for the person's step, a 401 fails start() with what to give",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    mcp::HttpServerParams params(server.url());
+    params.oauth = mcp::OAuthOptions();
+    auto c = mcp::Connection::create(ioc.get_executor(),
+                                     std::make_unique<mcp::HttpTransport>(ioc.get_executor(), params), {});
+    try {
+        drive(ioc, c->start());
+        FAIL("start() must fail");
+    } catch (const adk::Error& e) {
+        CHECK_THAT(e.message(), Catch::Contains("asks for OAuth authorization") &&
+                                    Catch::Contains("OAuthOptions::authorize"));
+    }
+    drive(ioc, c->close());
+}

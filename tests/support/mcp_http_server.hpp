@@ -11,9 +11,14 @@
 // stream, then answers). GET /mcp without Last-Event-ID is the server's own stream; DELETE /mcp ends a session.
 // With `legacy`, POST /mcp answers 405 and the old transport is served: GET /mcp opens the stream, whose first
 // event names the endpoint /messages, where each POST is answered 202 and its answer goes on the stream.
+// With `oauth`, it is its own OAuth 2.1 authorization server too: a request to /mcp without the latest access
+// token gets 401 naming its protected resource metadata; /authorize redirects at once with a code (PKCE checked
+// at /token), /register registers, /token grants access tokens of `token_lifetime` seconds with refresh tokens.
 #pragma once
 
 #include <adk/mcp/jsonrpc.hpp>
+#include <adk/mcp/oauth.hpp>
+#include <adk/net/url.hpp>
 #include <adk/net/http_server.hpp>
 
 #include <boost/asio/experimental/channel.hpp>
@@ -46,7 +51,10 @@ public:
 
     bool sse_answers = false;
     bool legacy = false;
+    bool oauth = false;
+    int token_lifetime = 3600;
     std::vector<Seen> seen;
+    std::map<std::string, int> grants;  // token grants made, by grant_type
 
     explicit McpHttpServer(boost::asio::any_io_executor executor)
         : server_(executor, options(), [this](net::IncomingRequest& req, net::ResponseWriter& res) {
@@ -134,6 +142,16 @@ private:
             s.mcp_method = std::string(message->at("method").get_string());
         seen.push_back(s);
         const bool messages_endpoint = req.target.starts_with("/messages");
+        if (oauth) {
+            if (std::optional<std::string> answered = co_await authorization_server(req, res))
+                co_return;
+            if (req.header("authorization") != "Bearer " + access_token_) {
+                const net::HeaderList challenge{
+                    {"www-authenticate", "Bearer resource_metadata=\"" + server_.base_url() +
+                                             "/.well-known/oauth-protected-resource/mcp\""}};
+                co_return co_await res.send(401, "application/json", R"({"error": "invalid_token"})", challenge);
+            }
+        }
 
         if (req.method == "GET")
             co_return co_await get(res, s);
@@ -257,6 +275,64 @@ private:
         }
     }
 
+    // The authorization server's routes; nothing when the request is for another.
+    boost::asio::awaitable<std::optional<std::string>> authorization_server(net::IncomingRequest& req,
+                                                                           net::ResponseWriter& res)
+    {
+        const std::string base = server_.base_url();
+        const std::string path = req.target.substr(0, req.target.find('?'));
+        if (req.method == "GET" && path == "/.well-known/oauth-protected-resource/mcp") {
+            boost::json::object prm{{"resource", base + "/mcp"}, {"authorization_servers", boost::json::array{base}}};
+            co_await res.send(200, "application/json", boost::json::serialize(prm));
+            co_return "prm";
+        }
+        if (req.method == "GET" && path == "/.well-known/oauth-authorization-server") {
+            boost::json::object meta{{"issuer", base},
+                                     {"authorization_endpoint", base + "/authorize"},
+                                     {"token_endpoint", base + "/token"},
+                                     {"registration_endpoint", base + "/register"},
+                                     {"code_challenge_methods_supported", boost::json::array{"S256"}},
+                                     {"token_endpoint_auth_methods_supported", boost::json::array{"none"}}};
+            co_await res.send(200, "application/json", boost::json::serialize(meta));
+            co_return "metadata";
+        }
+        if (req.method == "POST" && path == "/register") {
+            co_await res.send(201, "application/json", R"({"client_id": "client-1"})");
+            co_return "register";
+        }
+        if (req.method == "GET" && path == "/authorize") {
+            auto q = mcp::query_parameters(req.target);
+            const std::string code = "code-" + std::to_string(++codes_);
+            challenges_[code] = q["code_challenge"];
+            const net::HeaderList location{
+                {"location", q["redirect_uri"] + "?code=" + code + "&state=" + net::encode_path_segment(q["state"])}};
+            co_await res.send(302, "text/plain", "", location);
+            co_return "authorize";
+        }
+        if (req.method == "POST" && path == "/token") {
+            auto form = mcp::query_parameters("?" + req.body);
+            const std::string grant = form["grant_type"];
+            const bool good = grant == "authorization_code"
+                                  ? challenges_.contains(form["code"]) &&
+                                        mcp::pkce_challenge(form["code_verifier"]) == challenges_[form["code"]]
+                                  : grant == "refresh_token" && form["refresh_token"] == refresh_token_;
+            if (!good || form["client_id"] != "client-1") {
+                co_await res.send(400, "application/json", R"({"error": "invalid_grant"})");
+                co_return "token";
+            }
+            ++grants[grant];
+            access_token_ = "at-" + std::to_string(++tokens_);
+            refresh_token_ = "rt-" + std::to_string(tokens_);
+            boost::json::object answer{{"access_token", access_token_},
+                                       {"token_type", "Bearer"},
+                                       {"expires_in", token_lifetime},
+                                       {"refresh_token", refresh_token_}};
+            co_await res.send(200, "application/json", boost::json::serialize(answer));
+            co_return "token";
+        }
+        co_return std::nullopt;
+    }
+
     static boost::json::object initialize_result()
     {
         return {{"protocolVersion", "2025-11-25"},
@@ -283,6 +359,11 @@ private:
     std::map<std::string, std::string> kept_;  // answers of cut streams, by the event id to resume from
     std::set<std::shared_ptr<Channel>> streams_;
     std::shared_ptr<Channel> legacy_stream_;
+    int codes_ = 0;
+    int tokens_ = 0;
+    std::map<std::string, std::string> challenges_;  // PKCE challenges, by the code they came with
+    std::string access_token_ = "none yet";
+    std::string refresh_token_;
 };
 
 }  // namespace adk::test
