@@ -6,6 +6,8 @@
 #include <adk/net/sse_parser.hpp>
 #include <adk/net/url.hpp>
 
+#include "ascii.hpp"
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -31,15 +33,6 @@ using Wake = asio::experimental::concurrent_channel<void(boost::system::error_co
 constexpr std::size_t max_error_body_bytes = 64 << 10;
 constexpr std::size_t max_session_id_bytes = 1024;
 constexpr std::chrono::milliseconds delete_timeout{2000};
-
-std::string lower(std::string_view text)
-{
-    std::string out(text);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
 
 bool is_event_stream(const net::HttpResponse& res)
 {

@@ -5,6 +5,8 @@
 #include <adk/core/log.hpp>
 #include <adk/net/url.hpp>
 
+#include "ascii.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -23,15 +25,6 @@ namespace {
 constexpr std::size_t max_challenge_bytes = 8 << 10;
 constexpr std::size_t max_metadata_bytes = 1 << 20;
 constexpr std::int64_t refresh_margin_seconds = 30;
-
-std::string lower(std::string_view text)
-{
-    std::string out(text);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
 
 std::string base64(std::string_view bytes)
 {
@@ -58,24 +51,6 @@ std::string random_text(std::size_t bytes)
     if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes)) != 1)
         throw Error(errc::agent_failed, "OpenSSL gave no random bytes for OAuth");
     return base64url(raw);
-}
-
-std::string percent_encode(std::string_view text)
-{
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-            c == '_' || c == '~') {
-            out += c;
-        } else {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        }
-    }
-    return out;
 }
 
 bool is_token_char(char c)
@@ -312,7 +287,7 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
     for (const auto& [name, value] : fields) {
         if (!out.empty())
             out += '&';
-        out += percent_encode(name) + "=" + percent_encode(value);
+        out += net::encode_path_segment(name) + "=" + net::encode_path_segment(value);
     }
     return out;
 }
@@ -424,7 +399,7 @@ std::string client_auth(const json::object& tokens, std::vector<std::pair<std::s
     const std::string id = string_member(tokens, "client_id");
     const std::string secret = string_member(tokens, "client_secret");
     if (method == "client_secret_basic")
-        return "Basic " + base64(percent_encode(id) + ":" + percent_encode(secret));
+        return "Basic " + base64(net::encode_path_segment(id) + ":" + net::encode_path_segment(secret));
     form.emplace_back("client_id", id);
     if (method == "client_secret_post")
         form.emplace_back("client_secret", secret);

@@ -12,6 +12,7 @@
 
 #include <adk/adk.hpp>
 #include <adk/core/json_limits.hpp>
+#include <adk/net/url.hpp>
 #include <adk/sqlite/sqlite_session_service.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -107,25 +108,6 @@ json::object own_keys(const json::value& state)
     return out;
 }
 
-// `text` percent-encoded as one path segment: every byte but the unreserved ones escaped.
-std::string path_segment(std::string_view text)
-{
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-            c == '.' || c == '~') {
-            out += c;
-        } else {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        }
-    }
-    return out;
-}
-
 // Every session of `user` (the first few) reads back and writes again.
 void round_trip(asio::io_context& ioc, const std::string& user)
 {
@@ -140,7 +122,7 @@ void round_trip(asio::io_context& ioc, const std::string& user)
         if (++n > 3)
             break;
         const std::string id(entry.at("id").as_string());
-        Recorder got = handle(ioc, "GET", sessions + "/" + path_segment(id));
+        Recorder got = handle(ioc, "GET", sessions + "/" + adk::net::encode_path_segment(id));
         adk::fuzz::check(got.status == 200, "a stored session reads back");
         json::value session = parse(got.body);
         // The copy goes to a user of its own (user: state is per user); app: state is shared, so only the
@@ -172,7 +154,7 @@ std::string user_of(const adk::net::IncomingRequest& req)
     json::value body = json::parse(req.body, ec);
     if (!ec && body.is_object())
         if (const json::value* user = body.as_object().if_contains("userId"); user && user->is_string())
-            return path_segment(user->get_string());
+            return adk::net::encode_path_segment(user->get_string());
     return {};
 }
 

@@ -49,6 +49,29 @@ std::string text_of(const json::value& result)
     return std::string(result.at("content").at(0).at("text").as_string());
 }
 
+// A server on loopback and a started connection to it.
+class Session {
+public:
+    explicit Session(std::function<void(McpHttpServer&)> configure = {}, mcp::ConnectionOptions options = {})
+        : server(ioc.get_executor())
+    {
+        if (configure)
+            configure(server);
+        c = connect(ioc, server.url(), transport, std::move(options));
+        drive(ioc, c->start());
+    }
+    json::value call(const std::string& tool, json::object args = {})
+    {
+        return drive(ioc, c->call("tools/call", call_params(tool, std::move(args))));
+    }
+    void close() { drive(ioc, c->close()); }
+
+    asio::io_context ioc;
+    McpHttpServer server;
+    mcp::HttpTransport* transport = nullptr;
+    std::shared_ptr<mcp::Connection> c;
+};
+
 // Waits, driving the io_context, until `done` holds (at most 10 s).
 asio::awaitable<void> until(std::function<bool()> done)
 {
@@ -65,156 +88,122 @@ TEST_CASE("MCP over HTTP: JSON and SSE answers, every request after initialize c
           "protocol version, close() sends DELETE",
           "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport);
-    drive(ioc, c->start());
-    CHECK(c->server().name == "mcp-http-test-server");
-    CHECK(transport->session_id() == "s-1");
+    Session s;
+    CHECK(s.c->server().name == "mcp-http-test-server");
+    CHECK(s.transport->session_id() == "s-1");
+    CHECK(text_of(s.call("echo", {{"text", "plain"}})) == "echo plain");
+    s.server.sse_answers = true;
+    CHECK(text_of(s.call("echo", {{"text", "streamed"}})) == "echo streamed");
 
-    json::value json_answer = drive(ioc, c->call("tools/call", call_params("echo", {{"text", "plain"}})));
-    CHECK(text_of(json_answer) == "echo plain");
-    server.sse_answers = true;
-    json::value sse_answer = drive(ioc, c->call("tools/call", call_params("echo", {{"text", "streamed"}})));
-    CHECK(text_of(sse_answer) == "echo streamed");
-
-    drive(ioc, c->close());
-    CHECK(server.count("DELETE") == 1);
-    CHECK(server.count("POST", "notifications/initialized") == 1);
-    for (const McpHttpServer::Seen& s : server.seen) {
-        if (s.mcp_method == "initialize") {
-            CHECK(s.session.empty());
+    s.close();
+    CHECK(s.server.count("DELETE") == 1);
+    CHECK(s.server.count("POST", "notifications/initialized") == 1);
+    for (const McpHttpServer::Seen& seen : s.server.seen) {
+        if (seen.mcp_method == "initialize") {
+            CHECK(seen.session.empty());
             continue;
         }
-        CHECK(s.session == "s-1");
-        CHECK(s.protocol == "2025-11-25");
+        CHECK(seen.session == "s-1");
+        CHECK(seen.protocol == "2025-11-25");
     }
-    CHECK(transport->session_id().empty());
+    CHECK(s.transport->session_id().empty());
 }
 
 TEST_CASE("MCP over HTTP: a session the server forgot is renewed by one initialize, and the call is retried once",
           "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport);
-    drive(ioc, c->start());
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "one"}})))) == "echo one");
-
-    server.forget_sessions();
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "two"}})))) == "echo two");
-    CHECK(server.count("POST", "initialize") == 2);
-    CHECK(server.count("POST", "notifications/initialized") == 2);
-    CHECK(transport->session_id() == "s-2");
-    CHECK(server.seen.back().mcp_method == "tools/call");
-    CHECK(server.seen.back().session == "s-2");
-    CHECK(c->alive());
-    drive(ioc, c->close());
+    Session s;
+    CHECK(text_of(s.call("echo", {{"text", "one"}})) == "echo one");
+    s.server.forget_sessions();
+    CHECK(text_of(s.call("echo", {{"text", "two"}})) == "echo two");
+    CHECK(s.server.count("POST", "initialize") == 2);
+    CHECK(s.server.count("POST", "notifications/initialized") == 2);
+    CHECK(s.transport->session_id() == "s-2");
+    CHECK(s.server.seen.back().mcp_method == "tools/call");
+    CHECK(s.server.seen.back().session == "s-2");
+    CHECK(s.c->alive());
+    s.close();
 }
 
 TEST_CASE("MCP over HTTP: a stream cut after its event id is resumed with Last-Event-ID, and one cut without an id "
           "fails that call alone",
           "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport);
-    drive(ioc, c->start());
-
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("cut")))) == "resumed");
+    Session s;
+    CHECK(text_of(s.call("cut")) == "resumed");
     bool resumed = false;
-    for (const McpHttpServer::Seen& s : server.seen)
-        resumed = resumed || (s.http_method == "GET" && s.last_event_id.starts_with("cut-") && s.session == "s-1");
+    for (const McpHttpServer::Seen& seen : s.server.seen)
+        resumed = resumed || (seen.http_method == "GET" && seen.last_event_id.starts_with("cut-") && seen.session == "s-1");
     CHECK(resumed);
 
     try {
-        drive(ioc, c->call("tools/call", call_params("cut_without_id")));
+        s.call("cut_without_id");
         FAIL("a stream that ended without its answer and without an id to resume from must fail the call");
     } catch (const mcp::RpcFailure& e) {
         CHECK_THAT(e.rpc().message, Catch::Contains("no event id to resume it from"));
     }
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "after"}})))) == "echo after");
-    drive(ioc, c->close());
+    CHECK(text_of(s.call("echo", {{"text", "after"}})) == "echo after");
+    s.close();
 }
 
 TEST_CASE("MCP over HTTP: an HTTP 500 for one call fails that call with the status and the body, and the next works",
           "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport);
-    drive(ioc, c->start());
+    Session s;
     try {
-        drive(ioc, c->call("tools/call", call_params("fail")));
+        s.call("fail");
         FAIL("an HTTP 500 must fail the call");
     } catch (const mcp::RpcFailure& e) {
         CHECK_THAT(e.rpc().message, Catch::Contains("HTTP 500") && Catch::Contains("the tool broke, by request") &&
-                                        Catch::Contains(server.url()));
+                                        Catch::Contains(s.server.url()));
     }
-    CHECK(c->alive());
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "fine"}})))) == "echo fine");
-    drive(ioc, c->close());
+    CHECK(s.c->alive());
+    CHECK(text_of(s.call("echo", {{"text", "fine"}})) == "echo fine");
+    s.close();
 }
 
 TEST_CASE("MCP over HTTP: a server of the old HTTP+SSE transport is spoken to through the endpoint it names",
           "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    server.legacy = true;
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport);
-    drive(ioc, c->start());
-    CHECK(transport->legacy());
-    CHECK(c->server().name == "mcp-http-test-server");
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo")))) == "legacy echo");
-    CHECK(server.count("POST", "tools/call") == 1);
-    drive(ioc, c->close());
+    Session s([](McpHttpServer& server) { server.legacy = true; });
+    CHECK(s.transport->legacy());
+    CHECK(s.c->server().name == "mcp-http-test-server");
+    CHECK(text_of(s.call("echo")) == "legacy echo");
+    CHECK(s.server.count("POST", "tools/call") == 1);
+    s.close();
 }
 
 TEST_CASE("MCP over HTTP: the server's own stream (GET) brings notifications/tools/list_changed", "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
     int changes = 0;
     mcp::ConnectionOptions options;
     options.on_tools_changed = [&changes] { ++changes; };
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport, options);
-    drive(ioc, c->start());
-    drive(ioc, until([&server] { return server.open_streams() == 1; }));
-    REQUIRE(server.open_streams() == 1);
-    CHECK(text_of(drive(ioc, c->call("tools/call", call_params("changed")))) == "changed");
-    drive(ioc, until([&changes] { return changes == 1; }));
+    Session s({}, options);
+    drive(s.ioc, until([&s] { return s.server.open_streams() == 1; }));
+    REQUIRE(s.server.open_streams() == 1);
+    CHECK(text_of(s.call("changed")) == "changed");
+    drive(s.ioc, until([&changes] { return changes == 1; }));
     CHECK(changes == 1);
-    drive(ioc, c->close());
+    s.close();
 }
 
 TEST_CASE("MCP over HTTP: close() in the middle of a streamed call ends it at once, and the call fails", "[mcp]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    mcp::HttpTransport* transport = nullptr;
-    auto c = connect(ioc, server.url(), transport);
-    drive(ioc, c->start());
+    Session s;
     int progress = 0;
     std::exception_ptr failure;
     bool finished = false;
     mcp::CallOptions options;
     options.on_progress = [&progress](const mcp::event::Progress&) { ++progress; };
-    asio::co_spawn(ioc, c->call("tools/call", call_params("slow"), options),
+    asio::co_spawn(s.ioc, s.c->call("tools/call", call_params("slow"), options),
                    [&](std::exception_ptr e, json::value) {
                        failure = e;
                        finished = true;
                    });
-    drive(ioc, until([&progress] { return progress >= 2; }));
+    drive(s.ioc, until([&progress] { return progress >= 2; }));
     REQUIRE(progress >= 2);
-    drive(ioc, c->close());
-    drive(ioc, until([&finished] { return finished; }));
+    s.close();
+    drive(s.ioc, until([&finished] { return finished; }));
     REQUIRE(finished);
     REQUIRE(failure);
     try {
@@ -223,7 +212,7 @@ TEST_CASE("MCP over HTTP: close() in the middle of a streamed call ends it at on
         CHECK(e.code() == adk::errc::unavailable);
         CHECK_THAT(e.message(), Catch::Contains("was closed"));
     }
-    CHECK(server.count("DELETE") == 1);
+    CHECK(s.server.count("DELETE") == 1);
 }
 
 TEST_CASE("MCP over HTTP: a server that cannot be reached fails start() with an error that names it, without "
