@@ -347,8 +347,20 @@ private:
             co_return co_await client_.send(std::move(req));
         for (int flows = 0;; ++flows) {
             net::HttpRequest attempt = req;
+            co_await oauth_->load();
+            if (oauth_->expiring()) {
+                // One refresh for every request that finds the token expiring (a refresh token may be single-use).
+                const std::uint64_t before = auth_generation_;
+                if (co_await authorizing_.join(strand_)) {
+                    FlightGuard guard(authorizing_);
+                    if (before == auth_generation_ && oauth_->expiring()) {
+                        co_await oauth_->refresh();
+                        ++auth_generation_;
+                    }
+                }
+            }
             const std::uint64_t generation = auth_generation_;
-            if (std::string bearer = co_await oauth_->authorization(); !bearer.empty())
+            if (std::string bearer = oauth_->bearer(); !bearer.empty())
                 attempt.set("authorization", bearer);
             unsigned status = 0;
             std::string challenge;

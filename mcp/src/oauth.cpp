@@ -24,7 +24,7 @@ namespace {
 
 constexpr std::size_t max_challenge_bytes = 8 << 10;
 constexpr std::size_t max_metadata_bytes = 1 << 20;
-constexpr std::int64_t refresh_margin_seconds = 30;
+constexpr std::int64_t refresh_margin_seconds = 60;
 
 std::string base64(std::string_view bytes)
 {
@@ -321,23 +321,27 @@ OAuthClient::OAuthClient(OAuthOptions options, std::string server_url, net::Http
         options_.tokens = in_memory_token_store();
 }
 
-asio::awaitable<std::string> OAuthClient::authorization()
+asio::awaitable<void> OAuthClient::load()
 {
-    if (!loaded_) {
-        loaded_ = true;
-        if (std::optional<json::object> kept = co_await options_.tokens->load(server_url_))
-            tokens_ = std::move(*kept);
-    }
-    std::string access = string_member(tokens_, "access_token");
-    if (access.empty())
-        co_return std::string();
+    if (loaded_)
+        co_return;
+    loaded_ = true;
+    if (std::optional<json::object> kept = co_await options_.tokens->load(server_url_))
+        tokens_ = std::move(*kept);
+}
+
+std::string OAuthClient::bearer() const
+{
+    const std::string access = string_member(tokens_, "access_token");
+    return access.empty() ? std::string() : "Bearer " + access;
+}
+
+bool OAuthClient::expiring() const
+{
     const json::value* expires = tokens_.if_contains("expires_at");
-    if (expires && expires->is_int64() && now_seconds() + refresh_margin_seconds >= expires->get_int64()) {
-        if (!co_await refresh())
-            co_return std::string();
-        access = string_member(tokens_, "access_token");
-    }
-    co_return "Bearer " + access;
+    return expires && expires->is_int64() && !string_member(tokens_, "refresh_token").empty() &&
+           !string_member(tokens_, "access_token").empty() &&
+           now_seconds() + refresh_margin_seconds >= expires->get_int64();
 }
 
 asio::awaitable<std::optional<json::object>> OAuthClient::get_json(const std::string& url)

@@ -13,14 +13,20 @@
 #include "support/mcp_http_server.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <functional>
+#include <thread>
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -370,4 +376,48 @@ TEST_CASE("MCP over HTTP with OAuth: without a handler for the person's step, a 
                                     Catch::Contains("OAuthOptions::authorize"));
     }
     drive(ioc, c->close());
+}
+
+TEST_CASE("MCP over HTTP: 50 callers on 4 threads share one session", "[mcp][threads]")
+{
+    // The server on a thread of its own; the connection on a strand of an io_context run by four.
+    asio::io_context server_ioc;
+    auto server = std::make_unique<McpHttpServer>(server_ioc.get_executor());
+    server->sse_answers = true;
+    auto server_work = asio::make_work_guard(server_ioc);
+    std::thread server_thread([&server_ioc] { server_ioc.run(); });
+
+    asio::io_context ioc;
+    auto strand = asio::make_strand(ioc);
+    auto c = mcp::Connection::create(
+        strand, std::make_unique<mcp::HttpTransport>(strand, mcp::HttpServerParams(server->url())), {});
+    drive(ioc, c->start());
+    std::atomic<int> right{0};
+    std::atomic<int> callers_done{0};
+    for (int i = 0; i < 50; ++i)
+        asio::co_spawn(
+            ioc,
+            [&, i]() -> asio::awaitable<void> {
+                for (int k = 0; k < 4; ++k) {
+                    const std::string text = std::to_string(i) + "-" + std::to_string(k);
+                    json::object params = call_params("echo", json::object{{"text", text}});
+                    json::value r = co_await c->call("tools/call", std::move(params));
+                    if (text_of(r) == "echo " + text)
+                        ++right;
+                }
+                if (++callers_done == 50)
+                    ioc.stop();  // the GET stream would keep the threads running
+            },
+            asio::detached);
+    ioc.restart();
+    adk::test::run_on_threads(ioc, 4);
+    CHECK(right == 200);
+    drive(ioc, c->close());
+
+    server_work.reset();
+    asio::post(server_ioc, [&server] { server->stop(); });
+    server_thread.join();
+    CHECK(server->count("POST", "initialize") == 1);
+    CHECK(server->count("POST", "tools/call") == 200);
+    CHECK(server->count("DELETE") == 1);
 }

@@ -102,9 +102,14 @@ class OAuthClient {
 public:
     OAuthClient(OAuthOptions options, std::string server_url, net::HttpClient& http);
 
-    // "Bearer <token>" for the next request, or "" while no token is held. Loads the store's token the first
-    // time and refreshes an expired one that can be.
-    asio::awaitable<std::string> authorization();
+    // Reads the store's tokens for the server, the first time.
+    asio::awaitable<void> load();
+    // "Bearer <token>" for the next request, or "" while no token is held.
+    std::string bearer() const;
+    // The token held expires within a minute and has a refresh token: refresh() before using it.
+    bool expiring() const;
+    // A new access token for the refresh token; false (and the tokens dropped) when the server refuses it.
+    asio::awaitable<bool> refresh();
     // After a 401, or a 403 with error="insufficient_scope": a new token (refreshed, or by the whole flow).
     // Throws adk::Error that says what failed.
     asio::awaitable<void> authorize(unsigned status, std::string_view www_authenticate);
@@ -115,7 +120,6 @@ private:
     asio::awaitable<std::optional<json::object>> get_json(const std::string& url);
     asio::awaitable<json::object> post_form(const std::string& url, std::vector<std::pair<std::string, std::string>> form,
                                             const std::string& basic, std::string_view what);
-    asio::awaitable<bool> refresh();
     asio::awaitable<void> save();
 
     OAuthOptions options_;
