@@ -3,6 +3,7 @@
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/core/strands.hpp>
+#include <adk/models/model.hpp>
 #include <adk/net/url.hpp>
 #include <adk/tools/json_schema.hpp>
 
@@ -11,6 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -103,11 +105,17 @@ private:
 constexpr std::size_t response_depth_in_event = 6;
 constexpr int max_list_pages = 1000;
 
+// What the toolset answers of the server's requests.
+class Served {
+public:
+    RequestHandler elicitation;
+    std::vector<Root> roots;
+    std::shared_ptr<Model> sampling;
+};
+
 // The handler's answer to elicitation/create, with the requested schema's defaults in what an acceptance left out.
-asio::awaitable<json::value> answer_elicitation(RequestHandler handler, jsonrpc::Request request)
+asio::awaitable<json::value> answer_elicitation(const RequestHandler& handler, const jsonrpc::Request& request)
 {
-    if (request.method != "elicitation/create")
-        throw RpcFailure("", jsonrpc::RpcError(jsonrpc::code::method_not_found, "Method not found: " + request.method));
     json::value result = co_await handler(request);
     json::object* r = result.if_object();
     const json::value* action = r ? r->if_contains("action") : nullptr;
@@ -121,6 +129,83 @@ asio::awaitable<json::value> answer_elicitation(RequestHandler handler, jsonrpc:
     if (schema && content.is_object())
         apply_elicitation_defaults(*schema, content.get_object());
     co_return result;
+}
+
+[[noreturn]] void refuse_sampling(std::string why)
+{
+    throw RpcFailure("", jsonrpc::RpcError(jsonrpc::code::invalid_params, "sampling/createMessage: " + std::move(why)));
+}
+
+// sampling/createMessage answered by the model: its text messages, system prompt and limits as an LlmRequest.
+asio::awaitable<json::value> answer_sampling(const std::shared_ptr<Model>& model, const jsonrpc::Request& request)
+{
+    const json::object* params = request.params ? request.params->if_object() : nullptr;
+    const json::value* messages = params ? params->if_contains("messages") : nullptr;
+    if (!messages || !messages->is_array() || messages->get_array().empty())
+        refuse_sampling("messages must be a non-empty array");
+    LlmRequest llm;
+    for (const json::value& m : messages->get_array()) {
+        const json::object* message = m.if_object();
+        const json::value* role = message ? message->if_contains("role") : nullptr;
+        const json::value* content = message ? message->if_contains("content") : nullptr;
+        if (!role || !role->is_string() || !content)
+            refuse_sampling("each message needs a role and content");
+        std::vector<Part> parts;
+        const json::array blocks = content->is_array() ? content->get_array() : json::array{*content};
+        for (const json::value& block : blocks) {
+            const json::object* b = block.if_object();
+            const json::value* type = b ? b->if_contains("type") : nullptr;
+            const json::value* text = b ? b->if_contains("text") : nullptr;
+            if (!type || !type->is_string() || type->get_string() != "text" || !text || !text->is_string())
+                refuse_sampling("this client samples text messages only");
+            parts.push_back(Part::from_text(std::string(text->get_string())));
+        }
+        llm.contents.emplace_back(role->get_string() == "assistant" ? "model" : "user", std::move(parts));
+    }
+    if (const json::value* system = params->if_contains("systemPrompt"); system && system->is_string())
+        llm.append_instruction(std::string(system->get_string()));
+    if (const json::value* max = params->if_contains("maxTokens"); max && max->is_int64())
+        llm.config.max_output_tokens = static_cast<int>(std::clamp<std::int64_t>(max->get_int64(), 1, 1 << 20));
+    if (const json::value* t = params->if_contains("temperature"); t && t->is_number())
+        llm.config.temperature = t->to_number<double>();
+    if (const json::value* stop = params->if_contains("stopSequences"); stop && stop->is_array())
+        for (const json::value& sequence : stop->get_array())
+            if (sequence.is_string())
+                llm.config.stop_sequences.emplace_back(sequence.get_string());
+    auto stream = co_await model->generate(std::move(llm), false);
+    std::string text;
+    while (auto response = co_await stream.next()) {
+        if (response->error_message)
+            throw RpcFailure("", jsonrpc::RpcError(jsonrpc::code::internal_error,
+                                                   "the model failed: " + *response->error_message));
+        if (response->content)
+            for (const Part& p : response->content->parts)
+                if (p.text && !p.thought)
+                    text += *p.text;
+    }
+    co_return json::object{{"role", "assistant"},
+                           {"content", json::object{{"type", "text"}, {"text", text}}},
+                           {"model", std::string(model->name())},
+                           {"stopReason", "endTurn"}};
+}
+
+asio::awaitable<json::value> serve(std::shared_ptr<const Served> served, jsonrpc::Request request)
+{
+    if (request.method == "elicitation/create" && served->elicitation)
+        co_return co_await answer_elicitation(served->elicitation, request);
+    if (request.method == "sampling/createMessage" && served->sampling)
+        co_return co_await answer_sampling(served->sampling, request);
+    if (request.method == "roots/list" && !served->roots.empty()) {
+        json::array roots;
+        for (const Root& r : served->roots) {
+            json::object root{{"uri", r.uri}};
+            if (!r.name.empty())
+                root["name"] = r.name;
+            roots.push_back(std::move(root));
+        }
+        co_return json::object{{"roots", std::move(roots)}};
+    }
+    throw RpcFailure("", jsonrpc::RpcError(jsonrpc::code::method_not_found, "Method not found: " + request.method));
 }
 
 std::string default_name(const StdioServerParams& stdio)
@@ -222,12 +307,16 @@ private:
         ConnectionOptions c;
         c.request_timeout = options.timeout;
         c.initialize_timeout = options.initialize_timeout;
-        if (options.on_elicitation) {
-            c.session.capabilities.elicitation = true;
-            c.handle_request = [handler = options.on_elicitation](const jsonrpc::Request& request) {
-                return answer_elicitation(handler, request);
-            };
-        }
+        auto served = std::make_shared<Served>();
+        served->elicitation = options.on_elicitation;
+        served->roots = options.roots;
+        served->sampling = options.sampling_model;
+        c.session.capabilities.elicitation = bool(served->elicitation);
+        c.session.capabilities.roots = !served->roots.empty();
+        c.session.capabilities.sampling = bool(served->sampling);
+        c.handle_request = [served = std::shared_ptr<const Served>(served)](const jsonrpc::Request& request) {
+            return serve(served, request);
+        };
         std::weak_ptr<State> weak = self;
         c.on_tools_changed = [weak] {
             if (auto s = weak.lock()) {

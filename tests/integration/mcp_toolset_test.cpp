@@ -217,6 +217,46 @@ TEST_CASE("McpToolset: the model gets isError results and bad structured results
     CHECK_THROWS_WITH(mcp::tool_response("odd", json::value(3), nullptr), Catch::Contains("not a result object"));
 }
 
+TEST_CASE("McpToolset: the server's sampling goes to the model the toolset names, and its roots/list gets the "
+          "toolset's roots; without them neither is offered",
+          "[mcp]")
+{
+    asio::io_context ioc;
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    auto sampler = std::make_shared<adk::testing::ScriptedModel>(
+        std::vector<adk::testing::ScriptedModel::Turn>{adk::LlmResponse::text("hi from the sampler")}, "sampler-model");
+    options.sampling_model = sampler;
+    options.roots = {mcp::Root("file:///srv/work", "work")};
+    auto toolset = mcp::McpToolset::create(options);
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto sample_agent = adk::LlmAgent::builder("assistant").model(std::make_shared<CallingModel>("sample", 1)).toolset(toolset).build();
+    adk::Runner sample_runner({.app_name = "app", .agent = sample_agent, .session_service = sessions});
+    auto sampled = responses(converse(ioc, sample_runner, *sessions, "s1", "sample"));
+    REQUIRE(sampled.size() == 1);
+    CHECK_THAT(sampled[0], Catch::Contains("hi from the sampler") && Catch::Contains("sampler-model") &&
+                               Catch::Contains("endTurn"));
+    REQUIRE(sampler->requests().size() == 1);
+    CHECK(sampler->requests()[0].system_text() == "Be brief.");
+    CHECK(sampler->requests()[0].config.max_output_tokens == 50);
+    CHECK(sampler->requests()[0].contents.at(0).parts.at(0).text == "Say hi");
+
+    auto roots_agent = adk::LlmAgent::builder("assistant").model(std::make_shared<CallingModel>("roots", 1)).toolset(toolset).build();
+    adk::Runner roots_runner({.app_name = "app", .agent = roots_agent, .session_service = sessions});
+    auto rooted = responses(converse(ioc, roots_runner, *sessions, "s2", "roots"));
+    REQUIRE(rooted.size() == 1);
+    CHECK_THAT(rooted[0], Catch::Contains("file:///srv/work") && Catch::Contains("work"));
+    close_runner(ioc, roots_runner);
+
+    // A toolset without them: the server's requests are refused (the capabilities were not offered).
+    auto plain = mcp::McpToolset::create(mcp::McpToolsetOptions{mcp::StdioServerParams(server_program)});
+    auto refused_agent = adk::LlmAgent::builder("assistant").model(std::make_shared<CallingModel>("sample", 1)).toolset(plain).build();
+    adk::Runner refused_runner({.app_name = "app", .agent = refused_agent, .session_service = sessions});
+    auto refused = responses(converse(ioc, refused_runner, *sessions, "s3", "sample"));
+    REQUIRE(refused.size() == 1);
+    CHECK_THAT(refused[0], Catch::Contains("this client does not serve sampling/createMessage"));
+    close_runner(ioc, refused_runner);
+}
+
 TEST_CASE("McpToolset: 1,000 calls from 50 concurrent invocations on 4 threads use one server process",
           "[mcp][threads]")
 {

@@ -8,7 +8,8 @@
 // Tools: echo {text}; add {a, b} (structured); slow {steps} (a progress notification per step, 20 ms apart,
 // then "done"; a notifications/cancelled for it stops it and is noted on stderr); crash (exits with status 3
 // at once); spawn (starts a grandchild in the group that sleeps an hour; returns its pid); ask (asks the
-// client for a name with elicitation/create and returns the answer); grow (adds the tool "extra" and sends
+// client for a name with elicitation/create and returns the answer); sample (asks the client's model, with
+// sampling/createMessage, and returns the answer); roots (asks the client's roots, and returns them); grow (adds the tool "extra" and sends
 // notifications/tools/list_changed); big {bytes} (a text that long).
 #include <adk/mcp/jsonrpc.hpp>
 
@@ -60,8 +61,8 @@ public:
     // slow calls under way: id -> steps left
     std::map<rpc::Id, int> slow;
     std::set<rpc::Id> cancelled;
-    std::optional<rpc::Id> asking;  // the tools/call that waits for an elicitation's answer
-    rpc::Id elicitation_id;
+    std::optional<rpc::Id> asking;  // the tools/call that waits for the answer to a request of the server's
+    rpc::Id asked_id;
 
     json::array tools() const
     {
@@ -71,6 +72,8 @@ public:
                         tool("crash", "Exits at once."),
                         tool("spawn", "Starts a grandchild."),
                         tool("ask", "Asks the user for a name."),
+                        tool("sample", "Asks the client's model."),
+                        tool("roots", "Asks the client's roots."),
                         tool("grow", "Adds a tool."),
                         tool("big", "Returns a long text.", {{"bytes", {{"type", "integer"}}}})};
         if (grown)
@@ -125,10 +128,23 @@ public:
                 std::_Exit(127);
             }
             send(rpc::Response::success(r.id, text_result(std::to_string(child))));
+        } else if (name == "sample") {
+            asking = r.id;
+            asked_id = rpc::Id(++next_id);
+            send(rpc::Request(asked_id, "sampling/createMessage",
+                              json::object{{"messages", json::array{json::object{
+                                                            {"role", "user"},
+                                                            {"content", {{"type", "text"}, {"text", "Say hi"}}}}}},
+                                           {"systemPrompt", "Be brief."},
+                                           {"maxTokens", 50}}));
+        } else if (name == "roots") {
+            asking = r.id;
+            asked_id = rpc::Id(++next_id);
+            send(rpc::Request(asked_id, "roots/list", json::object{}));
         } else if (name == "ask") {
             asking = r.id;
-            elicitation_id = rpc::Id(++next_id);
-            send(rpc::Request(elicitation_id, "elicitation/create",
+            asked_id = rpc::Id(++next_id);
+            send(rpc::Request(asked_id, "elicitation/create",
                               json::object{{"message", "Your name?"},
                                            {"requestedSchema",
                                             {{"type", "object"},
@@ -150,7 +166,7 @@ public:
 
     void on_response(const rpc::Response& r)
     {
-        if (!asking || r.id != elicitation_id)
+        if (!asking || r.id != asked_id)
             return;
         std::string answer = r.ok() ? json::serialize(*r.result) : "error " + r.error->message;
         send(rpc::Response::success(*asking, text_result(answer)));

@@ -26,7 +26,19 @@
 #include <memory>
 #include <string>
 
+namespace adk {
+class Model;
+}
+
 namespace adk::mcp {
+
+// A folder the server may work in, offered through roots/list.
+class Root {
+public:
+    Root(std::string uri_, std::string name_ = {}) : uri(std::move(uri_)), name(std::move(name_)) {}
+    std::string uri;  // file:///srv/work
+    std::string name;
+};
 
 // A progress notification of a tool call, for McpToolsetOptions::on_progress.
 class ToolProgress {
@@ -58,6 +70,11 @@ public:
     // the spec writes it ({"action": "accept", "content": {...}}, or "decline", or "cancel"). Fields an
     // acceptance leaves out get the requested schema's defaults (apply_elicitation_defaults).
     RequestHandler on_elicitation;
+    // Offered to the server (roots/list, the roots capability) when not empty.
+    std::vector<Root> roots;
+    // Answers the server's sampling/createMessage with this model (offered only when set; text messages): a
+    // server's own model calls, billed to this app. Without it, the server is not offered sampling.
+    std::shared_ptr<Model> sampling_model;
 };
 
 class McpToolset final : public Toolset {
