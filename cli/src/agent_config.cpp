@@ -341,8 +341,14 @@ private:
             fail(file, args, "McpToolset starts the process '" + stdio->command +
                                  "': a YAML file that starts processes is code, so this server runs it only when "
                                  "started with --allow_mcp_stdio");
+        if (http && options_.mcp_authorize) {
+            mcp::OAuthOptions oauth;
+            oauth.authorize = options_.mcp_authorize;
+            http->oauth = std::move(oauth);
+        }
         mcp::McpToolsetOptions toolset = stdio ? mcp::McpToolsetOptions(std::move(*stdio))
                                                : mcp::McpToolsetOptions(std::move(*http));
+        toolset.on_elicitation = options_.mcp_elicitation;
         if (timeout) {
             toolset.timeout = *timeout;
             toolset.initialize_timeout = std::max(*timeout, toolset.initialize_timeout);

@@ -8,12 +8,14 @@
 
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
+#include <adk/core/offload.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -161,6 +163,100 @@ std::optional<std::string> read_line(const std::string& prompt)
     return line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
 }
 
+// A line read on the terminal's own thread: the agent's io_context goes on meanwhile (an MCP call waits for it).
+asio::awaitable<std::optional<std::string>> ask_line(std::string prompt)
+{
+    static asio::thread_pool terminal(1);
+    auto read = [prompt = std::move(prompt)] { return read_line(prompt); };
+    co_return co_await offload(terminal.get_executor(), std::move(read));
+}
+
+// One field of an elicitation's schema, asked until the answer fits its type: nullopt to leave it out.
+asio::awaitable<std::optional<json::value>> ask_field(const std::string& name, const json::object& property)
+{
+    const std::string type = property.contains("type") && property.at("type").is_string()
+                                 ? std::string(property.at("type").get_string())
+                                 : "string";
+    std::string label = name;
+    for (const char* key : {"title", "description"})
+        if (property.contains(key) && property.at(key).is_string())
+            label += " (" + std::string(property.at(key).get_string()) + ")";
+    if (property.contains("enum"))
+        label += " one of " + json::serialize(property.at("enum"));
+    if (property.contains("default"))
+        label += " [" + json::serialize(property.at("default")) + "]";
+    for (;;) {
+        std::optional<std::string> line = co_await ask_line("[mcp]   " + label + ": ");
+        if (!line)
+            throw Error(errc::cancelled, "input ended");
+        if (line->empty())
+            co_return std::nullopt;
+        json::value value;
+        if (type == "boolean") {
+            if (*line == "y" || *line == "yes" || *line == "true")
+                value = true;
+            else if (*line == "n" || *line == "no" || *line == "false")
+                value = false;
+        } else if (type == "integer" || type == "number") {
+            boost::system::error_code ec;
+            json::value number = json::parse(*line, ec);
+            if (!ec && (type == "number" ? number.is_number() : (number.is_int64() || number.is_uint64())))
+                value = number;
+        } else {
+            value = json::string(*line);
+        }
+        const json::value* choices = property.if_contains("enum");
+        const bool allowed = !choices || !choices->is_array() ||
+                             std::find(choices->get_array().begin(), choices->get_array().end(), value) !=
+                                 choices->get_array().end();
+        if (!value.is_null() && allowed)
+            co_return value;
+        std::cout << "[mcp]   that is not a " << type << (allowed ? "" : " of the choices") << "\n";
+    }
+}
+
+asio::awaitable<json::value> elicit_at_terminal(mcp::jsonrpc::Request request)
+{
+    const json::object params = request.params && request.params->is_object() ? request.params->get_object()
+                                                                               : json::object();
+    const std::string message = params.contains("message") && params.at("message").is_string()
+                                    ? std::string(params.at("message").get_string())
+                                    : "a tool asks for input";
+    std::cout << "[mcp] " << message << "\n";
+    std::optional<std::string> go;
+    while (!go || (*go != "y" && *go != "n" && *go != "c")) {
+        go = co_await ask_line("[mcp] answer? [y/n/c] (n declines, c cancels): ");
+        if (!go)
+            co_return json::object{{"action", "cancel"}};
+    }
+    if (*go != "y")
+        co_return json::object{{"action", *go == "n" ? "decline" : "cancel"}};
+    json::object content;
+    const json::value* schema = params.if_contains("requestedSchema");
+    const json::value* properties = schema && schema->is_object() ? schema->get_object().if_contains("properties") : nullptr;
+    try {
+        if (properties && properties->is_object())
+            for (const auto& [name, property] : properties->get_object())
+                if (property.is_object())
+                    if (std::optional<json::value> v = co_await ask_field(name, property.get_object()))
+                        content[name] = std::move(*v);
+    } catch (const Error&) {
+        co_return json::object{{"action", "cancel"}};
+    }
+    co_return json::object{{"action", "accept"}, {"content", std::move(content)}};
+}
+
+asio::awaitable<std::string> authorize_at_terminal(std::string url)
+{
+    std::cout << "[authorize] an MCP server asks for authorization. Open this address in a browser:\n  " << url
+              << "\n";
+    std::optional<std::string> back =
+        co_await ask_line("[authorize] then paste the address the browser was sent back to: ");
+    if (!back || back->empty())
+        throw Error(errc::cancelled, "no authorization was given");
+    co_return *back;
+}
+
 // Asks the person each question of the turn; the answers as one message, or nullopt when input ended.
 std::optional<Content> ask_person(const Waiting& waiting, const std::string& session)
 {
@@ -271,20 +367,27 @@ asio::awaitable<std::string> open_session(const Command& cmd, SessionService& se
     co_return session->id;
 }
 
-// Runs `work` on the io_context until it ends, and rethrows what it threw.
+// Runs `work` on the io_context until it ends, and rethrows what it threw. What else runs there (an MCP server's
+// connection, which never runs out of work) is left for the next call.
 template <class Awaitable>
 auto run_until_done(asio::io_context& ioc, Awaitable work)
 {
     using Result = typename Awaitable::value_type;
     std::exception_ptr failure;
     std::optional<std::conditional_t<std::is_void_v<Result>, std::monostate, Result>> result;
+    bool done = false;
     ioc.restart();
     asio::co_spawn(ioc, std::move(work), [&](std::exception_ptr e, auto... value) {
         failure = e;
         if constexpr (sizeof...(value) == 1)
             result.emplace(std::move(value)...);
+        done = true;
+        ioc.stop();
     });
-    ioc.run();
+    while (!done) {
+        ioc.restart();
+        ioc.run();
+    }
     if (failure)
         std::rethrow_exception(failure);
     if constexpr (!std::is_void_v<Result>)
@@ -292,6 +395,16 @@ auto run_until_done(asio::io_context& ioc, Awaitable work)
 }
 
 }  // namespace
+
+mcp::RequestHandler terminal_elicitation()
+{
+    return [](const mcp::jsonrpc::Request& request) { return elicit_at_terminal(request); };
+}
+
+mcp::AuthorizeHandler terminal_authorization()
+{
+    return [](std::string url) { return authorize_at_terminal(std::move(url)); };
+}
 
 int chat(const Command& cmd, server::App app, const Services& services)
 {

@@ -116,6 +116,8 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
         if (auto model = cmd.value("--model"))
             options.model_override = *model;
         if (cmd.name == "run") {
+            options.mcp_elicitation = detail::terminal_elicitation();
+            options.mcp_authorize = detail::terminal_authorization();
             fs::path app_dir = cmd.positional.front();
             if (app_dir.filename() == "root_agent.yaml")
                 app_dir = app_dir.parent_path();

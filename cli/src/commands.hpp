@@ -5,6 +5,8 @@
 #include "command_line.hpp"
 
 #include <adk/artifacts/artifact_service.hpp>
+#include <adk/mcp/connection.hpp>
+#include <adk/mcp/oauth.hpp>
 #include <adk/server/api_server.hpp>
 #include <adk/sessions/session_service.hpp>
 
@@ -22,6 +24,12 @@ public:
 
 // The services the flags name, SQLite and files under .adk/ by default. Throws adk::Error for a bad URL.
 Services open_services(const Command& cmd);
+
+// The person's steps that MCP servers ask for, at the terminal (on a thread of their own: the agent's io_context
+// goes on meanwhile): a server's elicitation, field by field (an empty answer leaves a field to its default),
+// and OAuth's authorization URL, answered with the address the browser was sent back to.
+mcp::RequestHandler terminal_elicitation();
+mcp::AuthorizeHandler terminal_authorization();
 
 // `run`: a chat with the app on standard input and output. Returns the exit code.
 int chat(const Command& cmd, server::App app, const Services& services);

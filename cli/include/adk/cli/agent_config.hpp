@@ -25,6 +25,8 @@
 #pragma once
 
 #include <adk/agents/agent.hpp>
+#include <adk/mcp/connection.hpp>
+#include <adk/mcp/oauth.hpp>
 #include <adk/models/model.hpp>
 #include <adk/server/api_server.hpp>
 #include <adk/tools/tool.hpp>
@@ -65,6 +67,12 @@ public:
     // Whether `tools: [{name: McpToolset, args: {stdio_connection_params: ...}}]` may start processes. `adk run`
     // allows it (the person runs what they read); `adk web` and `adk api_server` only with --allow_mcp_stdio.
     bool allow_mcp_stdio = true;
+    // Given to the MCP toolsets the files name: who answers a server's elicitation (McpToolsetOptions::
+    // on_elicitation), and the person's step of OAuth for servers over HTTP (OAuthOptions::authorize; a 401 then
+    // starts the flow). Unset: elicitation is not offered, and a server that asks for authorization fails with
+    // what to give. `adk run` asks the person at the terminal.
+    mcp::RequestHandler mcp_elicitation;
+    mcp::AuthorizeHandler mcp_authorize;
 };
 
 static_assert(!std::is_aggregate_v<AgentConfigOptions>);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `adk run` on an app whose YAML names an MCP server over stdio (tests/support/mcp_test_server.cpp), against
+# mock-llm: the agent calls the server's tool, the server asks the person (elicitation) at the terminal, field by
+# field; an empty answer leaves the field to the schema's default; declining is told to the server; and when the
+# program ends no server process is left.
+#   adk_run_mcp_test.sh ADK MOCK_LLM MCP_TEST_SERVER
+set -euo pipefail
+adk=$1 mock=$2 server=$3
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work"
+export GEMINI_API_KEY=test-key  # mock-llm answers; nothing leaves loopback
+
+mkdir -p apps/asker
+cat >apps/asker/root_agent.yaml <<YAML
+name: asker
+model: gemini-2.5-flash
+instruction: You greet people by name.
+tools:
+  - name: McpToolset
+    args:
+      stdio_connection_params:
+        server_params: {command: "$server"}
+        timeout: 30
+      tool_filter: [ask]
+YAML
+cat >script.json <<'JSON'
+{"turns": [{"text": "unused"}],
+ "agents": {"asker": {"turns": [
+   {"function_calls": [{"name": "ask", "args": {}}]},
+   {"chunks": ["Nice to meet you."]}
+ ]}}}
+JSON
+"$mock" --port 0 --script script.json >mock.log 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s mock.log ] && break; sleep 0.05; done
+mock_url=$(sed -n '1s/^listening on //p' mock.log)
+[ -n "$mock_url" ] || fail "mock-llm did not start: $(cat mock.log)"
+export GOOGLE_GEMINI_BASE_URL=$mock_url
+
+servers() { { pgrep -f -x "$server" || true; } | wc -l; }
+before=$(servers)
+
+# Accepted, the field answered.
+printf 'hello\ny\nBob\nexit\n' | "$adk" run --session_service_uri memory:// apps/asker >accept.out 2>accept.err ||
+  fail "run exited $?: $(cat accept.err)"
+grep -qF "[mcp] Your name?" accept.out || fail "the server's question was not shown: $(cat accept.out)"
+grep -qF '[asker] ask returned {"content":[{"type":"text","text":"{\"action\":\"accept\",\"content\":{\"name\":\"Bob\"}}"' accept.out ||
+  fail "the answer did not reach the server: $(cat accept.out)"
+grep -qF "Nice to meet you." accept.out || fail "no final answer: $(cat accept.out)"
+
+# Accepted, the field left empty: the schema's default.
+printf 'hello\ny\n\nexit\n' | "$adk" run --session_service_uri memory:// apps/asker >default.out 2>&1 ||
+  fail "run exited $?: $(cat default.out)"
+grep -qF '\"content\":{\"name\":\"Ann\"}' default.out || fail "the default was not applied: $(cat default.out)"
+
+# Declined.
+printf 'hello\nn\nexit\n' | "$adk" run --session_service_uri memory:// apps/asker >decline.out 2>&1 ||
+  fail "run exited $?: $(cat decline.out)"
+grep -qF '{\"action\":\"decline\"}' decline.out || fail "the server was not told of the refusal: $(cat decline.out)"
+
+[ "$(servers)" = "$before" ] || fail "an MCP server process outlived adk run"
+echo "adk run with MCP: PASS"
