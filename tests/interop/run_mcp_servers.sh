@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The reference MCP servers from npm (tests/interop/mcp/package.json, on Node 22 from npm) against an agent whose
+# tools are an McpToolset (mcp_everything_client): server-everything over stdio, over Streamable HTTP and over the
+# old HTTP+SSE transport; server-filesystem over stdio on a temporary folder. No server process is left after.
+#   run_mcp_servers.sh CLIENT WORK_DIR
+set -euo pipefail
+client=$1 work=$2
+NPM_PACKAGE_DIR="$(cd "$(dirname "$0")" && pwd)/mcp" source "$(dirname "$0")/npm_install.sh" "$work"
+export PATH="$PWD/node_modules/.bin:$PATH"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# Starts server-everything with a transport on a free port; waits until it listens.
+serve() {
+  local transport=$1 log=$2 port
+  port=$(free_port)
+  PORT=$port mcp-server-everything "$transport" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 200); do
+    grep -q "$port" "$log" && { echo "$port"; return; }
+    sleep 0.05
+  done
+  fail "server-everything $transport did not start: $(cat "$log")"
+}
+
+"$client" stdio mcp-server-everything stdio >stdio.out 2>&1 || fail "server-everything over stdio: $(cat stdio.out)"
+cat stdio.out
+port=$(serve streamableHttp http.log)
+"$client" http "http://127.0.0.1:$port/mcp" >http.out 2>&1 || fail "server-everything over HTTP: $(cat http.out)"
+cat http.out
+port=$(serve sse sse.log)
+"$client" http "http://127.0.0.1:$port/sse" >sse.out 2>&1 || fail "server-everything over HTTP+SSE: $(cat sse.out)"
+cat sse.out
+folder=$(mktemp -d)
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$folder"' EXIT
+folder=$(cd "$folder" && pwd -P)
+"$client" files "$folder" mcp-server-filesystem "$folder" >files.out 2>&1 || fail "server-filesystem: $(cat files.out)"
+cat files.out
+[ "$(cat "$folder/note.txt")" = "written by an adk-cpp agent" ] || fail "the file the agent wrote is not on disk"
+if pgrep -f "mcp-server-everything stdio|mcp-server-filesystem $folder" >/dev/null; then
+  fail "a stdio server outlived its toolset: $(pgrep -af 'mcp-server-everything stdio|mcp-server-filesystem')"
+fi
+echo "mcp servers: PASS"
