@@ -12,6 +12,7 @@ packages=(
   clang-14 libclang-rt-14-dev                  # the libFuzzer targets (tools/fuzz.sh): clang and libFuzzer
   libyaml-cpp-dev                              # adk::cli reads ADK's agent-config YAML
   chromium                                     # the browser test drives the ADK web UI (tests/interop/web_ui)
+  python3 procps                               # the MCP interop scripts pick free ports and look for processes
 )
 
 missing=()
