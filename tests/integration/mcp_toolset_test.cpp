@@ -3,8 +3,11 @@
 #include <adk/adk.hpp>
 #include <adk/cli/agent_config.hpp>
 #include <adk/mcp/mcp_toolset.hpp>
+#include <adk/server/api_server.hpp>
 
 #include "support/agents.hpp"
+#include "support/api_client.hpp"
+#include "support/run.hpp"
 #include "support/child_process.hpp"
 #include "support/drive.hpp"
 #include "support/temp_dir.hpp"
@@ -313,4 +316,38 @@ TEST_CASE("McpToolset from agent-config YAML: the agent calls the server the fil
     REQUIRE(answers.size() == 1);
     CHECK_THAT(answers[0], Catch::Contains("from yaml-0"));
     close_runner(ioc, runner);
+}
+
+TEST_CASE("McpToolset in ApiServer: a run over /run_sse streams the MCP tool's answer, and stop() ends the server "
+          "process",
+          "[mcp][server]")
+{
+    const int before = servers_running();
+    asio::io_context ioc;
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    options.filter = adk::ToolFilter({"echo"});
+    auto agent = adk::LlmAgent::builder("files_agent")
+                     .model(std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{
+                         adk::LlmResponse::function_call("echo", json::object{{"text", "over the API"}}),
+                         adk::LlmResponse::text("done")}))
+                     .toolset(mcp::McpToolset::create(options))
+                     .build();
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServer server(ioc.get_executor(), {{"files", agent}}, adk::test::options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(adk::test::no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::test::Reply created = co_await adk::test::call(client, server, "POST", "/apps/files/users/u/sessions/s1");
+        CHECK(created.status == 200);
+        adk::test::Reply ran = co_await adk::test::call(
+            client, server, "POST", "/run_sse",
+            R"({"appName": "files", "userId": "u", "sessionId": "s1", "streaming": true,
+                "newMessage": {"role": "user", "parts": [{"text": "echo it"}]}})");
+        CHECK(ran.status == 200);
+        CHECK_THAT(ran.body, Catch::Contains("data: ") && Catch::Contains("functionResponse") &&
+                                 Catch::Contains("over the API"));
+        CHECK(servers_running() == before + 1);
+        server.stop();
+    }());
+    CHECK(servers_running() == before);
 }
