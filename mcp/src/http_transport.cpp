@@ -513,6 +513,7 @@ private:
         std::optional<std::chrono::milliseconds> retry;
         int attempts = 0;
         bool have_stream = true;  // false after a resumption that could not connect
+        bool resumed = false;     // reading a GET that resumed the stream
         std::string why;
         for (;;) {
             bool answered = false;
@@ -543,7 +544,9 @@ private:
                             deliver(std::move(event.data));
                         }
                         events.clear();
-                        if (bytes.empty() || answered)
+                        // The request's own stream is read to its end, which the server sends right after the
+                        // answer: the connection then goes back to the pool. A resumed stream may stay open.
+                        if (bytes.empty() || (answered && resumed))
                             break;
                     }
                     why = "the stream ended";
@@ -574,6 +577,7 @@ private:
             try {
                 res = co_await get(last_id);
                 have_stream = true;
+                resumed = true;
             } catch (const boost::system::system_error& e) {
                 if (closed_ || e.code() == asio::error::operation_aborted)
                     throw;

@@ -70,7 +70,7 @@ grep -qF "in session $session " again.out || fail "run --session: another sessio
 grep -qF "(continuing; the conversation so far:)" again.out || fail "run --session: no history"
 grep -qF "[user]: What is the weather in Paris?" again.out || fail "run --session: the first question is not shown"
 [ "$(grep -c 'It is sunny and 22 degrees' again.out)" = 2 ] || fail "run --session: not the old and a new answer"
-printf '' | "$samples_program" run --resume "$samples/weather_agent" >resume.out 2>&1 || fail "run --resume exited $?"
+printf "" | "$samples_program" run --resume "$samples/weather_agent" >resume.out 2>&1 || fail "run --resume exited $?: $(cat resume.out)"
 grep -qF "in session $session " resume.out || fail "run --resume did not pick the latest session: $(cat resume.out)"
 [ "$(grep -c 'And tomorrow?' resume.out)" = 1 ] || fail "run --resume: the second turn is not in the history"
 # Another app of the folder: a LoopAgent whose critic ends it.

@@ -221,7 +221,7 @@ TEST_CASE("McpToolset: the model gets isError results and bad structured results
 }
 
 TEST_CASE("McpToolset: the server's sampling goes to the model the toolset names, and its roots/list gets the "
-          "toolset's roots; without them neither is offered",
+          "toolset's roots, and without them neither is offered",
           "[mcp]")
 {
     asio::io_context ioc;

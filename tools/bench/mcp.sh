@@ -32,7 +32,8 @@ for _ in $(seq 200); do grep -q "$port" "$work/server.log" && break; sleep 0.05;
 url=http://127.0.0.1:$port/mcp
 
 cpp=build/release/tools/bench/mcp_bench
-ts() { (cd "$work" && node mcp_bench.mjs "$@"); }
+# (Its logger writes errors to standard output: the result is the line that starts with {"runtime".)
+ts() { (cd "$work" && node mcp_bench.mjs "$@") | grep '^{"runtime"'; }
 for c in 1 8; do
   "$cpp" --calls $((4000 / scale)) --concurrency $c --warmup 200 --stdio "$server" stdio >>"$results"
   ts --calls $((80 / scale)) --concurrency $c --warmup 8 --stdio "$server" stdio >>"$results"
