@@ -199,8 +199,9 @@ public:
         const std::uint64_t key = track(signal);
         std::exception_ptr failure;
         try {
-            co_await asio::co_spawn(strand_, deliver_one_way(shared_from_this(), std::move(text)),
-                                    asio::bind_cancellation_slot(signal->slot(), asio::use_awaitable));
+            auto task = deliver_one_way(shared_from_this(), std::move(text));
+            auto token = asio::bind_cancellation_slot(signal->slot(), asio::use_awaitable);
+            co_await asio::co_spawn(strand_, std::move(task), std::move(token));
         } catch (...) {
             failure = std::current_exception();
         }
@@ -247,8 +248,9 @@ public:
                 signal->emit(asio::cancellation_type::terminal);
         });
         try {
-            co_await asio::co_spawn(strand_, end_session(shared_from_this(), std::move(session)),
-                                    asio::bind_cancellation_slot(signal->slot(), asio::use_awaitable));
+            auto task = end_session(shared_from_this(), std::move(session));
+            auto token = asio::bind_cancellation_slot(signal->slot(), asio::use_awaitable);
+            co_await asio::co_spawn(strand_, std::move(task), std::move(token));
         } catch (const std::exception& e) {
             log(LogLevel::debug, "the " + name_ + ": DELETE of the session failed: " + reason(e));
         }

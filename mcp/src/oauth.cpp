@@ -123,7 +123,8 @@ public:
     }
     asio::awaitable<std::optional<json::object>> load(const std::string& server) override
     {
-        std::optional<json::object> kept = co_await credentials_->load_credential(key(server));
+        CredentialKey where = key(server);
+        std::optional<json::object> kept = co_await credentials_->load_credential(std::move(where));
         if (!kept)
             co_return std::nullopt;
         const json::value* tokens = kept->if_contains("mcpOAuthTokens");
@@ -132,7 +133,8 @@ public:
     asio::awaitable<void> save(const std::string& server, json::object tokens) override
     {
         json::object config{{"credentialKey", "mcp-oauth " + server}, {"mcpOAuthTokens", std::move(tokens)}};
-        co_await credentials_->save_credential(key(server), std::move(config));
+        CredentialKey where = key(server);
+        co_await credentials_->save_credential(std::move(where), std::move(config));
     }
 
 private:

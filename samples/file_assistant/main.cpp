@@ -54,9 +54,11 @@ asio::awaitable<void> chat(std::string folder, std::string question)
 
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "files", .agent = agent, .session_service = sessions});
-    adk::Session session = co_await sessions->create_session({"files", "you"});
+    adk::CreateSessionRequest create{"files", "you"};
+    adk::Session session = co_await sessions->create_session(std::move(create));
     std::cout << "you: " << question << "\n";
-    auto events = co_await runner.run("you", session.id, adk::Content::user(question));
+    adk::Content message = adk::Content::user(question);
+    auto events = co_await runner.run("you", session.id, std::move(message));
     while (auto ev = co_await events.next()) {
         if (ev->error_message)
             std::cout << "error: " << *ev->error_message << "\n";

@@ -204,7 +204,8 @@ TEST_CASE("ApiServer: a body's user or session id that no path could name is ref
     }());
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
         for (const char* user : {"ns/u", "u", "..", "back\\slash"}) {
-            auto listed = co_await sessions->list_sessions({"app", user});
+            adk::ListSessionsRequest request{"app", user};
+            auto listed = co_await sessions->list_sessions(std::move(request));
             CHECK(listed.empty());
         }
     }());

@@ -261,7 +261,8 @@ TEST_CASE("McpToolset over HTTP: an agent calls the server's tool through the Ru
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
     auto body = [&]() -> asio::awaitable<std::vector<adk::Event>> {
-        co_await sessions->create_session({"app", "user1", "s"});
+        adk::CreateSessionRequest create{"app", "user1", "s"};
+        co_await sessions->create_session(std::move(create));
         co_return co_await adk::test::run_once(runner, "s", "echo it");
     };
     const std::vector<adk::Event> events = drive(ioc, body());
@@ -285,7 +286,8 @@ namespace {
 asio::awaitable<std::string> follow_redirect(std::string url)
 {
     adk::net::HttpClient http;
-    adk::net::HttpResponse res = co_await http.send(adk::net::HttpRequest("GET", url));
+    adk::net::HttpRequest req("GET", url);
+    adk::net::HttpResponse res = co_await http.send(std::move(req));
     std::string location(res.header("location"));
     (void)co_await res.read_all();
     co_return location;

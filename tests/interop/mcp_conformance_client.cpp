@@ -51,7 +51,8 @@ asio::awaitable<json::value> accept_with_defaults(const mcp::jsonrpc::Request&)
 asio::awaitable<std::string> follow_authorization(std::string url)
 {
     static adk::net::HttpClient http;
-    adk::net::HttpResponse res = co_await http.send(adk::net::HttpRequest("GET", url));
+    adk::net::HttpRequest req("GET", url);
+    adk::net::HttpResponse res = co_await http.send(std::move(req));
     const std::string location(res.header("location"));
     (void)co_await res.read_all();
     if (res.status() / 100 != 3 || location.empty())
@@ -98,12 +99,14 @@ asio::awaitable<int> run(std::string url, std::string scenario)
     auto agent = adk::LlmAgent::builder("conformance").model(model).toolset(toolset).build();
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "conformance", .agent = agent, .session_service = sessions});
-    co_await sessions->create_session({"conformance", "user", "s"});
+    adk::CreateSessionRequest create{"conformance", "user", "s"};
+    co_await sessions->create_session(std::move(create));
 
     int status = 0;
     bool answered = !call;
     try {
-        auto stream = co_await runner.run("user", "s", adk::Content::user("run the scenario " + scenario));
+        adk::Content message = adk::Content::user("run the scenario " + scenario);
+        auto stream = co_await runner.run("user", "s", std::move(message));
         while (auto event = co_await stream.next()) {
             if (event->error_message)
                 std::cout << "error: " << *event->error_message << "\n";

@@ -115,11 +115,13 @@ asio::awaitable<int> run(mcp::McpToolsetOptions options, std::vector<Check> chec
     auto agent = adk::LlmAgent::builder("everything").model(model).toolset(toolset).build();
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "everything", .agent = agent, .session_service = sessions});
-    co_await sessions->create_session({"everything", "user", "s"});
+    adk::CreateSessionRequest create{"everything", "user", "s"};
+    co_await sessions->create_session(std::move(create));
 
     std::vector<std::pair<std::string, json::object>> answers;  // in the order of the calls
     try {
-        auto stream = co_await runner.run("user", "s", adk::Content::user("try every tool"));
+        adk::Content message = adk::Content::user("try every tool");
+        auto stream = co_await runner.run("user", "s", std::move(message));
         while (auto event = co_await stream.next()) {
             if (event->error_message)
                 std::cout << "error event: " << *event->error_message << "\n";

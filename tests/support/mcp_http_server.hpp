@@ -179,7 +179,8 @@ private:
             const std::string session = "s-" + std::to_string(++sessions_made_);
             sessions_.insert(session);
             const net::HeaderList headers{{"mcp-session-id", session}};
-            co_return co_await res.send(200, "application/json", answer(*id, initialize_result()), headers);
+            const std::string initialized = answer(*id, initialize_result());
+            co_return co_await res.send(200, "application/json", initialized, headers);
         }
         if (s.session.empty())
             co_return co_await res.send(400, "application/json", R"({"error": "no session id"})");
@@ -187,10 +188,10 @@ private:
             co_return co_await res.send(404, "application/json", R"({"error": "no such session"})");
         if (!id || s.mcp_method.empty())  // a notification or a response
             co_return co_await res.send(202, "application/json", "");
-        if (s.mcp_method == "tools/list")
-            co_return co_await res.send(200, "application/json", answer(*id, tools()));
-        if (s.mcp_method != "tools/call")
-            co_return co_await res.send(200, "application/json", answer(*id, {}));
+        if (s.mcp_method != "tools/call") {
+            const std::string listed = answer(*id, s.mcp_method == "tools/list" ? tools() : boost::json::object());
+            co_return co_await res.send(200, "application/json", listed);
+        }
         const std::string tool(message->at("params").at("name").as_string());
         co_await call(res, *id, tool, message->at("params"));
     }
@@ -204,28 +205,34 @@ private:
             const json_value* args = params.as_object().if_contains("arguments");
             const json_value* text = args && args->is_object() ? args->as_object().if_contains("text") : nullptr;
             const std::string said = text && text->is_string() ? std::string(text->get_string()) : "";
+            const std::string body = answer(id, text_result("echo " + said));
             if (!sse_answers)
-                co_return co_await res.send(200, "application/json", answer(id, text_result("echo " + said)));
+                co_return co_await res.send(200, "application/json", body);
             co_await res.begin_stream(200, "text/event-stream");
-            co_await res.write(frame("", "e-" + std::to_string(++events_)));
-            co_await res.write(frame(answer(id, text_result("echo " + said)), "e-" + std::to_string(++events_)));
+            const std::string priming = frame("", "e-" + std::to_string(++events_));
+            co_await res.write(priming);
+            const std::string chunk = frame(body, "e-" + std::to_string(++events_));
+            co_await res.write(chunk);
             co_return co_await res.end_stream();
         }
         if (tool == "cut") {
             const std::string event = "cut-" + std::to_string(++events_);
             kept_[event] = answer(id, text_result("resumed"));
             co_await res.begin_stream(200, "text/event-stream");
-            co_await res.write(frame("", event, 100));
+            const std::string chunk = frame("", event, 100);
+            co_await res.write(chunk);
             co_return co_await res.end_stream();
         }
         if (tool == "cut_without_id") {
             co_await res.begin_stream(200, "text/event-stream");
-            co_await res.write(frame(R"({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}})"));
+            const std::string chunk = frame(R"({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}})");
+            co_await res.write(chunk);
             co_return co_await res.end_stream();
         }
         if (tool == "changed") {
             deliver_own(R"({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})");
-            co_return co_await res.send(200, "application/json", answer(id, text_result("changed")));
+            const std::string body = answer(id, text_result("changed"));
+            co_return co_await res.send(200, "application/json", body);
         }
         // slow: progress for ever, until the client leaves or the server stops.
         co_await res.begin_stream(200, "text/event-stream");
@@ -238,7 +245,8 @@ private:
             boost::json::object progress{{"jsonrpc", "2.0"},
                                          {"method", "notifications/progress"},
                                          {"params", boost::json::object{{"progressToken", token}, {"progress", step}}}};
-            co_await res.write(frame(boost::json::serialize(progress)));
+            const std::string chunk = frame(boost::json::serialize(progress));
+            co_await res.write(chunk);
             timer.expires_after(std::chrono::milliseconds(20));
             co_await timer.async_wait(boost::asio::use_awaitable);
         }
@@ -260,7 +268,8 @@ private:
             if (kept == kept_.end())
                 co_return co_await res.send(404, "application/json", R"({"error": "no such event"})");
             co_await res.begin_stream(200, "text/event-stream");
-            co_await res.write(frame(kept->second, s.last_event_id + "-answer"));
+            const std::string chunk = frame(kept->second, s.last_event_id + "-answer");
+            co_await res.write(chunk);
             kept_.erase(kept);
             co_return co_await res.end_stream();
         }
@@ -283,7 +292,8 @@ private:
         const std::string path = req.target.substr(0, req.target.find('?'));
         if (req.method == "GET" && path == "/.well-known/oauth-protected-resource/mcp") {
             boost::json::object prm{{"resource", base + "/mcp"}, {"authorization_servers", boost::json::array{base}}};
-            co_await res.send(200, "application/json", boost::json::serialize(prm));
+            const std::string body = boost::json::serialize(prm);
+            co_await res.send(200, "application/json", body);
             co_return "prm";
         }
         if (req.method == "GET" && path == "/.well-known/oauth-authorization-server") {
@@ -293,7 +303,8 @@ private:
                                      {"registration_endpoint", base + "/register"},
                                      {"code_challenge_methods_supported", boost::json::array{"S256"}},
                                      {"token_endpoint_auth_methods_supported", boost::json::array{"none"}}};
-            co_await res.send(200, "application/json", boost::json::serialize(meta));
+            const std::string body = boost::json::serialize(meta);
+            co_await res.send(200, "application/json", body);
             co_return "metadata";
         }
         if (req.method == "POST" && path == "/register") {
@@ -327,7 +338,8 @@ private:
                                        {"token_type", "Bearer"},
                                        {"expires_in", token_lifetime},
                                        {"refresh_token", refresh_token_}};
-            co_await res.send(200, "application/json", boost::json::serialize(answer));
+            const std::string body = boost::json::serialize(answer);
+            co_await res.send(200, "application/json", body);
             co_return "token";
         }
         co_return std::nullopt;

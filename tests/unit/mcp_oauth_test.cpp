@@ -92,7 +92,8 @@ TEST_CASE("OAuth: tokens kept in the app's CredentialService read back per serve
         CHECK(*back == tokens);
         auto other = co_await store->load("https://other/mcp");
         CHECK_FALSE(other);
-        auto raw = co_await credentials->load_credential(adk::CredentialKey("app", "", "mcp-oauth https://h/mcp"));
+        adk::CredentialKey key("app", "", "mcp-oauth https://h/mcp");
+        auto raw = co_await credentials->load_credential(std::move(key));
         REQUIRE(raw);
         CHECK(raw->at("mcpOAuthTokens").as_object() == tokens);
     }());
