@@ -293,6 +293,13 @@ asio::awaitable<std::string> follow_redirect(std::string url)
     co_return location;
 }
 
+// A connection (not started) over a new HttpTransport with these params.
+std::shared_ptr<mcp::Connection> over(asio::io_context& ioc, mcp::HttpServerParams params)
+{
+    auto transport = std::make_unique<mcp::HttpTransport>(ioc.get_executor(), std::move(params));
+    return mcp::Connection::create(ioc.get_executor(), std::move(transport), {});
+}
+
 mcp::HttpServerParams with_oauth(const std::string& url, std::shared_ptr<mcp::TokenStore> tokens, int& asked)
 {
     mcp::HttpServerParams params(url);
@@ -318,9 +325,7 @@ TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens a
     auto credentials = std::make_shared<adk::InMemoryCredentialService>();
     auto tokens = mcp::credential_token_store(credentials, "app");
     int asked = 0;
-    auto first = mcp::Connection::create(
-        ioc.get_executor(), std::make_unique<mcp::HttpTransport>(ioc.get_executor(), with_oauth(server.url(), tokens, asked)),
-        {});
+    auto first = over(ioc, with_oauth(server.url(), tokens, asked));
     drive(ioc, first->start());
     CHECK(text_of(drive(ioc, first->call("tools/call", call_params("echo", {{"text", "authorized"}})))) ==
           "echo authorized");
@@ -328,9 +333,7 @@ TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens a
     CHECK(server.grants["authorization_code"] == 1);
     drive(ioc, first->close());
 
-    auto second = mcp::Connection::create(
-        ioc.get_executor(), std::make_unique<mcp::HttpTransport>(ioc.get_executor(), with_oauth(server.url(), tokens, asked)),
-        {});
+    auto second = over(ioc, with_oauth(server.url(), tokens, asked));
     drive(ioc, second->start());
     CHECK(text_of(drive(ioc, second->call("tools/call", call_params("echo", {{"text", "again"}})))) == "echo again");
     CHECK(asked == 1);
@@ -347,10 +350,7 @@ TEST_CASE("MCP over HTTP with OAuth: an expiring token is refreshed with its ref
     server.oauth = true;
     server.token_lifetime = 1;  // within the client's margin: every request refreshes first
     int asked = 0;
-    auto c = mcp::Connection::create(
-        ioc.get_executor(),
-        std::make_unique<mcp::HttpTransport>(ioc.get_executor(), with_oauth(server.url(), mcp::in_memory_token_store(), asked)),
-        {});
+    auto c = over(ioc, with_oauth(server.url(), mcp::in_memory_token_store(), asked));
     drive(ioc, c->start());
     for (int i = 0; i < 3; ++i)
         CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "x"}})))) == "echo x");
@@ -368,8 +368,7 @@ TEST_CASE("MCP over HTTP with OAuth: without a handler for the person's step, a 
     server.oauth = true;
     mcp::HttpServerParams params(server.url());
     params.oauth = mcp::OAuthOptions();
-    auto c = mcp::Connection::create(ioc.get_executor(),
-                                     std::make_unique<mcp::HttpTransport>(ioc.get_executor(), params), {});
+    auto c = over(ioc, params);
     try {
         drive(ioc, c->start());
         FAIL("start() must fail");
