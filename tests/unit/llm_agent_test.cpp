@@ -404,6 +404,60 @@ TEST_CASE("several calls in one turn run concurrently and answer in call order",
     CHECK(events[1].actions.state_delta.at("order") == "second");
 }
 
+TEST_CASE("media a tool sends go after the responses, and to the model right after them, stored and read back",
+          "[llm]")
+{
+    adk::test::Harness h;
+    auto camera = adk::FunctionTool::create("snap", "Takes a picture.", json::value(),
+                                            [](adk::ToolContext& ctx, json::object args) -> asio::awaitable<json::value> {
+                                                const std::string name(args.at("name").as_string());
+                                                ctx.add_response_part(adk::Part::from_bytes("\x89PNG " + name, "image/png"));
+                                                co_return json::object{{"picture", name}};
+                                            });
+    auto asker = adk::FunctionTool::create("ask", "Asks first.", json::value(),
+                                           [](adk::ToolContext& ctx, json::object) -> asio::awaitable<json::value> {
+                                               ctx.add_response_part(adk::Part::from_bytes("never", "image/png"));
+                                               ctx.request_confirmation("sure?");
+                                               co_return json::object{};
+                                           });
+    std::vector<adk::FunctionCall> calls;
+    calls.emplace_back("", "snap", json::object{{"name", "one"}});
+    calls.emplace_back("", "snap", json::object{{"name", "two"}});
+    auto model = scripted({LlmResponse::function_calls(calls), LlmResponse::text("two pictures")});
+    auto agent = LlmAgent::builder("photographer").model(model).tool(camera).tool(asker).build();
+    auto events = h.send(agent, "take two");
+    REQUIRE(events.size() == 3);
+    const auto& parts = events[1].content->parts;
+    REQUIRE(parts.size() == 4);
+    CHECK(parts[0].function_response->response.at("picture") == "one");
+    CHECK(parts[1].function_response->response.at("picture") == "two");
+    CHECK(parts[2].inline_data->data == "\x89PNG one");  // in call order, after every response
+    CHECK(parts[3].inline_data->data == "\x89PNG two");
+
+    const adk::LlmRequest second = model->requests().at(1);
+    REQUIRE(second.contents.size() == 3);
+    REQUIRE(second.contents[2].parts.size() == 4);
+    CHECK(second.contents[2].parts[1].function_response);
+    CHECK(second.contents[2].parts[2].inline_data->mime_type == "image/png");
+
+    run(h.ioc, [&]() -> asio::awaitable<void> {
+        auto s = co_await h.sessions->get_session({"app", "user1", "s"});
+        const json::value stored = json::value_from(s->events.at(2));
+        const adk::Event back = json::value_to<adk::Event>(stored);
+        CHECK(back.content->parts.at(3).inline_data->data == "\x89PNG two");
+        CHECK(json::value_from(back) == stored);
+    }());
+
+    // A call that waits for a person sends no media: its response is not given yet.
+    auto waiting_model = scripted({LlmResponse::function_call("ask", {}), LlmResponse::text("unused")});
+    auto waiting = LlmAgent::builder("asker").model(waiting_model).tool(asker).build();
+    auto asked = h.send(waiting, "ask", {}, "s2");
+    for (const adk::Event& e : asked)
+        if (e.content)
+            for (const adk::Part& p : e.content->parts)
+                CHECK_FALSE(p.inline_data);
+}
+
 TEST_CASE("an unknown tool, bad arguments and a throwing tool are errors the model sees", "[llm]")
 {
     adk::test::Harness h;

@@ -132,15 +132,26 @@ std::vector<Content> build_contents(const std::vector<Event>& events, std::strin
     // Each call's latest response follows the call at once: responses that came at different times (a person's
     // approval, a long-running tool's answer) join, and a long-running tool's final answer replaces its first.
     // A call that never got a response is left out, as models refuse a call without its response.
-    std::map<std::string_view, const Part*> latest_response;
+    // The media a tool sent with its response (ToolContext::add_response_part) goes with the response.
+    struct Response {
+        const Part* part;
+        const Event* event;
+    };
+    std::map<std::string_view, Response> latest_response;
     std::set<std::string_view> called;
     for (std::size_t i = first; i < kept.size(); ++i)
         for (const Part& p : kept[i]->content->parts) {
             if (p.function_response && !p.function_response->id.empty() && visible(p))
-                latest_response[p.function_response->id] = &p;
+                latest_response.insert_or_assign(p.function_response->id, Response{&p, kept[i]});
             if (p.function_call && !p.function_call->id.empty())
                 called.insert(p.function_call->id);
         }
+    auto moves_to_call = [&](const Part& p) { return p.function_response && called.contains(p.function_response->id); };
+    auto media_of = [&](const Event& e, Content& into) {
+        for (const Part& p : e.content->parts)
+            if (!p.function_response && visible(p))
+                into.parts.push_back(p);
+    };
     auto convert = [&](const std::string& author, Content c) {
         return is_other_agent(agent_name, author) ? other_agent_content(author, c) : own_content(author, std::move(c));
     };
@@ -151,19 +162,23 @@ std::vector<Content> build_contents(const std::vector<Event>& events, std::strin
         const Event& e = *kept[i];
         Content shown(e.content->role, {});
         Content responses("user", {});
+        std::vector<const Event*> responders;  // the events the responses came from, for their media
+        const bool responses_moved = std::ranges::any_of(e.content->parts, moves_to_call);
         for (const Part& p : e.content->parts) {
-            if (!visible(p))
-                continue;
-            if (p.function_response && called.contains(p.function_response->id))
-                continue;  // it follows its call
+            if (!visible(p) || moves_to_call(p) || (responses_moved && !p.function_response))
+                continue;  // a response follows its call, with its media
             if (p.function_call && !p.function_call->id.empty()) {
                 auto response = latest_response.find(p.function_call->id);
                 if (response == latest_response.end())
                     continue;
-                responses.parts.push_back(*response->second);
+                responses.parts.push_back(*response->second.part);
+                if (std::ranges::find(responders, response->second.event) == responders.end())
+                    responders.push_back(response->second.event);
             }
             shown.parts.push_back(p);
         }
+        for (const Event* responder : responders)
+            media_of(*responder, responses);
         if (!shown.parts.empty())
             out.push_back(convert(e.author, std::move(shown)));
         if (!responses.parts.empty())

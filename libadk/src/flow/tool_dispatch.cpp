@@ -23,6 +23,7 @@ namespace {
 
 struct ToolOutcome {
     std::optional<json::value> response;  // none: the call waits
+    std::vector<Part> parts;              // ToolContext::add_response_part
     EventActions actions;
     bool waits = false;
 };
@@ -96,6 +97,7 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
     if (replaced)
         tc.result = std::move(replaced);
     outcome.response = std::move(tc.result);
+    outcome.parts = std::move(tc.context.response_parts());
     outcome.actions = std::move(tc.context.actions());
     co_return outcome;
 }
@@ -242,6 +244,9 @@ asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const Invo
         const FunctionCall& call = calls[i].call;
         event.content->parts.push_back(Part::from_function_response(call.name, std::move(body), call.id));
     }
+    for (ToolOutcome& outcome : outcomes)
+        for (Part& part : outcome.parts)
+            event.content->parts.push_back(std::move(part));
     if (!event.content->parts.empty())
         result.responses = std::move(event);
     co_return result;

@@ -10,8 +10,8 @@
 //     another agent on;
 //   * questions to a person (adk_request_confirmation, adk_request_credential) and their answers are left out;
 //     each call's latest response follows the call at once (responses given at different times join, and a
-//     long-running tool's final answer replaces its first response); a call that never got a response is
-//     left out;
+//     long-running tool's final answer replaces its first response), followed by the media its tool sent
+//     with it (ToolContext::add_response_part); a call that never got a response is left out;
 //   * the events that a Runner::rewind marker took back are left out.
 #pragma once
 

@@ -55,9 +55,16 @@ public:
     // Throws adk::Error when the Runner has no memory service.
     asio::awaitable<SearchMemoryResponse> search_memory(std::string query);
 
+    // Media that goes to the model with this call's response (an image, audio, a document): the parts follow
+    // the function responses in the response event, in call order, so that a provider sends them as what
+    // they are rather than as base64 text inside the response. Dropped when the call waits for a person.
+    void add_response_part(Part part) { response_parts_.push_back(std::move(part)); }
+    std::vector<Part>& response_parts() noexcept { return response_parts_; }
+
 private:
     std::string function_call_id_;
     std::optional<ToolConfirmation> tool_confirmation_;
+    std::vector<Part> response_parts_;
 };
 
 // Decides from a call's arguments whether a person must approve it.
