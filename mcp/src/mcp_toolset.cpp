@@ -11,6 +11,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/value_to.hpp>
 
 #include <algorithm>
 #include <deque>
@@ -361,7 +362,10 @@ public:
         };
         json::object params{{"name", name()}, {"arguments", std::move(args)}};
         json::value result = co_await c->call("tools/call", std::move(params), std::move(call));
-        co_return tool_response(name(), result, output_schema_);
+        ToolResponse mapped = tool_response(name(), result, output_schema_);
+        for (Part& part : mapped.media)
+            ctx.add_response_part(std::move(part));
+        co_return std::move(mapped.response);
     }
 
 private:
@@ -369,6 +373,38 @@ private:
     json::value input_schema_;
     json::value output_schema_;
 };
+
+// Moves the bytes of an image or audio item, or of an embedded resource's blob, into `media` as an inline data
+// part, and leaves a note in their place. Bytes that cannot be read leave an error there instead.
+void take_media(json::object& item, std::vector<Part>& media)
+{
+    const json::value* type = item.if_contains("type");
+    if (!type || !type->is_string())
+        return;
+    const bool resource = type->get_string() == "resource";
+    if (!resource && type->get_string() != "image" && type->get_string() != "audio")
+        return;
+    json::value* holder = resource ? item.if_contains("resource") : nullptr;
+    json::object* fields = resource ? (holder ? holder->if_object() : nullptr) : &item;
+    const char* bytes_key = resource ? "blob" : "data";
+    json::value* bytes = fields ? fields->if_contains(bytes_key) : nullptr;
+    if (!bytes)
+        return;  // a text resource, or nothing to move
+    const json::value* mime_value = fields->if_contains("mimeType");
+    const std::string mime = mime_value && mime_value->is_string() ? std::string(mime_value->get_string()) : "";
+    try {
+        if (!bytes->is_string() || mime.empty())
+            throw Error(errc::bad_response, std::string("it needs a base64 string `") + bytes_key +
+                                                "` and a `mimeType`");
+        const json::value blob{{"inlineData", {{"mimeType", mime}, {"data", *bytes}}}};
+        media.push_back(json::value_to<Part>(blob));
+        fields->erase(bytes_key);
+        (*fields)["note"] = "the " + mime + " content follows this response";
+    } catch (const Error& e) {
+        fields->erase(bytes_key);
+        (*fields)["error"] = "the server sent content that could not be read: " + e.message();
+    }
+}
 
 }  // namespace
 
@@ -386,7 +422,7 @@ void apply_elicitation_defaults(const json::value& requested_schema, json::objec
     }
 }
 
-json::value tool_response(const std::string& tool, const json::value& result, const json::value& output_schema)
+ToolResponse tool_response(const std::string& tool, const json::value& result, const json::value& output_schema)
 {
     const json::object* r = result.if_object();
     if (!r)
@@ -412,7 +448,12 @@ json::value tool_response(const std::string& tool, const json::value& result, co
     }
     json::object out = *r;
     out.erase("_meta");
-    return out;
+    std::vector<Part> media;
+    if (json::value* content = out.if_contains("content"); content && content->is_array())
+        for (json::value& item : content->get_array())
+            if (json::object* o = item.if_object())
+                take_media(*o, media);
+    return ToolResponse(std::move(out), std::move(media));
 }
 
 std::shared_ptr<McpToolset> McpToolset::create(McpToolsetOptions options)

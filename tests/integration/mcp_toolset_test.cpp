@@ -204,7 +204,7 @@ TEST_CASE("McpToolset: the model gets isError results and bad structured results
 {
     const json::value schema = json::parse(R"({"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]})");
     json::value ok = json::parse(R"({"content":[{"type":"text","text":"5"}],"structuredContent":{"sum":5},"_meta":{"x":1}})");
-    json::value kept = mcp::tool_response("add", ok, schema);
+    json::value kept = mcp::tool_response("add", ok, schema).response;
     CHECK(kept.at("structuredContent").at("sum") == 5);
     CHECK_FALSE(kept.as_object().contains("_meta"));
     CHECK_THROWS_WITH(mcp::tool_response("add", json::parse(R"({"content":[],"structuredContent":{"sum":"five"}})"), schema),
@@ -218,6 +218,39 @@ TEST_CASE("McpToolset: the model gets isError results and bad structured results
     CHECK_THROWS_WITH(mcp::tool_response("deep", json::object{{"content", json::array{}}, {"structuredContent", deep}}, nullptr),
                       Catch::Contains("nests deeper"));
     CHECK_THROWS_WITH(mcp::tool_response("odd", json::value(3), nullptr), Catch::Contains("not a result object"));
+}
+
+TEST_CASE("McpToolset: images, audio and blobs go to the model as parts of their own, text stays in the response",
+          "[mcp]")
+{
+    const json::value result = json::parse(R"({"content":[
+        {"type":"text","text":"here"},
+        {"type":"image","data":"iVBORw==","mimeType":"image/png"},
+        {"type":"audio","data":"UklGRg==","mimeType":"audio/wav","annotations":{"priority":1}},
+        {"type":"resource","resource":{"uri":"file:///a.pdf","mimeType":"application/pdf","blob":"JVBERg=="}},
+        {"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"plain"}},
+        {"type":"resource_link","uri":"file:///b.txt","name":"b"},
+        {"type":"image","data":"not base64!","mimeType":"image/png"},
+        {"type":"image","data":"iVBORw=="}]})");
+    mcp::ToolResponse mapped = mcp::tool_response("media", result, nullptr);
+    REQUIRE(mapped.media.size() == 3);
+    CHECK(mapped.media[0].inline_data->mime_type == "image/png");
+    CHECK(mapped.media[0].inline_data->data == "\x89PNG");
+    CHECK(mapped.media[1].inline_data->data == "RIFF");
+    CHECK(mapped.media[2].inline_data->mime_type == "application/pdf");
+    CHECK(mapped.media[2].inline_data->data == "%PDF");
+    const json::array& content = mapped.response.at("content").as_array();
+    CHECK(content[0].at("text") == "here");
+    CHECK_FALSE(content[1].as_object().contains("data"));
+    CHECK(content[1].at("note") == "the image/png content follows this response");
+    CHECK(content[2].at("annotations").at("priority") == 1);
+    CHECK_FALSE(content[3].at("resource").as_object().contains("blob"));
+    CHECK(content[3].at("resource").at("uri") == "file:///a.pdf");
+    CHECK(content[4].at("resource").at("text") == "plain");  // text stays where the model reads it
+    CHECK(content[5].at("uri") == "file:///b.txt");
+    CHECK_THAT(std::string(content[6].at("error").as_string()), Catch::Contains("not valid base64"));
+    CHECK_FALSE(content[6].as_object().contains("data"));
+    CHECK_THAT(std::string(content[7].at("error").as_string()), Catch::Contains("mimeType"));
 }
 
 TEST_CASE("McpToolset: the server's sampling goes to the model the toolset names, and its roots/list gets the "

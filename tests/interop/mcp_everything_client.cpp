@@ -14,6 +14,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <iostream>
@@ -24,11 +25,22 @@ namespace mcp = adk::mcp;
 
 namespace {
 
+// What the model got for one call: the function response, and the media that came with it.
+class Answer {
+public:
+    Answer(std::string tool_, json::object response_) : tool(std::move(tool_)), response(std::move(response_)) {}
+    std::string tool;
+    json::object response;
+    std::vector<adk::Part> media;
+};
+
+using Problem = std::function<std::optional<std::string>(const Answer&)>;  // nothing when right
+
 class Check {
 public:
     std::string tool;
     json::object args;
-    std::function<std::optional<std::string>(const json::object& response)> problem;  // nothing when right
+    Problem problem;
 };
 
 std::string text_of(const json::object& response)
@@ -41,10 +53,10 @@ std::string text_of(const json::object& response)
     return text;
 }
 
-std::function<std::optional<std::string>(const json::object&)> contains(std::string what)
+Problem contains(std::string what)
 {
-    return [what](const json::object& r) -> std::optional<std::string> {
-        const std::string all = json::serialize(r);
+    return [what](const Answer& a) -> std::optional<std::string> {
+        const std::string all = json::serialize(a.response);
         if (all.find(what) == std::string::npos)
             return "no \"" + what + "\" in " + all.substr(0, 300);
         return std::nullopt;
@@ -77,17 +89,28 @@ std::vector<Check> everything_checks()
         {"echo", {{"message", "hello everything"}}, contains("hello everything")},
         {"get-sum", {{"a", 2}, {"b", 3}}, contains("5")},
         {"get-structured-content", {{"location", "New York"}},
-         [](const json::object& r) -> std::optional<std::string> {
-             const json::value* s = r.if_contains("structuredContent");
+         [](const Answer& a) -> std::optional<std::string> {
+             const json::value* s = a.response.if_contains("structuredContent");
              if (!s || !s->is_object() || !s->as_object().contains("temperature"))
-                 return "no structuredContent with a temperature: " + json::serialize(r).substr(0, 300);
+                 return "no structuredContent with a temperature: " + json::serialize(a.response).substr(0, 300);
              return std::nullopt;
          }},
-        {"get-tiny-image", {}, contains("image/png")},
+        // The image reaches the model as an inline part of its own, not as base64 inside the response.
+        {"get-tiny-image", {},
+         [](const Answer& a) -> std::optional<std::string> {
+             const std::string all = json::serialize(a.response);
+             if (all.find("\"data\"") != std::string::npos || all.find("image/png content follows") == std::string::npos)
+                 return "the response still holds the image's bytes, or no note: " + all.substr(0, 300);
+             if (a.media.size() != 1 || !a.media[0].inline_data || a.media[0].inline_data->mime_type != "image/png" ||
+                 a.media[0].inline_data->data.rfind("\x89PNG", 0) != 0)
+                 return "no PNG part beside the response (" + std::to_string(a.media.size()) + " parts)";
+             return std::nullopt;
+         }},
         {"trigger-long-running-operation", {{"duration", 1}, {"steps", 3}},
-         [](const json::object& r) -> std::optional<std::string> {
-             if (text_of(r).find("completed") == std::string::npos && text_of(r).find("Completed") == std::string::npos)
-                 return "not completed: " + json::serialize(r).substr(0, 300);
+         [](const Answer& a) -> std::optional<std::string> {
+             const std::string text = text_of(a.response);
+             if (text.find("completed") == std::string::npos && text.find("Completed") == std::string::npos)
+                 return "not completed: " + json::serialize(a.response).substr(0, 300);
              if (progress_seen < 1)
                  return "no progress notification reached the toolset";
              return std::nullopt;
@@ -118,7 +141,7 @@ asio::awaitable<int> run(mcp::McpToolsetOptions options, std::vector<Check> chec
     adk::CreateSessionRequest create{"everything", "user", "s"};
     co_await sessions->create_session(std::move(create));
 
-    std::vector<std::pair<std::string, json::object>> answers;  // in the order of the calls
+    std::vector<Answer> answers;  // in the order of the calls
     try {
         adk::Content message = adk::Content::user("try every tool");
         auto stream = co_await runner.run("user", "s", std::move(message));
@@ -126,9 +149,12 @@ asio::awaitable<int> run(mcp::McpToolsetOptions options, std::vector<Check> chec
             if (event->error_message)
                 std::cout << "error event: " << *event->error_message << "\n";
             if (event->content)
-                for (const adk::Part& p : event->content->parts)
+                for (const adk::Part& p : event->content->parts) {
                     if (p.function_response)
                         answers.emplace_back(p.function_response->name, p.function_response->response);
+                    else if (p.inline_data && !answers.empty())
+                        answers.back().media.push_back(p);
+                }
         }
     } catch (const std::exception& e) {
         std::cout << "FAIL the run: " << e.what() << "\n";
@@ -137,12 +163,25 @@ asio::awaitable<int> run(mcp::McpToolsetOptions options, std::vector<Check> chec
     int failed = 0;
     for (std::size_t i = 0; i < checks.size(); ++i) {
         const Check& c = checks[i];
-        const bool has = i < answers.size() && answers[i].first == c.tool;
-        std::optional<std::string> problem = has ? c.problem(answers[i].second) : std::optional<std::string>("no answer");
-        if (problem && has && answers[i].second.contains("error"))
-            problem = "the tool failed: " + json::serialize(answers[i].second.at("error"));
+        const bool has = i < answers.size() && answers[i].tool == c.tool;
+        std::optional<std::string> problem = has ? c.problem(answers[i]) : std::optional<std::string>("no answer");
+        if (problem && has && answers[i].response.contains("error"))
+            problem = "the tool failed: " + json::serialize(answers[i].response.at("error"));
         std::cout << (problem ? "FAIL " + c.tool + ": " + *problem : "PASS " + c.tool) << "\n";
         (problem ? failed : passed)++;
+    }
+    // Media a tool sent reaches the model in the request after the call, right after the call's response.
+    const bool sends_media = std::ranges::any_of(answers, [](const Answer& a) { return !a.media.empty(); });
+    bool model_saw_media = false;
+    for (const adk::LlmRequest& request : model->requests())
+        for (const adk::Content& content : request.contents)
+            for (std::size_t k = 1; k < content.parts.size(); ++k)
+                model_saw_media = model_saw_media || (content.parts[k].inline_data && content.parts[0].function_response);
+    if (sends_media) {
+        std::cout << (model_saw_media ? "PASS media reach the model after their response"
+                                      : "FAIL media reach the model after their response")
+                  << "\n";
+        (model_saw_media ? passed : failed)++;
     }
     const std::size_t offered = model->requests().empty() ? 0 : model->requests().front().tools.size();
     std::cout << "tools offered to the model: " << offered << "\n";

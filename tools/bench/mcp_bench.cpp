@@ -68,7 +68,7 @@ asio::awaitable<void> caller(Run& run)
         const auto start = Clock::now();
         try {
             json::value result = co_await run.c->call("tools/call", std::move(params));
-            (void)mcp::tool_response("echo", result, nullptr);
+            (void)mcp::tool_response("echo", result, nullptr).response;
         } catch (const std::exception& e) {
             if (++run.failures == 1)
                 std::cerr << "mcp_bench: a call failed: " << e.what() << "\n";

@@ -11,8 +11,8 @@
 // The server is started (stdio) or its session opened (HTTP) when an invocation first needs the tools, shared by
 // every invocation after, and ended when the toolset is closed (Runner::close, ApiServer::stop, `adk run` on
 // exit). Its tools are listed once (all pages) and again when the server says they changed. A call runs
-// `tools/call` with the toolset's timeout; the model gets the result (see McpTool below), or {"error": ...} when
-// the server reports one. A server that died is started again by the next call (stdio); an HTTP server that
+// `tools/call` with the toolset's timeout; the model gets the result, its images and audio as parts of their own
+// (tool_response below), or {"error": ...} when the server reports one. A server that died is started again by the next call (stdio); an HTTP server that
 // forgot the session gets a new one (adk/mcp/http_transport.hpp).
 #pragma once
 
@@ -105,9 +105,24 @@ private:
 // does not hold (spec 2025-11-25, SEP-1034).
 void apply_elicitation_defaults(const json::value& requested_schema, json::object& content);
 
-// What the model gets from a tools/call result: {"isError": true} results become an error (the model gets
-// {"error": "<their text>"}); otherwise the result as MCP gives it (content, structuredContent), with
-// structuredContent checked against the tool's outputSchema when it has one. Throws adk::Error otherwise.
-json::value tool_response(const std::string& tool, const json::value& result, const json::value& output_schema);
+// What the model gets from a tools/call result.
+class ToolResponse {
+public:
+    ToolResponse(json::value response_, std::vector<Part> media_)
+        : response(std::move(response_)), media(std::move(media_))
+    {
+    }
+    // The result as MCP gives it (content, structuredContent), less _meta and the media's bytes: an image or
+    // audio item, or an embedded resource's blob, keeps its type and MIME type and says that it follows.
+    json::value response;
+    // Those bytes as inline data parts, in content order (ToolContext::add_response_part): a provider sends
+    // them to the model as what they are, not as base64 text.
+    std::vector<Part> media;
+};
+
+// Maps a tools/call result: {"isError": true} results become an error (the model gets
+// {"error": "<their text>"}); structuredContent is checked against the tool's outputSchema when it has one.
+// Throws adk::Error for a result that is not an object, does not fit its schema or nests too deep.
+ToolResponse tool_response(const std::string& tool, const json::value& result, const json::value& output_schema);
 
 }  // namespace adk::mcp
