@@ -25,6 +25,7 @@ namespace {
 constexpr std::size_t max_challenge_bytes = 8 << 10;
 constexpr std::size_t max_metadata_bytes = 1 << 20;
 constexpr std::int64_t refresh_margin_seconds = 60;
+constexpr std::int64_t pending_flow_seconds = 600;  // how long a person may take to authorize
 
 std::string base64(std::string_view bytes)
 {
@@ -83,6 +84,12 @@ std::vector<std::string> strings_member(const json::object& o, std::string_view 
             if (s.is_string())
                 out.emplace_back(s.get_string());
     return out;
+}
+
+std::int64_t number_member(const json::object& o, std::string_view name)
+{
+    const json::value* v = o.if_contains(name);
+    return v && v->is_int64() ? v->get_int64() : 0;
 }
 
 bool contains(const std::vector<std::string>& list, std::string_view item)
@@ -478,7 +485,24 @@ asio::awaitable<void> OAuthClient::authorize(unsigned status, std::string_view w
         throw Error(errc::unavailable, server + " asks for OAuth authorization (HTTP " + std::to_string(status) +
                                            "): give its toolset an OAuthOptions::authorize handler, or a token in "
                                            "its headers");
+    // A flow the person has not finished is asked again, as it was: their answer may come in a later request.
+    json::object flow;
+    if (const json::value* kept = tokens_.if_contains("pending"); kept && kept->is_object() && status == 401 &&
+                                                                  kept->get_object().contains("url") &&
+                                                                  number_member(kept->get_object(), "expires_at") > now_seconds())
+        flow = kept->get_object();
+    else
+        flow = co_await prepare(challenge);
+    tokens_["pending"] = flow;
+    co_await save();
+    std::string callback = co_await options_.authorize(string_member(flow, "url"));
+    tokens_.erase("pending");
+    co_await complete(flow, callback);
+}
 
+asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challenge)
+{
+    const std::string server = "the MCP server at " + net::redact_url(server_url_);
     // The protected resource and its authorization server.
     std::optional<json::object> prm;
     if (!challenge.resource_metadata.empty()) {
@@ -593,24 +617,45 @@ asio::awaitable<void> OAuthClient::authorize(unsigned status, std::string_view w
         query.emplace_back("scope", scope);
     const std::string url = authorization_endpoint +
                             (authorization_endpoint.find('?') == std::string::npos ? "?" : "&") + form_encode(query);
-    const std::string callback = co_await options_.authorize(url);
+    json::object flow = client;
+    flow["url"] = url;
+    flow["state"] = state;
+    flow["verifier"] = verifier;
+    flow["redirect_uri"] = options_.redirect_uri;
+    flow["token_endpoint"] = token_endpoint;
+    flow["resource"] = resource;
+    flow["expires_at"] = now_seconds() + pending_flow_seconds;
+    co_return flow;
+}
+
+asio::awaitable<void> OAuthClient::complete(const json::object& flow, std::string_view callback)
+{
+    const std::string server = "the MCP server at " + net::redact_url(server_url_);
     std::map<std::string, std::string> back = query_parameters(callback);
     if (!back["error"].empty())
         throw Error(errc::unavailable, server + ": authorization was refused: " + back["error"] +
                                            (back["error_description"].empty() ? "" : " (" + back["error_description"] + ")"));
-    if (back["state"] != state)
+    if (back["state"] != string_member(flow, "state"))
         throw Error(errc::bad_response, server + ": the authorization's answer carries another state; refused");
     if (back["code"].empty())
         throw Error(errc::bad_response, server + ": the authorization's answer carries no code");
 
-    // The code for tokens.
-    json::object tokens = client;
-    tokens["token_endpoint"] = token_endpoint;
-    tokens["resource"] = resource;
+    // The code for tokens, sent with the redirect URI the browser came back to: a client may set its own (ADK's
+    // web UI sends the person back to its /dev-ui/ page), and the token endpoint wants the one authorized.
+    json::object tokens;
+    for (const char* k : {"client_id", "client_secret", "auth_method", "token_endpoint", "resource"})
+        if (const json::value* v = flow.if_contains(k))
+            tokens[k] = *v;
+    const std::string token_endpoint = string_member(flow, "token_endpoint");
+    const std::string resource = string_member(flow, "resource");
+    std::string redirect = string_member(flow, "redirect_uri");
+    if (const std::string base(callback.substr(0, callback.find_first_of("?#"))); !base.empty() &&
+                                                                                  redirect.find('?') == std::string::npos)
+        redirect = base;
     std::vector<std::pair<std::string, std::string>> form{{"grant_type", "authorization_code"},
                                                           {"code", back["code"]},
-                                                          {"redirect_uri", options_.redirect_uri},
-                                                          {"code_verifier", verifier},
+                                                          {"redirect_uri", redirect},
+                                                          {"code_verifier", string_member(flow, "verifier")},
                                                           {"resource", resource}};
     const std::string basic = client_auth(tokens, form);
     json::object answer = co_await post_form(token_endpoint, std::move(form), basic, "the token request");

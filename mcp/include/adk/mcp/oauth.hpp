@@ -117,6 +117,10 @@ public:
     int max_authorizations() const noexcept { return options_.max_authorizations; }
 
 private:
+    // Discovery, the client, PKCE and state: the flow's authorization URL and what its end needs.
+    asio::awaitable<json::object> prepare(const BearerChallenge& challenge);
+    // The person's answer for the flow: its code exchanged for tokens, which are saved.
+    asio::awaitable<void> complete(const json::object& flow, std::string_view callback);
     asio::awaitable<std::optional<json::object>> get_json(const std::string& url);
     asio::awaitable<json::object> post_form(const std::string& url, std::vector<std::pair<std::string, std::string>> form,
                                             const std::string& basic, std::string_view what);
