@@ -416,6 +416,73 @@ TEST_CASE("credentials: the tool asks once per user, the credential is kept by t
     }
 }
 
+namespace {
+
+// A toolset that cannot list its tools before the user gives a credential (as an MCP server behind OAuth).
+class Vault final : public adk::Toolset {
+public:
+    Vault() : Toolset("vault", {}, adk::ToolListing::per_invocation) {}
+    json::object auth_config{{"credentialKey", "vault"}, {"authScheme", {{"type", "oauth2"}}}};
+    int listings = 0;
+
+protected:
+    asio::awaitable<std::vector<std::shared_ptr<adk::Tool>>> list_tools(const adk::ReadonlyContext& ctx) override
+    {
+        ++listings;
+        const adk::InvocationContext& inv = ctx.invocation_context();
+        adk::CredentialKey key(inv.app_name(), inv.user_id(), "vault");
+        std::optional<json::object> kept = co_await inv.credential_service()->load_credential(std::move(key));
+        if (!kept)
+            throw adk::CredentialRequired(auth_config, "the vault needs a token");
+        const std::string token(kept->at("exchangedAuthCredential").at("oauth2").at("accessToken").as_string());
+        auto open = adk::FunctionTool::create("open_vault", "Opens the vault.", json::value(),
+                                              [token](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                                                  co_return json::object{{"opened_with", token}};
+                                              });
+        co_return std::vector<std::shared_ptr<adk::Tool>>{open};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("credentials: a toolset that needs one before it lists its tools asks, pauses, and lists once answered",
+          "[hitl]")
+{
+    auto vault = std::make_shared<Vault>();
+    auto model = scripted({LlmResponse::function_call("open_vault", {}), LlmResponse::text("Opened.")});
+    Fixture f(adk::LlmAgent::builder("agent").model(model).toolset(vault).build());
+
+    Ran asked = f.say("open the vault");
+    REQUIRE(!asked.error);
+    CHECK(model->requests().empty());  // the model is not called without the toolset's tools
+    REQUIRE(asked.events.size() == 1);
+    const adk::FunctionCall* question = find_question(asked.events, adk::request_credential_function);
+    REQUIRE(question);
+    CHECK(question->args.at("authConfig").at("credentialKey") == "vault");
+    CHECK_THAT(std::string(question->args.at("message").as_string()), Catch::Contains("Toolset 'vault'"));
+    const std::string about(question->args.at("functionCallId").as_string());
+    CHECK(asked.events[0].actions.requested_auth_configs.contains(about));
+    CHECK(asked.events[0].long_running_tool_ids == std::vector<std::string>{question->id});
+
+    json::object answer = vault->auth_config;
+    answer["exchangedAuthCredential"] = {{"authType", "oauth2"}, {"oauth2", {{"accessToken", "t0ken"}}}};
+    Ran answered = f.answer(question->id, "adk_request_credential", answer);
+    REQUIRE(!answered.error);
+    REQUIRE(model->requests().size() == 2);
+    CHECK(model->requests()[0].tools.size() == 1);
+    CHECK_FALSE(mentions(model->requests()[0].contents, "adk_request_credential"));  // asked of the client, not the model
+    CHECK(mentions(model->requests()[0].contents, "open the vault"));
+    const Event& opened = answered.events.at(1);
+    REQUIRE(opened.content->parts.at(0).function_response);
+    CHECK(opened.content->parts[0].function_response->response.at("opened_with") == "t0ken");
+    CHECK(answered.events.back().text() == "Opened.");
+    for (const Event& e : f.session().events)  // the credential is kept by the service, not in the session
+        if (e.content)
+            for (const Part& p : e.content->parts)
+                if (p.function_response && p.function_response->name == adk::request_credential_function)
+                    CHECK(json::serialize(p.function_response->response).find("t0ken") == std::string::npos);
+}
+
 TEST_CASE("resumable app: a paused workflow continues where it stopped, in the same invocation", "[hitl]")
 {
     Bank bank;

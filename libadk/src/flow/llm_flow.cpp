@@ -5,7 +5,8 @@
 //      responses are emitted, then what they ask a person
 //   4. a transfer hands the rest of the invocation to another agent; a final answer ends the loop; a call that
 //      waits for a person or a long-running tool pauses the invocation
-// until the agent's max_iterations model calls are spent. An agent that runs again on a turn it left
+// until the agent's max_iterations model calls are spent. A toolset that needs the user's credential before it
+// lists its tools (CredentialRequired) is asked for it first, and the invocation pauses without a model call. An agent that runs again on a turn it left
 // unfinished (a resumed invocation, an answer to its question) first finishes that turn (pending_calls.hpp).
 #include "llm_flow.hpp"
 
@@ -16,6 +17,8 @@
 
 #include <adk/core/ids.hpp>
 #include <adk/tools/json_schema.hpp>
+#include <adk/tools/tool_confirmation.hpp>
+#include <adk/tools/toolset.hpp>
 
 #include <boost/json/parse.hpp>
 
@@ -27,15 +30,23 @@ namespace adk::detail {
 
 namespace {
 
+class ResolvedTools {
+public:
+    ResolvedTools() = default;
+    std::vector<std::shared_ptr<Tool>> tools;
+    std::vector<std::pair<std::string, json::object>> credentials_asked;  // toolset name, auth config
+};
+
 // The agent's tools and its toolsets' tools for this invocation: resolved once per run of the agent. A toolset
 // that fails ends the run with an error that names it; so does a tool name offered twice (the model calls tools
-// by name).
-asio::awaitable<std::vector<std::shared_ptr<Tool>>> resolve_tools(const LlmAgentConfig& cfg,
-                                                                  const InvocationContext& ctx)
+// by name). A toolset that needs the user's credential first is listed among those asked.
+asio::awaitable<ResolvedTools> resolve_tools(const LlmAgentConfig& cfg, const InvocationContext& ctx)
 {
+    ResolvedTools resolved;
+    resolved.tools = cfg.tools;
     if (cfg.toolsets.empty())
-        co_return cfg.tools;  // names checked when the agent was built
-    std::vector<std::shared_ptr<Tool>> tools = cfg.tools;
+        co_return resolved;  // names checked when the agent was built
+    std::vector<std::shared_ptr<Tool>>& tools = resolved.tools;
     std::map<std::string, std::string, std::less<>> origin;  // tool name -> where it came from
     for (const auto& tool : tools)
         origin.emplace(tool->name(), "the agent itself");
@@ -45,6 +56,8 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> resolve_tools(const LlmAgent
         std::optional<Error> failure;
         try {
             more = co_await toolset->get_tools(ro);
+        } catch (const CredentialRequired& e) {
+            resolved.credentials_asked.emplace_back(toolset->name(), e.auth_config());
         } catch (const Error& e) {
             if (e.code() == make_error_code(errc::cancelled))
                 throw;
@@ -71,7 +84,29 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> resolve_tools(const LlmAgent
             tools.push_back(std::move(tool));
         }
     }
-    co_return tools;
+    co_return resolved;
+}
+
+// Asks the client for the credentials toolsets need before they can list their tools: one long-running
+// adk_request_credential call each, as a tool's are asked (tool_dispatch.cpp), about a call id of the toolset's.
+asio::awaitable<void> ask_toolset_credentials(InvocationContext& ctx, EventSink& out,
+                                              std::vector<std::pair<std::string, json::object>> asked)
+{
+    Event event = ctx.make_event(Content("user", {}));
+    for (auto& [toolset, auth_config] : asked) {
+        const std::string about = "adk-toolset-" + new_uuid();
+        json::object args{{"functionCallId", about},
+                          {"authConfig", auth_config},
+                          {"message", "Toolset '" + toolset + "' needs a credential before it can give its tools: "
+                                      "answer with the authConfig, its credential filled in."}};
+        std::string id = "adk-" + new_uuid();
+        event.content->parts.push_back(
+            Part::from_function_call(std::string(request_credential_function), std::move(args), id));
+        event.long_running_tool_ids.push_back(std::move(id));
+        event.actions.requested_auth_configs[about] = std::move(auth_config);
+    }
+    co_await out.emit(std::move(event));
+    ctx.pause();
 }
 
 // The flow's request processors, then the agent's.
@@ -211,7 +246,12 @@ asio::awaitable<void> emit_max_iterations(const LlmAgent& agent, InvocationConte
 asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx, EventSink& out)
 {
     const LlmAgentConfig& cfg = agent.config();
-    const std::vector<std::shared_ptr<Tool>> tools = co_await resolve_tools(cfg, ctx);
+    ResolvedTools resolved = co_await resolve_tools(cfg, ctx);
+    if (!resolved.credentials_asked.empty()) {
+        co_await ask_toolset_credentials(ctx, out, std::move(resolved.credentials_asked));
+        co_return;
+    }
+    const std::vector<std::shared_ptr<Tool>> tools = std::move(resolved.tools);
     if (!co_await finish_pending_turn(agent, ctx, out, tools))
         co_return;
     LlmRequest request;

@@ -18,6 +18,7 @@
 //   };
 #pragma once
 
+#include <adk/core/error.hpp>
 #include <adk/tools/tool.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -28,6 +29,23 @@
 #include <vector>
 
 namespace adk {
+
+// Thrown by a toolset's list_tools() when it cannot list its tools before the invocation's user gives a
+// credential (an MCP server that asks for OAuth). The LlmAgent then asks the client for it as it asks for a tool's
+// credential (adk_request_credential with this auth config; adk/auth/credential_service.hpp) and pauses. The
+// Runner keeps the answer in its CredentialService, under credential_key_of(auth_config) for the user, and the
+// agent runs again: the toolset finds the answer there and lists its tools.
+class CredentialRequired : public Error {
+public:
+    CredentialRequired(json::object auth_config, const std::string& message)
+        : Error(errc::unavailable, message), auth_config_(std::move(auth_config))
+    {
+    }
+    const json::object& auth_config() const noexcept { return auth_config_; }
+
+private:
+    json::object auth_config_;
+};
 
 // Which of a toolset's tools an agent offers: all (the default), those of the given names, or those a
 // predicate picks for the invocation (ADK's tool_filter, a list or a callable).
