@@ -1,5 +1,6 @@
 #include <adk/mcp/mcp_toolset.hpp>
 
+#include <adk/auth/credential_service.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/core/strands.hpp>
@@ -105,6 +106,7 @@ private:
 // response): what a tool returns may nest this much less than a stored document.
 constexpr std::size_t response_depth_in_event = 6;
 constexpr int max_list_pages = 1000;
+constexpr std::size_t max_user_connections = 256;  // OAuthOptions::per_user: users holding a connection at once
 
 // What the toolset answers of the server's requests.
 class Served {
@@ -231,41 +233,106 @@ McpToolsetOptions::McpToolsetOptions(HttpServerParams http_) : http(std::move(ht
     }
 }
 
-// What the toolset and its tools share: the connection in use, started again when the server ended it.
+// One connection to the server and its starts: the toolset's, or one user's (OAuthOptions::per_user).
+class ConnectionSlot {
+public:
+    std::shared_ptr<Connection> current;  // under State::mutex
+    Gate gate;                            // one start (or close) at a time
+    std::string asking;                   // the authorization URL its user must visit; under State::mutex
+    std::uint64_t last_used = 0;          // under State::mutex
+};
+
+// What the toolset and its tools share: the connections in use, started again when the server ended them.
 class McpToolset::State {
 public:
     explicit State(McpToolsetOptions o) : options(std::move(o)) {}
 
     McpToolsetOptions options;
     std::mutex mutex;
-    std::shared_ptr<Connection> current;
+    std::shared_ptr<ConnectionSlot> shared = std::make_shared<ConnectionSlot>();
+    std::map<std::string, std::shared_ptr<ConnectionSlot>, std::less<>> users;  // per_user: by user id
+    std::uint64_t uses = 0;
     McpToolset* owner = nullptr;  // while the toolset lives (for list changes)
 
-    std::shared_ptr<Connection> alive_connection()
+    bool per_user() const
     {
-        std::lock_guard lock(mutex);
-        return current && current->alive() ? current : nullptr;
+        return options.http && options.http->oauth && options.http->oauth->per_user && !options.http->oauth->authorize;
     }
 
-    asio::awaitable<std::shared_ptr<Connection>> connection(const std::shared_ptr<State>& self)
+    // The slot of the invocation's user (per_user), else the toolset's. At most max_user_connections users keep
+    // a connection: the one unused longest is closed for a new one.
+    asio::awaitable<std::shared_ptr<ConnectionSlot>> slot_for(const InvocationContext* ctx)
     {
-        if (auto c = alive_connection())
+        if (!per_user())
+            co_return shared;
+        if (!ctx)
+            throw Error(errc::invalid_argument, "the MCP toolset " + options.name + " connects per user "
+                                                "(OAuthOptions::per_user): use it through an agent's invocation");
+        std::shared_ptr<ConnectionSlot> evicted;
+        std::shared_ptr<ConnectionSlot> slot;
+        {
+            std::lock_guard lock(mutex);
+            auto& held = users[ctx->user_id()];
+            if (!held)
+                held = std::make_shared<ConnectionSlot>();
+            held->last_used = ++uses;
+            slot = held;
+            if (users.size() > max_user_connections) {
+                auto oldest = std::min_element(users.begin(), users.end(), [](const auto& a, const auto& b) {
+                    return a.second->last_used < b.second->last_used;
+                });
+                evicted = oldest->second;
+                users.erase(oldest);
+            }
+        }
+        if (evicted)
+            co_await close_slot(*evicted);
+        co_return slot;
+    }
+
+    std::shared_ptr<Connection> alive_connection(ConnectionSlot& slot)
+    {
+        std::lock_guard lock(mutex);
+        return slot.current && slot.current->alive() ? slot.current : nullptr;
+    }
+
+    // The authorization its user must give through their client, taken from the slot: an auth config to ask
+    // for (adk_request_credential), or nothing.
+    asio::awaitable<std::optional<json::object>> asked_of(const InvocationContext& ctx)
+    {
+        if (!per_user())
+            co_return std::nullopt;
+        const std::shared_ptr<ConnectionSlot> slot = co_await slot_for(&ctx);
+        std::lock_guard lock(mutex);
+        if (slot->asking.empty())
+            co_return std::nullopt;
+        co_return authorization_request(options.http->url, std::exchange(slot->asking, std::string()));
+    }
+
+    asio::awaitable<std::shared_ptr<Connection>> connection(const std::shared_ptr<State>& self,
+                                                            const InvocationContext* ctx = nullptr)
+    {
+        const std::shared_ptr<ConnectionSlot> held = co_await slot_for(ctx);
+        ConnectionSlot& slot = *held;
+        if (auto c = alive_connection(slot))
             co_return c;
         const asio::any_io_executor executor = co_await asio::this_coro::executor;
-        co_await gate.lock();
-        GateGuard unlock(gate);
-        if (auto c = alive_connection())
+        co_await slot.gate.lock();
+        GateGuard unlock(slot.gate);
+        if (auto c = alive_connection(slot))
             co_return c;
         std::shared_ptr<Connection> dead;
         {
             std::lock_guard lock(mutex);
-            dead = std::exchange(current, nullptr);
+            dead = std::exchange(slot.current, nullptr);
         }
         if (dead)
             co_await dead->close();  // reaps the process that ended
         const asio::any_io_executor strand = new_strand(executor);
         std::unique_ptr<Transport> transport;
-        if (options.http)
+        if (options.http && per_user())
+            transport = std::make_unique<HttpTransport>(strand, user_params(self, held, *ctx));
+        else if (options.http)
             transport = std::make_unique<HttpTransport>(strand, *options.http);
         else if (options.stdio)
             transport = std::make_unique<StdioTransport>(strand, *options.stdio);
@@ -283,25 +350,70 @@ public:
             std::rethrow_exception(failure);
         }
         std::lock_guard lock(mutex);
-        current = c;
+        slot.current = c;
         co_return c;
     }
 
     asio::awaitable<void> close()
     {
-        co_await gate.lock();
-        GateGuard unlock(gate);
+        std::vector<std::shared_ptr<ConnectionSlot>> slots;
+        {
+            std::lock_guard lock(mutex);
+            for (auto& [user, slot] : users)
+                slots.push_back(slot);
+            users.clear();
+        }
+        co_await close_slot(*shared);
+        for (const auto& slot : slots)
+            co_await close_slot(*slot);
+    }
+
+private:
+    asio::awaitable<void> close_slot(ConnectionSlot& slot)
+    {
+        co_await slot.gate.lock();
+        GateGuard unlock(slot.gate);
         std::shared_ptr<Connection> c;
         {
             std::lock_guard lock(mutex);
-            c = std::exchange(current, nullptr);
+            c = std::exchange(slot.current, nullptr);
         }
         if (c)
             co_await c->close();
     }
 
-private:
-    Gate gate;  // one start (or close) at a time
+    // The server as one user reaches it: their tokens in the Runner's CredentialService, and the person's step
+    // through their client. The handler gives back the client's answer when it is in (kept by the Runner under
+    // the asked auth config's key); until then it notes what to ask and fails the start.
+    HttpServerParams user_params(const std::shared_ptr<State>& self, const std::shared_ptr<ConnectionSlot>& slot,
+                                 const InvocationContext& ctx)
+    {
+        std::shared_ptr<CredentialService> credentials = ctx.credential_service();
+        if (!credentials)
+            throw Error(errc::invalid_argument, "the MCP toolset " + options.name + " keeps each user's OAuth tokens "
+                                                "in the Runner's credential service: set RunnerOptions::credential_service "
+                                                "(e.g. std::make_shared<adk::InMemoryCredentialService>())");
+        HttpServerParams params = *options.http;
+        params.oauth->tokens = credential_token_store(credentials, ctx.app_name(), ctx.user_id());
+        std::weak_ptr<State> weak = self;
+        params.oauth->authorize = [weak, slot = std::weak_ptr<ConnectionSlot>(slot), credentials, app = ctx.app_name(), user = ctx.user_id(),
+                                   server = options.http->url](std::string url) -> asio::awaitable<std::string> {
+            CredentialKey key(app, user, authorization_answer_key(server));
+            std::optional<json::object> answered = co_await credentials->load_credential(std::move(key));
+            std::optional<std::string> back = answered ? authorization_answer(*answered) : std::nullopt;
+            if (back && query_parameters(*back)["state"] == query_parameters(url)["state"])
+                co_return *back;
+            auto s = weak.lock();
+            auto held = slot.lock();
+            if (s && held) {
+                std::lock_guard lock(s->mutex);
+                held->asking = url;
+            }
+            throw Error(errc::unavailable, "the MCP server at " + net::redact_url(server) + " waits for user " + user +
+                                               " to authorize this app through their client");
+        };
+        return params;
+    }
 
     ConnectionOptions connection_options(const std::shared_ptr<State>& self) const
     {
@@ -349,7 +461,21 @@ public:
 
     asio::awaitable<json::value> run(ToolContext& ctx, json::object args) override
     {
-        std::shared_ptr<Connection> c = co_await state_->connection(state_);
+        std::shared_ptr<Connection> c;
+        std::exception_ptr failure;
+        try {
+            c = co_await state_->connection(state_, &ctx.invocation_context());
+        } catch (const Error&) {
+            failure = std::current_exception();
+        }
+        if (failure) {
+            // A user whose authorization is gone (per_user) is asked again; the call runs once it is given.
+            std::optional<json::object> asked = co_await state_->asked_of(ctx.invocation_context());
+            if (!asked)
+                std::rethrow_exception(failure);
+            ctx.request_credential(std::move(*asked));
+            co_return nullptr;
+        }
         CallOptions call;
         call.timeout = state_->options.timeout;
         call.on_progress = [state = state_, tool = name(), id = ctx.function_call_id()](const event::Progress& p) {
@@ -462,7 +588,11 @@ std::shared_ptr<McpToolset> McpToolset::create(McpToolsetOptions options)
 }
 
 McpToolset::McpToolset(McpToolsetOptions options)
-    : Toolset(options.name, options.filter), options_(options), state_(std::make_shared<State>(std::move(options)))
+    : Toolset(options.name, options.filter,
+              options.http && options.http->oauth && options.http->oauth->per_user && !options.http->oauth->authorize
+                  ? ToolListing::per_invocation  // each user lists on their own connection
+                  : ToolListing::cached),
+      options_(options), state_(std::make_shared<State>(std::move(options)))
 {
     state_->owner = this;
 }
@@ -481,12 +611,26 @@ asio::awaitable<std::shared_ptr<Connection>> McpToolset::connection()
 
 asio::awaitable<void> McpToolset::open()
 {
-    co_await state_->connection(state_);
+    if (!state_->per_user())
+        co_await state_->connection(state_);  // per user: each user's connection opens with their first listing
 }
 
-asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_tools(const ReadonlyContext&)
+asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_tools(const ReadonlyContext& ctx)
 {
-    std::shared_ptr<Connection> c = co_await state_->connection(state_);
+    std::shared_ptr<Connection> c;
+    std::exception_ptr failure;
+    try {
+        c = co_await state_->connection(state_, &ctx.invocation_context());
+    } catch (const Error&) {
+        failure = std::current_exception();
+    }
+    if (failure) {
+        std::optional<json::object> asked = co_await state_->asked_of(ctx.invocation_context());
+        if (!asked)
+            std::rethrow_exception(failure);
+        throw CredentialRequired(std::move(*asked), "the MCP toolset " + name() + " needs user " +
+                                                        ctx.invocation_context().user_id() + " to authorize it");
+    }
     std::vector<std::shared_ptr<Tool>> tools;
     std::set<std::string> cursors;
     std::optional<std::string> cursor;

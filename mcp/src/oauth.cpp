@@ -166,6 +166,40 @@ std::shared_ptr<TokenStore> credential_token_store(std::shared_ptr<CredentialSer
     return std::make_shared<CredentialTokenStore>(std::move(credentials), std::move(app_name), std::move(user_id));
 }
 
+std::string authorization_answer_key(std::string_view server_url)
+{
+    return "mcp-oauth-answer " + std::string(server_url);
+}
+
+json::object authorization_request(const std::string& server_url, const std::string& authorization_url)
+{
+    std::map<std::string, std::string> query = query_parameters(authorization_url);
+    const std::string endpoint = authorization_url.substr(0, authorization_url.find('?'));
+    json::object flows{{"authorizationCode", {{"authorizationUrl", endpoint}, {"tokenUrl", ""}, {"scopes", json::object()}}}};
+    return json::object{
+        {"authScheme", {{"type", "oauth2"}, {"flows", std::move(flows)}}},
+        {"rawAuthCredential", {{"authType", "oauth2"}, {"oauth2", {{"clientId", query["client_id"]},
+                                                                   {"redirectUri", query["redirect_uri"]}}}}},
+        {"exchangedAuthCredential", {{"authType", "oauth2"}, {"oauth2", {{"authUri", authorization_url},
+                                                                         {"state", query["state"]},
+                                                                         {"redirectUri", query["redirect_uri"]}}}}},
+        {"credentialKey", authorization_answer_key(server_url)}};
+}
+
+std::optional<std::string> authorization_answer(const json::object& answered)
+{
+    for (const char* credential : {"exchangedAuthCredential", "exchanged_auth_credential"}) {
+        const json::value* c = answered.if_contains(credential);
+        const json::value* oauth2 = c && c->is_object() ? c->get_object().if_contains("oauth2") : nullptr;
+        if (!oauth2 || !oauth2->is_object())
+            continue;
+        for (const char* uri : {"authResponseUri", "auth_response_uri"})
+            if (const json::value* v = oauth2->get_object().if_contains(uri); v && v->is_string() && !v->get_string().empty())
+                return std::string(v->get_string());
+    }
+    return std::nullopt;
+}
+
 std::optional<BearerChallenge> parse_bearer_challenge(std::string_view header)
 {
     if (header.size() > max_challenge_bytes)

@@ -422,3 +422,145 @@ TEST_CASE("MCP over HTTP: 50 callers on 4 threads share one session", "[mcp][thr
     CHECK(server->count("POST", "tools/call") == 200);
     CHECK(server->count("DELETE") == 1);
 }
+
+namespace {
+
+// A user of an app whose MCP toolset authorizes per user: their messages, and their browser.
+class AppUser {
+public:
+    AppUser(asio::io_context& ioc_, adk::Runner& runner_, std::string user_) : ioc(ioc_), runner(runner_), user(std::move(user_))
+    {
+    }
+
+    std::vector<adk::Event> send(const std::string& session, adk::Content message)
+    {
+        auto body = [&]() -> asio::awaitable<std::vector<adk::Event>> {
+            auto stream = co_await runner.run(user, session, std::move(message));
+            co_return co_await adk::test::drain(stream);
+        };
+        return drive(ioc, body());
+    }
+    std::vector<adk::Event> say(const std::string& session, std::string text)
+    {
+        return send(session, adk::Content::user(std::move(text)));
+    }
+    // What ADK's web UI does with an adk_request_credential call: the person is sent to its authUri with the UI's
+    // own page as redirect_uri, and the URL they come back to is the answer (authResponseUri, redirectUri).
+    std::vector<adk::Event> authorize(const std::string& session, const adk::FunctionCall& question,
+                                      const std::string& ui_page)
+    {
+        json::object config = question.args.at("authConfig").as_object();
+        json::object& oauth2 = config["exchangedAuthCredential"].as_object()["oauth2"].as_object();
+        std::string url(oauth2.at("authUri").as_string());
+        const std::string old_redirect = "redirect_uri=" + adk::net::encode_path_segment(
+                                                               mcp::query_parameters(url)["redirect_uri"]);
+        url.replace(url.find(old_redirect), old_redirect.size(), "redirect_uri=" + adk::net::encode_path_segment(ui_page));
+        oauth2["authResponseUri"] = drive(ioc, follow_redirect(url));
+        oauth2["redirectUri"] = ui_page;
+        adk::Content answer("user", {adk::Part::from_function_response(question.name, config, question.id)});
+        return send(session, std::move(answer));
+    }
+
+    asio::io_context& ioc;
+    adk::Runner& runner;
+    std::string user;
+};
+
+const adk::FunctionCall* credential_question(const std::vector<adk::Event>& events)
+{
+    for (const adk::Event& e : events)
+        if (e.content)
+            for (const adk::Part& p : e.content->parts)
+                if (p.function_call && p.function_call->name == adk::request_credential_function)
+                    return &*p.function_call;
+    return nullptr;
+}
+
+std::string echoed(const std::vector<adk::Event>& events)
+{
+    for (const adk::Event& e : events)
+        if (e.content)
+            for (const adk::Part& p : e.content->parts)
+                if (p.function_response && p.function_response->name == "echo")
+                    return json::serialize(p.function_response->response);
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("McpToolset with OAuth per user: each user is asked through their client (adk_request_credential, as the "
+          "web UI answers it), authorizes once, and calls with a token of their own",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    mcp::HttpServerParams params(server.url());
+    params.oauth = mcp::OAuthOptions();
+    params.oauth->per_user = true;
+    mcp::McpToolsetOptions options(params);
+    options.filter = adk::ToolFilter({"echo"});
+    auto toolset = mcp::McpToolset::create(options);
+    using Turn = adk::testing::ScriptedModel::Turn;
+    std::vector<Turn> turns;
+    for (const char* who : {"ann", "bob", "ann again"}) {
+        turns.emplace_back(adk::LlmResponse::function_call("echo", json::object{{"text", who}}));
+        turns.emplace_back(adk::LlmResponse::text("done"));
+    }
+    auto model = std::make_shared<adk::testing::ScriptedModel>(std::move(turns));
+    auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto credentials = std::make_shared<adk::InMemoryCredentialService>();
+    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions, .credential_service = credentials});
+    for (const char* user : {"ann", "bob"})
+        for (const char* session : {"s1", "s2"}) {
+            adk::CreateSessionRequest create{"app", user, session};
+            drive(ioc, sessions->create_session(std::move(create)));
+        }
+    const std::string ui_page = "http://127.0.0.1:9/dev-ui/";
+    AppUser ann(ioc, runner, "ann");
+    AppUser bob(ioc, runner, "bob");
+
+    const std::vector<adk::Event> asked = ann.say("s1", "echo it");
+    const adk::FunctionCall* question = credential_question(asked);
+    REQUIRE(question);
+    CHECK(model->requests().empty());  // no model call before the tools are there
+    const json::object& config = question->args.at("authConfig").as_object();
+    const std::string auth_uri(config.at("exchangedAuthCredential").at("oauth2").at("authUri").as_string());
+    CHECK(auth_uri.starts_with(server.url().substr(0, server.url().size() - 4) + "/authorize?"));
+    CHECK_THAT(auth_uri, Catch::Contains("code_challenge_method=S256") && Catch::Contains("state="));
+    CHECK(config.at("credentialKey") == mcp::authorization_answer_key(server.url()).c_str());
+
+    const std::vector<adk::Event> answered = ann.authorize("s1", *question, ui_page);
+    CHECK_THAT(echoed(answered), Catch::Contains("echo ann"));
+    CHECK(server.grants["authorization_code"] == 1);
+    const std::string ann_token = server.seen.back().bearer;
+    CHECK(ann_token.starts_with("Bearer at-"));
+    // The tokens are ann's, kept in the app's credential service; the session holds none.
+    adk::CredentialKey ann_key("app", "ann", "mcp-oauth " + server.url());
+    std::optional<json::object> kept = drive(ioc, credentials->load_credential(std::move(ann_key)));
+    REQUIRE(kept);
+    CHECK(kept->at("mcpOAuthTokens").at("access_token") == ann_token.substr(7).c_str());
+    CHECK_FALSE(kept->at("mcpOAuthTokens").as_object().contains("pending"));  // the finished flow is dropped
+    const std::optional<adk::Session> stored = drive(ioc, sessions->get_session({"app", "ann", "s1"}));
+    for (const adk::Event& e : stored.value().events)
+        CHECK(json::serialize(json::value_from(e)).find(ann_token.substr(7)) == std::string::npos);
+
+    // Bob is asked on his own, and gets a token of his own.
+    const std::vector<adk::Event> bob_asked = bob.say("s1", "echo it");
+    const adk::FunctionCall* bob_question = credential_question(bob_asked);
+    REQUIRE(bob_question);
+    CHECK_THAT(echoed(bob.authorize("s1", *bob_question, ui_page)), Catch::Contains("echo bob"));
+    CHECK(server.seen.back().bearer != ann_token);
+    CHECK(server.grants["authorization_code"] == 2);
+
+    // Ann's next session asks no one.
+    const std::vector<adk::Event> again = ann.say("s2", "echo it");
+    CHECK_FALSE(credential_question(again));
+    CHECK_THAT(echoed(again), Catch::Contains("echo ann again"));
+    CHECK(server.seen.back().bearer == ann_token);
+    CHECK(server.grants["authorization_code"] == 2);
+
+    drive(ioc, runner.close());
+    CHECK(server.count("DELETE") == 2);  // each user's session ended
+}

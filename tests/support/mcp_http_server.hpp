@@ -47,6 +47,7 @@ public:
         std::string session;
         std::string protocol;
         std::string last_event_id;
+        std::string bearer;  // its authorization header (oauth)
     };
 
     bool sse_answers = false;
@@ -145,7 +146,9 @@ private:
         if (oauth) {
             if (std::optional<std::string> answered = co_await authorization_server(req, res))
                 co_return;
-            if (req.header("authorization") != "Bearer " + access_token_) {
+            const std::string bearer(req.header("authorization"));
+            seen.back().bearer = bearer;
+            if (!bearer.starts_with("Bearer ") || !access_tokens_.contains(bearer.substr(7))) {
                 const net::HeaderList challenge{
                     {"www-authenticate", "Bearer resource_metadata=\"" + server_.base_url() +
                                              "/.well-known/oauth-protected-resource/mcp\""}};
@@ -315,6 +318,7 @@ private:
             auto q = mcp::query_parameters(req.target);
             const std::string code = "code-" + std::to_string(++codes_);
             challenges_[code] = q["code_challenge"];
+            redirects_[code] = q["redirect_uri"];
             const net::HeaderList location{
                 {"location", q["redirect_uri"] + "?code=" + code + "&state=" + net::encode_path_segment(q["state"])}};
             co_await res.send(302, "text/plain", "", location);
@@ -325,19 +329,23 @@ private:
             const std::string grant = form["grant_type"];
             const bool good = grant == "authorization_code"
                                   ? challenges_.contains(form["code"]) &&
-                                        mcp::pkce_challenge(form["code_verifier"]) == challenges_[form["code"]]
-                                  : grant == "refresh_token" && form["refresh_token"] == refresh_token_;
+                                        mcp::pkce_challenge(form["code_verifier"]) == challenges_[form["code"]] &&
+                                        redirects_[form["code"]] == form["redirect_uri"]
+                                  : grant == "refresh_token" && refresh_tokens_.erase(form["refresh_token"]) == 1;
             if (!good || form["client_id"] != "client-1") {
                 co_await res.send(400, "application/json", R"({"error": "invalid_grant"})");
                 co_return "token";
             }
             ++grants[grant];
-            access_token_ = "at-" + std::to_string(++tokens_);
-            refresh_token_ = "rt-" + std::to_string(tokens_);
-            boost::json::object answer{{"access_token", access_token_},
+            challenges_.erase(form["code"]);  // a code is good once
+            const std::string access_token = "at-" + std::to_string(++tokens_);
+            const std::string refresh_token = "rt-" + std::to_string(tokens_);
+            access_tokens_.insert(access_token);
+            refresh_tokens_.insert(refresh_token);
+            boost::json::object answer{{"access_token", access_token},
                                        {"token_type", "Bearer"},
                                        {"expires_in", token_lifetime},
-                                       {"refresh_token", refresh_token_}};
+                                       {"refresh_token", refresh_token}};
             const std::string body = boost::json::serialize(answer);
             co_await res.send(200, "application/json", body);
             co_return "token";
@@ -374,8 +382,9 @@ private:
     int codes_ = 0;
     int tokens_ = 0;
     std::map<std::string, std::string> challenges_;  // PKCE challenges, by the code they came with
-    std::string access_token_ = "none yet";
-    std::string refresh_token_;
+    std::map<std::string, std::string> redirects_;   // redirect URIs, by the code they came with
+    std::set<std::string> access_tokens_;            // every one given stays good
+    std::set<std::string> refresh_tokens_;           // each good once
 };
 
 }  // namespace adk::test

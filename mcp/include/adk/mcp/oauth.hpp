@@ -67,6 +67,12 @@ public:
     std::string redirect_uri = "http://127.0.0.1:8765/oauth/callback";
     AuthorizeHandler authorize;
     std::shared_ptr<TokenStore> tokens;  // in memory when unset
+    // Without an `authorize` handler: each user of the app authorizes for themselves, through the client of
+    // their invocation (adk_request_credential, which ADK's web UI answers with a popup), with a connection and
+    // tokens of their own kept in the Runner's CredentialService (`tokens` is not used). For servers that run
+    // agents for several people (`adk web`, `adk api_server`, an ApiServer of one's own). Set redirect_uri to
+    // where the client sends the person back: ADK's web UI uses its own page, http://HOST:PORT/dev-ui/.
+    bool per_user = false;
     int max_authorizations = 3;          // flows for one request
 };
 
@@ -96,6 +102,15 @@ std::string pkce_challenge(std::string_view verifier);
 std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
 // The query parameters of a URL, percent-decoded (the last of a repeated name).
 std::map<std::string, std::string> query_parameters(std::string_view url);
+
+// The person's step through an invocation's client (OAuthOptions::per_user), sans I/O:
+// - the ADK AuthConfig that asks for it with adk_request_credential: an oauth2 scheme, the authorization URL as
+//   exchangedAuthCredential.oauth2.authUri (where ADK's web UI sends the person), and the credential key under
+//   which the Runner keeps the answer, authorization_answer_key(server_url);
+// - the URL the person came back to, from that answer (exchangedAuthCredential.oauth2.authResponseUri).
+json::object authorization_request(const std::string& server_url, const std::string& authorization_url);
+std::string authorization_answer_key(std::string_view server_url);
+std::optional<std::string> authorization_answer(const json::object& answered);
 
 // The flow against one server, over the transport's HttpClient; used by HttpTransport on its strand.
 class OAuthClient {
