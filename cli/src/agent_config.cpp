@@ -227,7 +227,7 @@ private:
     // {name: McpToolset, args: {stdio_connection_params: {server_params: {command, args, env, cwd}, timeout},
     // tool_filter: [...]}}, as ADK Python spells it (stdio_server_params: {...} too, as its older files do); or
     // streamable_http_connection_params (sse_connection_params: the old transport, found from the same URL):
-    // {url, headers, timeout, sse_read_timeout}.
+    // {url, headers, timeout, sse_read_timeout}, with OAuth's pre-registered client in auth_credential.
     std::shared_ptr<Toolset> mcp_toolset(const fs::path& file, const YAML::Node& item)
     {
         const YAML::Node args = item.IsMap() ? item["args"] : YAML::Node();
@@ -242,6 +242,31 @@ private:
         std::optional<std::chrono::milliseconds> timeout;
         std::vector<std::string> filter;
         bool filtered = false;
+        std::optional<mcp::OAuthOptions> oauth_client;
+        bool oauth_redirect_given = false;
+        // auth_credential: {auth_type: oauth2, oauth2: {client_id, client_secret, redirect_uri}}: a client registered
+        // at the server's authorization server beforehand (without it, one is registered dynamically).
+        auto auth_credential = [&](const YAML::Node& map, bool& redirect_given) {
+            const YAML::Node oauth2 = map.IsMap() ? map["oauth2"] : YAML::Node();
+            if (!oauth2 || !oauth2.IsMap() || (map["auth_type"] && text(file, map["auth_type"], "auth_type") != "oauth2"))
+                fail(file, map, "'auth_credential' must be {auth_type: oauth2, oauth2: {client_id: ..., client_secret: "
+                                "..., redirect_uri: ...}}: MCP servers take OAuth 2.1");
+            mcp::OAuthOptions o;
+            for (const auto& f : oauth2) {
+                const std::string name = f.first.Scalar();
+                if (name == "client_id")
+                    o.client_id = text(file, f.second, "client_id");
+                else if (name == "client_secret")
+                    o.client_secret = text(file, f.second, "client_secret");
+                else if (name == "redirect_uri") {
+                    o.redirect_uri = text(file, f.second, "redirect_uri");
+                    redirect_given = true;
+                } else
+                    fail(file, f.first, "'auth_credential': unknown oauth2 field '" + name +
+                                            "' (known: client_id, client_secret, redirect_uri)");
+            }
+            return o;
+        };
         auto server_params = [&](const YAML::Node& map) {
             if (!map.IsMap() || !map["command"])
                 fail(file, map, "'server_params' must be a map with a command (and args, env, cwd)");
@@ -328,22 +353,36 @@ private:
                                                 "' (known: url, headers, timeout, sse_read_timeout)");
                     }
                 }
+            } else if (key == "auth_scheme") {
+                // ADK's OpenAPI-style scheme: MCP servers name theirs (protected resource metadata), so it is read
+                // only to be checked as a map.
+                if (!v.IsMap())
+                    fail(file, v, "'auth_scheme' must be a map (e.g. {type: oauth2})");
+            } else if (key == "auth_credential") {
+                oauth_client = auth_credential(v, oauth_redirect_given);
             } else {
                 fail(file, field.first, "McpToolset: unknown arg '" + key +
                                             "' (known: stdio_connection_params, stdio_server_params, "
-                                            "streamable_http_connection_params, sse_connection_params, tool_filter)");
+                                            "streamable_http_connection_params, sse_connection_params, tool_filter, "
+                                            "auth_scheme, auth_credential)");
             }
         }
         if (bool(stdio) == bool(http))
             fail(file, args, "McpToolset: give one server: stdio_connection_params: {server_params: {command: ..., "
                              "args: [...]}}, or streamable_http_connection_params: {url: ...}");
+        if (stdio && oauth_client)
+            fail(file, args, "McpToolset: 'auth_credential' is for servers over HTTP; a stdio server takes its "
+                             "credentials from its env");
         if (stdio && !options_.allow_mcp_stdio)
             fail(file, args, "McpToolset starts the process '" + stdio->command +
                                  "': a YAML file that starts processes is code, so this server runs it only when "
                                  "started with --allow_mcp_stdio");
-        if (http && options_.mcp_authorize) {
-            mcp::OAuthOptions oauth;
+        if (http && (options_.mcp_authorize || options_.mcp_oauth_per_user || oauth_client)) {
+            mcp::OAuthOptions oauth = oauth_client.value_or(mcp::OAuthOptions());
             oauth.authorize = options_.mcp_authorize;
+            oauth.per_user = !options_.mcp_authorize && options_.mcp_oauth_per_user;
+            if (oauth.per_user && !options_.mcp_oauth_redirect_uri.empty() && !oauth_redirect_given)
+                oauth.redirect_uri = options_.mcp_oauth_redirect_uri;
             http->oauth = std::move(oauth);
         }
         mcp::McpToolsetOptions toolset = stdio ? mcp::McpToolsetOptions(std::move(*stdio))

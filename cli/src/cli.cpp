@@ -134,6 +134,16 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
             return detail::chat(cmd, std::move(app), services);
         }
         options.allow_mcp_stdio = cmd.has("--allow_mcp_stdio");
+        // Each user of the server authorizes MCP servers for themselves, through the web UI.
+        options.mcp_oauth_per_user = true;
+        std::string host = cmd.value("--host").value_or("127.0.0.1");
+        if (host == "0.0.0.0" || host == "::")
+            host = "127.0.0.1";
+        else if (host.find(':') != std::string::npos)
+            host = "[" + host + "]";
+        options.mcp_oauth_redirect_uri = cmd.value("--mcp_oauth_redirect_uri")
+                                             .value_or("http://" + host + ":" + cmd.value("--port").value_or("8000") +
+                                                       "/dev-ui/");
         std::vector<server::App> apps = load_apps(cmd.positional.empty() ? "." : cmd.positional.front(), options);
         for (server::App& app : apps)
             app.resumability.is_resumable = cmd.has("--resumable");

@@ -30,6 +30,9 @@ constexpr std::array server_flags{
 };
 constexpr Flag mcp_stdio_flag{"--allow_mcp_stdio", false, "let the apps' YAML start MCP servers as processes\n"
                                                           "                          (McpToolset over stdio)"};
+constexpr Flag mcp_redirect_flag{"--mcp_oauth_redirect_uri", true,
+                                 "where MCP servers' OAuth sends a person back (default: the web UI's page,\n"
+                                 "                          http://HOST:PORT/dev-ui/)"};
 constexpr Flag ui_dir_flag{"--ui_dir", true, "the ADK web UI's files (default: what tools/fetch_web_ui.sh fetched,\n"
                                              "                          or ADK_WEB_UI_DIR)"};
 constexpr std::array run_flags{
@@ -58,6 +61,8 @@ std::vector<Flag> flags_of(AppSource source, std::string_view command)
         out.push_back(ui_dir_flag);
     if (source == AppSource::yaml) {
         out.push_back(model_flag);
+        if (command != "run")
+            out.push_back(mcp_redirect_flag);
         out.push_back(resumable_flag);
         if (command != "run")
             out.push_back(mcp_stdio_flag);

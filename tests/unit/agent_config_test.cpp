@@ -414,4 +414,60 @@ tools:
     CHECK(o.http->http.idle_timeout == std::chrono::seconds(120));
     CHECK(o.timeout == std::chrono::seconds(7));
     CHECK_FALSE(toolset->filter().allows_all());
+    CHECK_FALSE(o.http->oauth);  // no OAuth unless the server or the file asks for it
+}
+
+TEST_CASE("agent config: an MCP server's OAuth client from auth_credential, and per user where a server loads it",
+          "[cli][config]")
+{
+    adk::test::TempDir dir("config-mcp-oauth");
+    const fs::path yaml = dir.path() / "root_agent.yaml";
+    auto with_args = [&](const std::string& args) {
+        write(yaml, "name: remote_agent\nmodel: gemini-2.5-flash\ntools:\n  - name: McpToolset\n    args:\n" + args);
+    };
+    with_args(R"(      streamable_http_connection_params: {url: "https://tools.example.com/mcp"}
+      auth_scheme: {type: oauth2}
+      auth_credential:
+        auth_type: oauth2
+        oauth2: {client_id: app-1, client_secret: s3cret}
+)");
+    Models models;
+    AgentConfigOptions options = models.options();
+    options.allow_mcp_stdio = false;
+    options.mcp_oauth_per_user = true;  // as adk web and adk api_server load apps
+    options.mcp_oauth_redirect_uri = "http://127.0.0.1:8000/dev-ui/";
+    auto toolset_of = [&]() {
+        auto agent = std::dynamic_pointer_cast<adk::LlmAgent>(adk::cli::load_agent_config(yaml, options));
+        return std::dynamic_pointer_cast<adk::mcp::McpToolset>(agent->config().toolsets.at(0));
+    };
+    auto served = toolset_of();
+    REQUIRE(served->options().http->oauth);
+    const adk::mcp::OAuthOptions& oauth = *served->options().http->oauth;
+    CHECK(oauth.client_id == "app-1");
+    CHECK(oauth.client_secret == "s3cret");
+    CHECK(oauth.per_user);
+    CHECK_FALSE(oauth.authorize);
+    CHECK(oauth.redirect_uri == "http://127.0.0.1:8000/dev-ui/");
+
+    // adk run: the person at the terminal authorizes, for the one user.
+    options.mcp_authorize = [](std::string) -> asio::awaitable<std::string> { co_return ""; };
+    auto terminal = toolset_of();
+    CHECK_FALSE(terminal->options().http->oauth->per_user);
+    CHECK(terminal->options().http->oauth->authorize);
+    CHECK(terminal->options().http->oauth->client_id == "app-1");
+
+    with_args(R"(      streamable_http_connection_params: {url: "https://tools.example.com/mcp"}
+      auth_credential: {auth_type: oauth2, oauth2: {client_id: app-1, redirect_uri: "https://app.example.com/back"}}
+)");
+    options.mcp_authorize = nullptr;
+    CHECK(toolset_of()->options().http->oauth->redirect_uri == "https://app.example.com/back");  // the file's wins
+
+    with_args(R"(      streamable_http_connection_params: {url: "https://tools.example.com/mcp"}
+      auth_credential: {auth_type: api_key, api_key: abc}
+)");
+    CHECK_THAT(load_error(yaml, options), Catch::Contains("MCP servers take OAuth 2.1"));
+    with_args(R"(      streamable_http_connection_params: {url: "https://tools.example.com/mcp"}
+      auth_credential: {oauth2: {client_id: a, scopes: [x]}}
+)");
+    CHECK_THAT(load_error(yaml, options), Catch::Contains("unknown oauth2 field 'scopes'"));
 }

@@ -73,6 +73,10 @@ public:
     // what to give. `adk run` asks the person at the terminal.
     mcp::RequestHandler mcp_elicitation;
     mcp::AuthorizeHandler mcp_authorize;
+    // Without mcp_authorize: each user authorizes for themselves through their client (OAuthOptions::per_user),
+    // sent back to mcp_oauth_redirect_uri. `adk web` and `adk api_server` set both (the web UI's /dev-ui/ page).
+    bool mcp_oauth_per_user = false;
+    std::string mcp_oauth_redirect_uri;
 };
 
 static_assert(!std::is_aggregate_v<AgentConfigOptions>);
