@@ -2,12 +2,13 @@
 // chromium as a person uses it: open the server, pick an app, send a message with streaming on, see the
 // streamed answer and the tool call, start a second session, list the sessions and reopen the first, and
 // reload it from its address; then ask bank_agent for a transfer, see its confirmation request, approve it
-// and see the tool run. Screenshots go to SCREENSHOT_DIR.
-//   node web_ui_test.mjs BASE_URL SCREENSHOT_DIR
+// and see the tool run. Then, on MCP_BASE_URL (`adk web` over a YAML app whose MCP server asks for OAuth): send a
+// message, authorize in the UI's popup, and see the server's tool answer. Screenshots go to SCREENSHOT_DIR.
+//   node web_ui_test.mjs BASE_URL SCREENSHOT_DIR MCP_BASE_URL
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 
-const [base, shots] = process.argv.slice(2);
+const [base, shots, mcpBase] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
 const answer = 'It is sunny and 22 degrees in Paris (from mock-llm).';
 const failures = [];
@@ -119,6 +120,38 @@ try {
         `the UI answered with the confirmation (${answer_run.request.slice(0, 300)})`);
   check(answer_run.status === 200 && answer_run.body.includes('"status":"sent"'), 'the approved transfer ran');
   await bank.screenshot({ path: `${shots}/06_approved.png` });
+
+  // An MCP server behind OAuth: the UI opens the authorization in a popup, which comes back to /dev-ui/ with the
+  // code; the UI answers adk_request_credential with it, and the agent lists and calls the server's tools.
+  const mcp = await context.newPage();
+  const mcpRuns = [];
+  mcp.on('pageerror', e => serverErrors.push(`page error: ${e.message}`));
+  mcp.on('response', async r => {
+    if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    if (r.url().endsWith('/run_sse'))
+      mcpRuns.push({ status: r.status(), request: r.request().postData() || '', body: await r.text().catch(() => '') });
+  });
+  await mcp.goto(`${mcpBase}/dev-ui/?app=mcp_oauth_agent`);
+  const mcpBox = mcp.locator('textarea').first();
+  await mcpBox.waitFor({ timeout: 15000 });
+  const popup = context.waitForEvent('page', { timeout: 20000 });
+  await mcpBox.fill('Echo this through the MCP server');
+  await mcpBox.press('Enter');
+  const authorization = await popup;
+  await authorization.waitForEvent('close', { timeout: 20000 });
+  check(authorization.url().startsWith(`${mcpBase}/dev-ui/?code=`),
+        `the popup came back to the UI's page with a code (${authorization.url().split('?')[0]})`);
+  await mcp.getByText('The server echoed it.').waitFor({ timeout: 20000 });
+  const askedRun = mcpRuns[0] || { body: '' };
+  check(askedRun.body.includes('"name":"adk_request_credential"') && askedRun.body.includes('"authUri"'),
+        'the first run asked for the credential with an authUri');
+  const credentialReply = mcpRuns.find(r => r.request.includes('adk_request_credential')) || { request: '', body: '' };
+  const replied = credentialReply.request ? JSON.parse(credentialReply.request).newMessage?.parts?.[0]?.functionResponse : undefined;
+  check(!!replied?.response?.exchangedAuthCredential?.oauth2?.authResponseUri,
+        `the UI answered with the URL the person came back to (${credentialReply.request.slice(0, 200)})`);
+  check(credentialReply.body.includes("echo from the web UI"), `the agent called the server's echo tool (${credentialReply.body.slice(0, 300)})`);
+  check(!credentialReply.body.includes("access_token") && !credentialReply.body.includes("\"at-"), "no token reaches the client");
+  await mcp.screenshot({ path: `${shots}/07_mcp_oauth.png` });
 
   check(serverErrors.length === 0, `no server error or page error (${serverErrors.join('; ')})`);
 } catch (e) {
