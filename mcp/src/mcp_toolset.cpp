@@ -461,10 +461,10 @@ public:
 
     asio::awaitable<json::value> run(ToolContext& ctx, json::object args) override
     {
-        std::shared_ptr<Connection> c;
+        json::value result;
         std::exception_ptr failure;
         try {
-            c = co_await state_->connection(state_, &ctx.invocation_context());
+            result = co_await call(ctx, std::move(args));
         } catch (const Error&) {
             failure = std::current_exception();
         }
@@ -476,9 +476,19 @@ public:
             ctx.request_credential(std::move(*asked));
             co_return nullptr;
         }
-        CallOptions call;
-        call.timeout = state_->options.timeout;
-        call.on_progress = [state = state_, tool = name(), id = ctx.function_call_id()](const event::Progress& p) {
+        ToolResponse mapped = tool_response(name(), result, output_schema_);
+        for (Part& part : mapped.media)
+            ctx.add_response_part(std::move(part));
+        co_return std::move(mapped.response);
+    }
+
+private:
+    asio::awaitable<json::value> call(ToolContext& ctx, json::object args)
+    {
+        std::shared_ptr<Connection> c = co_await state_->connection(state_, &ctx.invocation_context());
+        CallOptions options;
+        options.timeout = state_->options.timeout;
+        options.on_progress = [state = state_, tool = name(), id = ctx.function_call_id()](const event::Progress& p) {
             if (log_enabled(LogLevel::info))
                 log(LogLevel::info, "MCP tool " + tool + ": " + std::to_string(p.progress) +
                                         (p.total ? " of " + std::to_string(*p.total) : "") +
@@ -487,14 +497,9 @@ public:
                 state->options.on_progress(ToolProgress{tool, id, p.progress, p.total, p.message});
         };
         json::object params{{"name", name()}, {"arguments", std::move(args)}};
-        json::value result = co_await c->call("tools/call", std::move(params), std::move(call));
-        ToolResponse mapped = tool_response(name(), result, output_schema_);
-        for (Part& part : mapped.media)
-            ctx.add_response_part(std::move(part));
-        co_return std::move(mapped.response);
+        co_return co_await c->call("tools/call", std::move(params), std::move(options));
     }
 
-private:
     std::shared_ptr<McpToolset::State> state_;
     json::value input_schema_;
     json::value output_schema_;
@@ -617,10 +622,11 @@ asio::awaitable<void> McpToolset::open()
 
 asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_tools(const ReadonlyContext& ctx)
 {
-    std::shared_ptr<Connection> c;
+    std::vector<std::shared_ptr<Tool>> tools;
     std::exception_ptr failure;
     try {
-        c = co_await state_->connection(state_, &ctx.invocation_context());
+        std::shared_ptr<Connection> c = co_await state_->connection(state_, &ctx.invocation_context());
+        tools = co_await list_all(std::move(c));
     } catch (const Error&) {
         failure = std::current_exception();
     }
@@ -631,6 +637,11 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_tools(const
         throw CredentialRequired(std::move(*asked), "the MCP toolset " + name() + " needs user " +
                                                         ctx.invocation_context().user_id() + " to authorize it");
     }
+    co_return tools;
+}
+
+asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_all(std::shared_ptr<Connection> c)
+{
     std::vector<std::shared_ptr<Tool>> tools;
     std::set<std::string> cursors;
     std::optional<std::string> cursor;

@@ -503,7 +503,7 @@ TEST_CASE("McpToolset with OAuth per user: each user is asked through their clie
     auto toolset = mcp::McpToolset::create(options);
     using Turn = adk::testing::ScriptedModel::Turn;
     std::vector<Turn> turns;
-    for (const char* who : {"ann", "bob", "ann again"}) {
+    for (const char* who : {"ann", "bob", "ann again", "ann at last"}) {
         turns.emplace_back(adk::LlmResponse::function_call("echo", json::object{{"text", who}}));
         turns.emplace_back(adk::LlmResponse::text("done"));
     }
@@ -560,6 +560,19 @@ TEST_CASE("McpToolset with OAuth per user: each user is asked through their clie
     CHECK_THAT(echoed(again), Catch::Contains("echo ann again"));
     CHECK(server.seen.back().bearer == ann_token);
     CHECK(server.grants["authorization_code"] == 2);
+
+    // Ann's authorization is withdrawn between her listing and her call: the call asks her again (about itself),
+    // and runs once she has answered.
+    server.revoke_after_listing = true;
+    const std::vector<adk::Event> lapsed = ann.say("s2", "echo it");
+    const adk::FunctionCall* asked_again = credential_question(lapsed);
+    REQUIRE(asked_again);
+    CHECK(echoed(lapsed).empty());
+    CHECK(asked_again->args.at("functionCallId") == lapsed.front().content->parts.at(0).function_call->id.c_str());
+    const std::vector<adk::Event> resumed = ann.authorize("s2", *asked_again, ui_page);
+    CHECK_THAT(echoed(resumed), Catch::Contains("echo ann at last"));
+    CHECK(server.grants["authorization_code"] == 3);
+    CHECK(server.seen.back().bearer != ann_token);
 
     drive(ioc, runner.close());
     CHECK(server.count("DELETE") == 2);  // each user's session ended

@@ -54,6 +54,7 @@ public:
     bool legacy = false;
     bool oauth = false;
     int token_lifetime = 3600;
+    bool revoke_after_listing = false;  // revoke_tokens() once the next tools/list is answered
     std::vector<Seen> seen;
     std::map<std::string, int> grants;  // token grants made, by grant_type
 
@@ -70,6 +71,12 @@ public:
     void stop() { server_.stop(); }
     // The server forgets every session: their next requests get 404.
     void forget_sessions() { sessions_.clear(); }
+    // Every token given is withdrawn (oauth): the next request gets 401, and refresh tokens are refused.
+    void revoke_tokens()
+    {
+        access_tokens_.clear();
+        refresh_tokens_.clear();
+    }
     std::size_t count(std::string_view http_method, std::string_view mcp_method = {}) const
     {
         std::size_t n = 0;
@@ -192,6 +199,8 @@ private:
         if (!id || s.mcp_method.empty())  // a notification or a response
             co_return co_await res.send(202, "application/json", "");
         if (s.mcp_method != "tools/call") {
+            if (s.mcp_method == "tools/list" && std::exchange(revoke_after_listing, false))
+                revoke_tokens();
             const std::string listed = answer(*id, s.mcp_method == "tools/list" ? tools() : boost::json::object());
             co_return co_await res.send(200, "application/json", listed);
         }
