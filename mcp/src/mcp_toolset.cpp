@@ -18,6 +18,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <variant>
 
 namespace adk::mcp {
 
@@ -298,6 +299,24 @@ public:
 
     // The authorization its user must give through their client, taken from the slot: an auth config to ask
     // for (adk_request_credential), or nothing.
+    // What `work` gives for the invocation's user; or, when it failed because the user must authorize first
+    // (per_user), the auth config to ask them for. Other failures are thrown.
+    template <class T>
+    asio::awaitable<std::variant<T, json::object>> as_user(const InvocationContext& ctx, asio::awaitable<T> work)
+    {
+        std::exception_ptr failure;
+        try {
+            T value = co_await std::move(work);
+            co_return std::variant<T, json::object>(std::in_place_index<0>, std::move(value));
+        } catch (const Error&) {
+            failure = std::current_exception();
+        }
+        std::optional<json::object> asked = co_await asked_of(ctx);
+        if (!asked)
+            std::rethrow_exception(failure);
+        co_return std::variant<T, json::object>(std::in_place_index<1>, std::move(*asked));
+    }
+
     asio::awaitable<std::optional<json::object>> asked_of(const InvocationContext& ctx)
     {
         if (!per_user())
@@ -461,22 +480,14 @@ public:
 
     asio::awaitable<json::value> run(ToolContext& ctx, json::object args) override
     {
-        json::value result;
-        std::exception_ptr failure;
-        try {
-            result = co_await call(ctx, std::move(args));
-        } catch (const Error&) {
-            failure = std::current_exception();
-        }
-        if (failure) {
+        asio::awaitable<json::value> work = call(ctx, std::move(args));
+        std::variant<json::value, json::object> done = co_await state_->as_user(ctx.invocation_context(), std::move(work));
+        if (done.index() == 1) {
             // A user whose authorization is gone (per_user) is asked again; the call runs once it is given.
-            std::optional<json::object> asked = co_await state_->asked_of(ctx.invocation_context());
-            if (!asked)
-                std::rethrow_exception(failure);
-            ctx.request_credential(std::move(*asked));
+            ctx.request_credential(std::move(std::get<1>(done)));
             co_return nullptr;
         }
-        ToolResponse mapped = tool_response(name(), result, output_schema_);
+        ToolResponse mapped = tool_response(name(), std::get<0>(done), output_schema_);
         for (Part& part : mapped.media)
             ctx.add_response_part(std::move(part));
         co_return std::move(mapped.response);
@@ -622,26 +633,18 @@ asio::awaitable<void> McpToolset::open()
 
 asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_tools(const ReadonlyContext& ctx)
 {
-    std::vector<std::shared_ptr<Tool>> tools;
-    std::exception_ptr failure;
-    try {
-        std::shared_ptr<Connection> c = co_await state_->connection(state_, &ctx.invocation_context());
-        tools = co_await list_all(std::move(c));
-    } catch (const Error&) {
-        failure = std::current_exception();
-    }
-    if (failure) {
-        std::optional<json::object> asked = co_await state_->asked_of(ctx.invocation_context());
-        if (!asked)
-            std::rethrow_exception(failure);
-        throw CredentialRequired(std::move(*asked), "the MCP toolset " + name() + " needs user " +
-                                                        ctx.invocation_context().user_id() + " to authorize it");
-    }
-    co_return tools;
+    asio::awaitable<std::vector<std::shared_ptr<Tool>>> work = list_all(ctx);
+    std::variant<std::vector<std::shared_ptr<Tool>>, json::object> done =
+        co_await state_->as_user(ctx.invocation_context(), std::move(work));
+    if (done.index() == 1)
+        throw CredentialRequired(std::move(std::get<1>(done)), "the MCP toolset " + name() + " needs user " +
+                                                                   ctx.invocation_context().user_id() + " to authorize it");
+    co_return std::move(std::get<0>(done));
 }
 
-asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_all(std::shared_ptr<Connection> c)
+asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_all(const ReadonlyContext& ctx)
 {
+    std::shared_ptr<Connection> c = co_await state_->connection(state_, &ctx.invocation_context());
     std::vector<std::shared_ptr<Tool>> tools;
     std::set<std::string> cursors;
     std::optional<std::string> cursor;

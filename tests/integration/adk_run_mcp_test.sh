@@ -2,10 +2,12 @@
 # `adk run` on an app whose YAML names an MCP server over stdio (tests/support/mcp_test_server.cpp), against
 # mock-llm: the agent calls the server's tool, the server asks the person (elicitation) at the terminal, field by
 # field; an empty answer leaves the field to the schema's default; declining is told to the server; and when the
-# program ends no server process is left.
-#   adk_run_mcp_test.sh ADK MOCK_LLM MCP_TEST_SERVER
+# program ends no server process is left. Then an MCP server over HTTP that asks for OAuth
+# (adk_mcp_http_test_server --oauth): `adk run` prints the address to open and reads back the one the browser came
+# back to, and the agent calls the server's tool.
+#   adk_run_mcp_test.sh ADK MOCK_LLM MCP_TEST_SERVER MCP_HTTP_TEST_SERVER
 set -euo pipefail
-adk=$1 mock=$2 server=$3
+adk=$1 mock=$2 server=$3 http_server=$4
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -32,6 +34,10 @@ cat >script.json <<'JSON'
  "agents": {"asker": {"turns": [
    {"function_calls": [{"name": "ask", "args": {}}]},
    {"chunks": ["Nice to meet you."]}
+ ]},
+ "remote": {"turns": [
+   {"function_calls": [{"name": "echo", "args": {"text": "from the terminal"}}]},
+   {"chunks": ["The server echoed it."]}
  ]}}}
 JSON
 "$mock" --port 0 --script script.json >mock.log 2>&1 &
@@ -63,4 +69,48 @@ printf 'hello\nn\nexit\n' | "$adk" run --session_service_uri memory:// apps/aske
 grep -qF '{\"action\":\"decline\"}' decline.out || fail "the server was not told of the refusal: $(cat decline.out)"
 
 [ "$(servers)" = "$before" ] || fail "an MCP server process outlived adk run"
+
+# OAuth at the terminal: the address to open is printed; the address the browser came back to is read back.
+"$http_server" --oauth >http_server.log 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s http_server.log ] && break; sleep 0.05; done
+mcp_url=$(sed -n '1s/^listening on //p' http_server.log)
+[ -n "$mcp_url" ] || fail "the MCP HTTP test server did not start: $(cat http_server.log)"
+mkdir -p apps/remote
+cat >apps/remote/root_agent.yaml <<YAML
+name: remote
+model: gemini-2.5-flash
+instruction: You repeat what you are told with the echo tool.
+tools:
+  - name: McpToolset
+    args:
+      streamable_http_connection_params: {url: "$mcp_url"}
+      tool_filter: [echo]
+YAML
+coproc RUN { exec "$adk" run --session_service_uri memory:// apps/remote 2>&1; }
+run_pid=$RUN_PID
+pids+=("$run_pid")
+echo "echo something" >&"${RUN[1]}"
+url=""
+while IFS= read -r -t 30 line <&"${RUN[0]}"; do
+  echo "$line" >>oauth.out
+  case $line in *"/authorize?"*) url=${line//[[:space:]]/}; break ;; esac
+done
+[ -n "$url" ] || fail "no address to open was printed: $(cat oauth.out)"
+# The browser's part: the authorization server sends it back to the redirect URI with a code.
+back=$(python3 - "$url" <<'PY'
+import http.client, sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+c.request("GET", u.path + "?" + u.query)
+print(c.getresponse().getheader("location") or "")
+PY
+)
+case $back in *"code="*) ;; *) fail "the authorization server did not send the browser back: $back" ;; esac
+printf '%s\nexit\n' "$back" >&"${RUN[1]}"
+cat <&"${RUN[0]}" >>oauth.out || true
+wait "$run_pid" || fail "adk run exited $?: $(cat oauth.out)"
+grep -qF "paste the address the browser was sent back to" oauth.out || fail "no prompt for the address: $(cat oauth.out)"
+grep -qF 'echo from the terminal' oauth.out || fail "the tool did not run after the authorization: $(cat oauth.out)"
+grep -qF "The server echoed it." oauth.out || fail "no final answer: $(cat oauth.out)"
 echo "adk run with MCP: PASS"

@@ -97,7 +97,7 @@ protected:
     asio::awaitable<void> shutdown() override;
 
 private:
-    asio::awaitable<std::vector<std::shared_ptr<Tool>>> list_all(std::shared_ptr<Connection> c);  // every page
+    asio::awaitable<std::vector<std::shared_ptr<Tool>>> list_all(const ReadonlyContext& ctx);  // every page
 
     McpToolsetOptions options_;
     std::shared_ptr<State> state_;
