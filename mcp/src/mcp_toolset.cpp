@@ -297,8 +297,6 @@ public:
         return slot.current && slot.current->alive() ? slot.current : nullptr;
     }
 
-    // The authorization its user must give through their client, taken from the slot: an auth config to ask
-    // for (adk_request_credential), or nothing.
     // What `work` gives for the invocation's user; or, when it failed because the user must authorize first
     // (per_user), the auth config to ask them for. Other failures are thrown.
     template <class T>
@@ -317,6 +315,8 @@ public:
         co_return std::variant<T, json::object>(std::in_place_index<1>, std::move(*asked));
     }
 
+    // The authorization the invocation's user must give through their client, taken from their slot: an auth
+    // config to ask for (adk_request_credential), or nothing.
     asio::awaitable<std::optional<json::object>> asked_of(const InvocationContext& ctx)
     {
         if (!per_user())

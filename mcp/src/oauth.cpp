@@ -168,7 +168,9 @@ std::shared_ptr<TokenStore> credential_token_store(std::shared_ptr<CredentialSer
 
 std::string authorization_answer_key(std::string_view server_url)
 {
-    return "mcp-oauth-answer " + std::string(server_url);
+    // Sent to the client with the question: the URL's userinfo and query (which may hold secrets) left out. The
+    // answer's state tells apart two servers that differ only there.
+    return "mcp-oauth-answer " + net::redact_url(server_url);
 }
 
 json::object authorization_request(const std::string& server_url, const std::string& authorization_url)
