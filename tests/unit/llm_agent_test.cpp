@@ -7,6 +7,8 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
 
 #include <catch2/catch.hpp>
 
