@@ -6,8 +6,9 @@
 //   4. a transfer hands the rest of the invocation to another agent; a final answer ends the loop; a call that
 //      waits for a person or a long-running tool pauses the invocation
 // until the agent's max_iterations model calls are spent. A toolset that needs the user's credential before it
-// lists its tools (CredentialRequired) is asked for it first, and the invocation pauses without a model call. An agent that runs again on a turn it left
-// unfinished (a resumed invocation, an answer to its question) first finishes that turn (pending_calls.hpp).
+// lists its tools (CredentialRequired) is asked for it first, and the invocation pauses without a model call.
+// An agent that runs again on a turn it left unfinished (a resumed invocation, an answer to its question) first
+// finishes that turn (pending_calls.hpp).
 #include "llm_flow.hpp"
 
 #include "model_call.hpp"
