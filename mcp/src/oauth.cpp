@@ -3,6 +3,7 @@
 #include <adk/auth/credential_service.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
+#include <adk/net/sse_parser.hpp>
 #include <adk/net/url.hpp>
 
 #include "ascii.hpp"
@@ -175,7 +176,11 @@ std::string authorization_answer_key(std::string_view server_url)
 
 json::object authorization_request(const std::string& server_url, const std::string& authorization_url)
 {
+    // The parameters the request repeats, decoded: made valid UTF-8, as JSON text must be (an authorization
+    // endpoint from metadata may carry percent-escapes of its own).
     std::map<std::string, std::string> query = query_parameters(authorization_url);
+    for (auto& [name, value] : query)
+        value = net::to_valid_utf8(value);
     const std::string endpoint = authorization_url.substr(0, authorization_url.find('?'));
     json::object flows{{"authorizationCode", {{"authorizationUrl", endpoint}, {"tokenUrl", ""}, {"scopes", json::object()}}}};
     return json::object{
