@@ -94,18 +94,10 @@ asio::awaitable<void> ask_toolset_credentials(InvocationContext& ctx, EventSink&
                                               std::vector<std::pair<std::string, json::object>> asked)
 {
     Event event = ctx.make_event(Content("user", {}));
-    for (auto& [toolset, auth_config] : asked) {
-        const std::string about = "adk-toolset-" + new_uuid();
-        json::object args{{"functionCallId", about},
-                          {"authConfig", auth_config},
-                          {"message", "Toolset '" + toolset + "' needs a credential before it can give its tools: "
-                                      "answer with the authConfig, its credential filled in."}};
-        std::string id = "adk-" + new_uuid();
-        event.content->parts.push_back(
-            Part::from_function_call(std::string(request_credential_function), std::move(args), id));
-        event.long_running_tool_ids.push_back(std::move(id));
-        event.actions.requested_auth_configs[about] = std::move(auth_config);
-    }
+    for (auto& [toolset, auth_config] : asked)
+        ask_credential(event, "adk-toolset-" + new_uuid(), std::move(auth_config),
+                       "Toolset '" + toolset + "' needs a credential before it can give its tools: answer with the "
+                       "authConfig, its credential filled in.");
     co_await out.emit(std::move(event));
     ctx.pause();
 }

@@ -132,17 +132,10 @@ std::optional<Event> requests_event(const InvocationContext& ctx, const std::vec
             event.long_running_tool_ids.push_back(std::move(id));
             event.actions.requested_tool_confirmations[call.id] = std::move(c->value());
         }
-        if (auto a = asked.requested_auth_configs.find(call.id); a != asked.requested_auth_configs.end()) {
-            json::object args{{"functionCallId", call.id},
-                              {"authConfig", a->value()},
-                              {"message", "Tool '" + call.name + "' needs a credential: answer with the authConfig, "
-                                          "its credential filled in."}};
-            std::string id = "adk-" + new_uuid();
-            event.content->parts.push_back(
-                Part::from_function_call(std::string(request_credential_function), std::move(args), id));
-            event.long_running_tool_ids.push_back(std::move(id));
-            event.actions.requested_auth_configs[call.id] = std::move(a->value());
-        }
+        if (auto a = asked.requested_auth_configs.find(call.id); a != asked.requested_auth_configs.end())
+            ask_credential(event, call.id, std::move(a->value().as_object()),
+                           "Tool '" + call.name + "' needs a credential: answer with the authConfig, its credential "
+                           "filled in.");
         asked.requested_tool_confirmations.clear();
         asked.requested_auth_configs.clear();
     }
@@ -152,6 +145,15 @@ std::optional<Event> requests_event(const InvocationContext& ctx, const std::vec
 }
 
 }  // namespace
+
+void ask_credential(Event& event, const std::string& about, json::object auth_config, std::string message)
+{
+    json::object args{{"functionCallId", about}, {"authConfig", auth_config}, {"message", std::move(message)}};
+    std::string id = "adk-" + new_uuid();
+    event.content->parts.push_back(Part::from_function_call(std::string(request_credential_function), std::move(args), id));
+    event.long_running_tool_ids.push_back(std::move(id));
+    event.actions.requested_auth_configs[about] = std::move(auth_config);
+}
 
 json::object rejected_response()
 {

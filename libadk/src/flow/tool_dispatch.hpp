@@ -71,6 +71,10 @@ asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const Invo
                                            const std::vector<PlannedCall>& calls,
                                            const std::vector<std::shared_ptr<Tool>>& tools);
 
+// Adds to `event` one long-running adk_request_credential call asking for `auth_config` about the call `about` (a
+// tool's call, or a toolset's), and the auth config to the event's requested_auth_configs.
+void ask_credential(Event& event, const std::string& about, json::object auth_config, std::string message);
+
 // The response that tells the model a person rejected a call.
 json::object rejected_response();
 
