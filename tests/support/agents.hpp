@@ -4,6 +4,7 @@
 #include <adk/adk.hpp>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/this_coro.hpp>
 
 #include <functional>
 #include <memory>
@@ -26,6 +27,29 @@ public:
 private:
     asio::awaitable<void> run_impl(InvocationContext& ctx, EventSink& out) override { co_await body_(ctx, out); }
     Body body_;
+};
+
+// A model whose one answer to each request a function computes (called on the invocation's strand; a function
+// shared by invocations on several threads guards what it keeps).
+class FnModel final : public Model {
+public:
+    using Answer = std::function<LlmResponse(const LlmRequest&)>;
+
+    explicit FnModel(Answer answer, std::string name = "fn-model") : answer_(std::move(answer)), name_(std::move(name))
+    {
+    }
+    std::string_view name() const override { return name_; }
+    asio::awaitable<Stream<LlmResponse>> generate(LlmRequest request, bool) override
+    {
+        auto producer = [answer = answer_(request)](Sink<LlmResponse> sink) mutable -> asio::awaitable<void> {
+            co_await sink.emit(std::move(answer));
+        };
+        co_return spawn_stream<LlmResponse>(co_await asio::this_coro::executor, std::move(producer));
+    }
+
+private:
+    Answer answer_;
+    std::string name_;
 };
 
 // An agent that emits `n` text events "1".."n", each setting state "count".

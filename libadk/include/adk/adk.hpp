@@ -9,6 +9,7 @@
 #include <adk/artifacts/artifact_service.hpp>
 #include <adk/artifacts/in_memory_artifact_service.hpp>
 #include <adk/auth/credential_service.hpp>
+#include <adk/compaction/compaction.hpp>
 #include <adk/agents/run_config.hpp>
 #include <adk/agents/workflow_agents.hpp>
 #include <adk/core/content.hpp>

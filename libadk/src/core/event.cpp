@@ -91,6 +91,19 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetada
     out = std::move(o);
 }
 
+void tag_invoke(const json::value_from_tag&, json::value& out, const EventCompaction& v)
+{
+    json::object o(out.storage());
+    if (v.start_timestamp)
+        o.emplace("startTimestamp", *v.start_timestamp);
+    if (v.end_timestamp)
+        o.emplace("endTimestamp", *v.end_timestamp);
+    if (v.compacted_content)
+        o.emplace("compactedContent", json::value_from(*v.compacted_content, o.storage()));
+    put_extra(o, v.extra);
+    out = std::move(o);
+}
+
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v)
 {
     json::object o(out.storage());
@@ -105,7 +118,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const EventAction
     o.emplace("requestedAuthConfigs", v.requested_auth_configs);
     o.emplace("requestedToolConfirmations", v.requested_tool_confirmations);
     if (v.compaction)
-        o.emplace("compaction", *v.compaction);
+        o.emplace("compaction", json::value_from(*v.compaction, o.storage()));
     put_true(o, "endOfAgent", v.end_of_agent);
     if (v.agent_state)
         o.emplace("agentState", *v.agent_state);
@@ -168,6 +181,18 @@ UsageMetadata tag_invoke(const json::value_to_tag<UsageMetadata>&, const json::v
     return u;
 }
 
+EventCompaction tag_invoke(const json::value_to_tag<EventCompaction>&, const json::value& v)
+{
+    FieldReader r(v, "actions.compaction");
+    EventCompaction c;
+    c.start_timestamp = r.timestamp("startTimestamp");
+    c.end_timestamp = r.timestamp("endTimestamp");
+    if (auto* content = r.find("compactedContent"))
+        c.compacted_content = json::value_to<Content>(*content);
+    c.extra = r.rest();
+    return c;
+}
+
 EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v)
 {
     FieldReader r(v, "Event.actions");
@@ -188,7 +213,8 @@ EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::val
     a.escalate = r.boolean("escalate").value_or(false);
     a.requested_auth_configs = r.object("requestedAuthConfigs").value_or(json::object{});
     a.requested_tool_confirmations = r.object("requestedToolConfirmations").value_or(json::object{});
-    a.compaction = r.object("compaction");
+    if (auto* compaction = r.find("compaction"))
+        a.compaction = json::value_to<EventCompaction>(*compaction);
     a.end_of_agent = r.boolean("endOfAgent").value_or(false);
     a.agent_state = r.object("agentState");
     a.rewind_before_invocation_id = r.string("rewindBeforeInvocationId");

@@ -94,6 +94,47 @@ void check_member(const json::object& o, std::size_t depth, std::string_view whe
         Walk(where, max_json_depth).object(o, depth);
 }
 
+// Where a content's members are, in the words of a refusal (literals: no allocation per check).
+struct ContentPlace {
+    std::string_view content, parts, args, call, response, function_response, inline_data, file_data, code, result;
+};
+#define ADK_CONTENT_PLACE(prefix)                                                                              \
+    ContentPlace                                                                                               \
+    {                                                                                                          \
+        prefix, prefix ".parts[]", prefix ".parts[].functionCall.args", prefix ".parts[].functionCall",        \
+            prefix ".parts[].functionResponse.response", prefix ".parts[].functionResponse",                   \
+            prefix ".parts[].inlineData", prefix ".parts[].fileData", prefix ".parts[].executableCode",        \
+            prefix ".parts[].codeExecutionResult"                                                              \
+    }
+constexpr ContentPlace event_content = ADK_CONTENT_PLACE("content");
+constexpr ContentPlace compacted_content = ADK_CONTENT_PLACE("actions.compaction.compactedContent");
+#undef ADK_CONTENT_PLACE
+
+// A content object `depth` deep in the event's JSON; its parts are two levels below it (content.parts[]).
+void check_content(const Content& content, std::size_t depth, const ContentPlace& where)
+{
+    check_member(content.extra, depth, where.content);
+    for (const Part& part : content.parts) {
+        check_member(part.extra, depth + 2, where.parts);
+        if (part.function_call) {
+            check_member(part.function_call->args, depth + 4, where.args);
+            check_member(part.function_call->extra, depth + 3, where.call);
+        }
+        if (part.function_response) {
+            check_member(part.function_response->response, depth + 4, where.response);
+            check_member(part.function_response->extra, depth + 3, where.function_response);
+        }
+        if (part.inline_data)
+            check_member(part.inline_data->extra, depth + 3, where.inline_data);
+        if (part.file_data)
+            check_member(part.file_data->extra, depth + 3, where.file_data);
+        if (part.executable_code)
+            check_member(part.executable_code->extra, depth + 3, where.code);
+        if (part.code_execution_result)
+            check_member(part.code_execution_result->extra, depth + 3, where.result);
+    }
+}
+
 }  // namespace
 
 json::value parse_json(std::string_view text, boost::system::error_code& ec)
@@ -120,32 +161,15 @@ void check_event_json(const Event& event)
     check_member(actions.state_delta, 3, "actions.stateDelta");
     check_member(actions.requested_tool_confirmations, 3, "actions.requestedToolConfirmations");
     check_member(actions.requested_auth_configs, 3, "actions.requestedAuthConfigs");
-    if (actions.compaction)
-        check_member(*actions.compaction, 3, "actions.compaction");
+    if (actions.compaction) {
+        check_member(actions.compaction->extra, 3, "actions.compaction");
+        if (actions.compaction->compacted_content)
+            check_content(*actions.compaction->compacted_content, 4, compacted_content);
+    }
     if (actions.agent_state)
         check_member(*actions.agent_state, 3, "actions.agentState");
-    if (!event.content)
-        return;
-    check_member(event.content->extra, 2, "content");
-    for (const Part& part : event.content->parts) {
-        check_member(part.extra, 4, "content.parts[]");
-        if (part.function_call) {
-            check_member(part.function_call->args, 6, "content.parts[].functionCall.args");
-            check_member(part.function_call->extra, 5, "content.parts[].functionCall");
-        }
-        if (part.function_response) {
-            check_member(part.function_response->response, 6, "content.parts[].functionResponse.response");
-            check_member(part.function_response->extra, 5, "content.parts[].functionResponse");
-        }
-        if (part.inline_data)
-            check_member(part.inline_data->extra, 5, "content.parts[].inlineData");
-        if (part.file_data)
-            check_member(part.file_data->extra, 5, "content.parts[].fileData");
-        if (part.executable_code)
-            check_member(part.executable_code->extra, 5, "content.parts[].executableCode");
-        if (part.code_execution_result)
-            check_member(part.code_execution_result->extra, 5, "content.parts[].codeExecutionResult");
-    }
+    if (event.content)
+        check_content(*event.content, 2, event_content);
 }
 
 }  // namespace adk

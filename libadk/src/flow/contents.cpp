@@ -2,6 +2,8 @@
 
 #include <adk/tools/tool_confirmation.hpp>
 
+#include "../compaction/plan.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -112,12 +114,20 @@ std::vector<Content> build_contents(const std::vector<Event>& events, std::strin
                                     std::string_view branch, IncludeContents mode)
 {
     const std::vector<bool> taken_back = rewound(events);
+    std::vector<Event> summaries;  // what the compactions' summaries stand for, when there are any
+    const auto compacted = detail::apply_compactions(events, taken_back, agent_name, summaries);
     std::vector<const Event*> kept;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const Event& e = events[i];
-        const bool taken = !taken_back.empty() && taken_back[i];
-        if (!taken && !e.partial && has_content(e) && belongs_to_branch(branch, e) && has_visible_part(e))
+    auto consider = [&](const Event& e) {
+        if (!e.partial && has_content(e) && belongs_to_branch(branch, e) && has_visible_part(e))
             kept.push_back(&e);
+    };
+    if (compacted) {
+        for (const Event* e : *compacted)
+            consider(*e);
+    } else {
+        for (std::size_t i = 0; i < events.size(); ++i)
+            if (taken_back.empty() || !taken_back[i])
+                consider(events[i]);
     }
 
     std::size_t first = 0;

@@ -10,6 +10,7 @@
 #include <adk/sessions/state.hpp>
 
 #include "../agents/invocation.hpp"
+#include "../compaction/compactor.hpp"
 #include "../plugins/plugin_manager.hpp"
 #include "answers.hpp"
 
@@ -240,6 +241,42 @@ asio::awaitable<void> record_interruption(InvocationContext& ctx, const Agent& a
     }
 }
 
+// The model that summarizes when the compaction config names no summarizer: the root's, else the first
+// LlmAgent's of the tree (depth first), as ADK takes the root agent's canonical model.
+std::shared_ptr<Model> first_model(const Agent& agent)
+{
+    if (auto* llm = dynamic_cast<const LlmAgent*>(&agent); llm && llm->config().model)
+        return llm->config().model;
+    for (const auto& sub : agent.sub_agents())
+        if (auto model = first_model(*sub))
+            return model;
+    return nullptr;
+}
+
+std::shared_ptr<detail::Compactor> make_compactor(const RunnerOptions& options)
+{
+    if (!options.compaction)
+        return nullptr;
+    EventsCompactionConfig config = *options.compaction;
+    if (config.compaction_interval < 0 || config.overlap_size < 0 || config.event_retention_size < 0)
+        throw Error(errc::invalid_argument, "RunnerOptions::compaction: compaction_interval, overlap_size and "
+                                            "event_retention_size cannot be negative");
+    if (config.token_threshold && *config.token_threshold <= 0)
+        throw Error(errc::invalid_argument, "RunnerOptions::compaction: token_threshold must be above 0");
+    if (config.compaction_interval == 0 && !config.token_threshold)
+        throw Error(errc::invalid_argument, "RunnerOptions::compaction has no trigger: set compaction_interval (every "
+                                            "N invocations), token_threshold (prompt tokens), or both");
+    if (!config.summarizer) {
+        auto model = first_model(*options.agent);
+        if (!model)
+            throw Error(errc::invalid_argument, "RunnerOptions::compaction has no summarizer and no LlmAgent of app '" +
+                                                    options.app_name + "' has a model to summarize with: set "
+                                                    "compaction->summarizer (e.g. an adk::LlmEventSummarizer)");
+        config.summarizer = std::make_shared<LlmEventSummarizer>(std::move(model));
+    }
+    return std::make_shared<detail::Compactor>(std::move(config), options.session_service);
+}
+
 }  // namespace
 
 Runner::Runner(RunnerOptions options)
@@ -261,6 +298,7 @@ Runner::Runner(RunnerOptions options)
         if (!plugin_names.insert(plugin->name()).second)
             throw Error(errc::invalid_argument, "two plugins are named '" + plugin->name() + "': give each its own name");
     }
+    compactor_ = make_compactor(options_);
 }
 
 Runner::~Runner() = default;
@@ -371,7 +409,7 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         agent = options_.agent->find_agent(resumed->started_by);  // it continues where it started
     if (!agent)
         agent = ctx->with_session([&](const Session& s) { return agent_to_run(s, options_.agent); });
-    auto producer = [ctx, agent, registry](Sink<Event> sink) -> asio::awaitable<void> {
+    auto producer = [ctx, agent, registry, compactor = compactor_](Sink<Event> sink) -> asio::awaitable<void> {
         struct Unregister {
             detail::RunnerRegistry& registry;
             const std::string& id;
@@ -390,6 +428,10 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
             co_await agent->run_inline(*ctx, out);
             const detail::PluginManager plugins(ctx->plugins());
             co_await plugins.after_run(*ctx);
+            if (compactor)
+                ctx->with_session([&](const Session& now) {
+                    compactor->after_invocation(ctx->executor(), now, ctx->invocation_id());
+                });
         } catch (...) {
             failure = std::current_exception();
         }
@@ -483,7 +525,14 @@ asio::awaitable<std::map<std::string, std::int64_t>> restore_artifacts(ArtifactS
 
 asio::awaitable<void> Runner::close()
 {
+    co_await wait_for_compactions();
     co_await close_toolsets(toolsets_in(*options_.agent));
+}
+
+asio::awaitable<void> Runner::wait_for_compactions()
+{
+    if (compactor_)
+        co_await compactor_->idle();
 }
 
 asio::awaitable<void> Runner::rewind(std::string user_id, std::string session_id, std::string before_invocation_id)

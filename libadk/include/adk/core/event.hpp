@@ -33,6 +33,21 @@ public:
     friend bool operator==(const UsageMetadata&, const UsageMetadata&) = default;
 };
 
+// ADK's EventCompaction: a summary that stands, in what a model is sent, for the session's events whose
+// timestamps lie in [start_timestamp, end_timestamp] (adk/compaction/compaction.hpp writes them). Each field is
+// optional on the wire, as in ADK; a compaction missing one is kept as read and ignored.
+class EventCompaction {
+public:
+    EventCompaction() = default;
+    std::optional<double> start_timestamp;
+    std::optional<double> end_timestamp;
+    std::optional<Content> compacted_content;
+    json::object extra;
+
+    bool complete() const { return start_timestamp && end_timestamp && compacted_content; }
+    friend bool operator==(const EventCompaction&, const EventCompaction&) = default;
+};
+
 class EventActions {
 public:
     EventActions() = default;
@@ -44,7 +59,7 @@ public:
     bool escalate = false;
     json::object requested_tool_confirmations;  // function call id -> ToolConfirmation
     json::object requested_auth_configs;        // function call id -> AuthConfig
-    std::optional<json::object> compaction;     // EventCompaction
+    std::optional<EventCompaction> compaction;
     bool end_of_agent = false;                   // the author finished its part of the invocation
     std::optional<json::object> agent_state;     // where the author stands, to resume from (resumable apps)
     std::optional<std::string> rewind_before_invocation_id;  // Runner::rewind's marker
@@ -92,7 +107,7 @@ public:
 };
 
 static_assert(!std::is_aggregate_v<UsageMetadata>);
-static_assert(!std::is_aggregate_v<EventActions>);
+static_assert(!std::is_aggregate_v<EventActions> && !std::is_aggregate_v<EventCompaction>);
 static_assert(!std::is_aggregate_v<Event>);
 
 // Reading a timestamp accepts float seconds (ADK Python) and epoch milliseconds (the TypeScript ADK
@@ -100,9 +115,11 @@ static_assert(!std::is_aggregate_v<Event>);
 // 1e14 is neither and is refused. Reading refuses numbers that are not finite anywhere (1e400 is read as
 // infinity, which no JSON can hold), so what is read can always be written back and read again.
 void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetadata& v);
+void tag_invoke(const json::value_from_tag&, json::value& out, const EventCompaction& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v);
 UsageMetadata tag_invoke(const json::value_to_tag<UsageMetadata>&, const json::value& v);
+EventCompaction tag_invoke(const json::value_to_tag<EventCompaction>&, const json::value& v);
 EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v);
 Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
 

@@ -12,7 +12,9 @@
 //     each call's latest response follows the call at once (responses given at different times join, and a
 //     long-running tool's final answer replaces its first response), followed by the media its tool sent
 //     with it (ToolContext::add_response_part); a call that never got a response is left out;
-//   * the events that a Runner::rewind marker took back are left out.
+//   * the events that a Runner::rewind marker took back are left out;
+//   * a compaction's summary (actions.compaction, adk/compaction/compaction.hpp) stands, as this agent's own
+//     content, in place of the events its range covers (ADK's rule: see detail::apply_compactions).
 #pragma once
 
 #include <adk/agents/llm_agent.hpp>

@@ -16,6 +16,7 @@
 #include <adk/agents/agent.hpp>
 #include <adk/agents/event_sink.hpp>
 #include <adk/agents/run_config.hpp>
+#include <adk/compaction/compaction.hpp>
 #include <adk/core/content.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -38,6 +39,7 @@ class Plugin;
 
 namespace detail {
 class RunnerRegistry;
+class Compactor;
 }
 
 // ADK's ResumabilityConfig. A resumable app's agents record where they stand in each invocation
@@ -62,6 +64,9 @@ struct RunnerOptions {
     std::shared_ptr<CredentialService> credential_service = nullptr;
     std::vector<std::shared_ptr<Plugin>> plugins = {};  // in order; see adk/plugins/plugin.hpp
     ResumabilityConfig resumability = {};
+    // ADK's App.events_compaction_config: the session's older events summarized after an invocation, so that
+    // what the model is sent stays bounded (adk/compaction/compaction.hpp). Off when unset.
+    std::optional<EventsCompactionConfig> compaction = std::nullopt;
     // Set it when one thread runs the io_context that calls run() (asio::io_context ioc(1) run by one
     // thread, or a strand you give every caller): invocations then run on the caller's executor instead
     // of strands of their own, which saves a dispatch through the strand at every step of every
@@ -99,7 +104,8 @@ static_assert(!std::is_aggregate_v<RunRequest>);
 
 class Runner {
 public:
-    // Throws adk::Error when the app name, agent or session service is missing.
+    // Throws adk::Error when the app name, agent or session service is missing, or the compaction config has no
+    // trigger (or no model to summarize with).
     explicit Runner(RunnerOptions options);
     ~Runner();
     Runner(const Runner&) = delete;
@@ -131,11 +137,16 @@ public:
     // the Runner's destructor cannot wait. Idempotent; an invocation that runs later opens them again.
     asio::awaitable<void> close();
 
+    // Returns once no compaction of this Runner runs (they run in the background after invocations). close()
+    // waits for them too.
+    asio::awaitable<void> wait_for_compactions();
+
     const RunnerOptions& options() const noexcept { return options_; }
 
 private:
     RunnerOptions options_;
     std::shared_ptr<detail::RunnerRegistry> registry_;
+    std::shared_ptr<detail::Compactor> compactor_;  // null without RunnerOptions::compaction
 };
 
 }  // namespace adk

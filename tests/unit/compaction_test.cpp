@@ -1,0 +1,432 @@
+// Event compaction: ADK's JSON, which events a compaction takes, how summaries stand in for them in what the
+// model is sent, and the Runner compacting long and concurrent conversations. Real Runner and services; the
+// models are functions of their requests.
+#include <adk/adk.hpp>
+#include <adk/core/json_limits.hpp>
+
+#include "../../libadk/src/compaction/plan.hpp"
+#include "support/agents.hpp"
+#include "support/run.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_future.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <set>
+#include <thread>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using adk::Content;
+using adk::Event;
+using adk::EventsCompactionConfig;
+using adk::LlmRequest;
+using adk::LlmResponse;
+using adk::Part;
+using adk::test::run;
+
+namespace {
+
+Event said(std::string invocation, double time, std::string author, std::string text)
+{
+    const std::string role = author == "user" ? "user" : "model";
+    Event e(std::move(author), Content(role, {Part::from_text(std::move(text))}));
+    e.invocation_id = std::move(invocation);
+    e.timestamp = time;
+    e.id = "e" + std::to_string(time);
+    return e;
+}
+
+Event called(std::string invocation, double time, std::string name, std::string id)
+{
+    Event e("agent", Content("model", {Part::from_function_call(std::move(name), json::object{}, id)}));
+    e.invocation_id = std::move(invocation);
+    e.timestamp = time;
+    return e;
+}
+
+Event responded(std::string invocation, double time, std::string name, std::string id)
+{
+    Event e("agent", Content("user", {Part::from_function_response(std::move(name), json::object{{"ok", true}}, id)}));
+    e.invocation_id = std::move(invocation);
+    e.timestamp = time;
+    return e;
+}
+
+Event compaction(double start, double end, std::string summary, double time)
+{
+    Event e;
+    e.author = "user";
+    e.invocation_id = "c" + std::to_string(time);
+    e.timestamp = time;
+    adk::EventCompaction c;
+    c.start_timestamp = start;
+    c.end_timestamp = end;
+    c.compacted_content = Content("model", {Part::from_text(std::move(summary))});
+    e.actions.compaction = std::move(c);
+    return e;
+}
+
+std::vector<std::string> texts(const std::vector<Event>& events)
+{
+    std::vector<std::string> out;
+    for (const Event& e : events)
+        out.push_back(e.text());
+    return out;
+}
+
+// All the text of a request's contents, one line a part.
+std::string request_text(const LlmRequest& request)
+{
+    std::string out;
+    for (const Content& c : request.contents)
+        for (const Part& p : c.parts) {
+            if (p.text)
+                out += *p.text;
+            if (p.function_call)
+                out += "call " + p.function_call->name;
+            if (p.function_response)
+                out += "response " + p.function_response->name;
+            out += '\n';
+        }
+    return out;
+}
+
+// A summarizer's model that keeps, from its prompt, every "fact #..." it finds (in events or in the summary
+// before), and nothing else: a model that does what the prompt asks of the facts, deterministically.
+std::shared_ptr<adk::test::FnModel> fact_keeper(std::atomic<int>& calls)
+{
+    return std::make_shared<adk::test::FnModel>(
+        [&calls](const LlmRequest& request) {
+            ++calls;
+            const std::string prompt = request.contents.at(0).parts.at(0).text.value();
+            std::set<std::string> facts;
+            for (std::size_t at = prompt.find("fact #"); at != std::string::npos; at = prompt.find("fact #", at + 1)) {
+                std::size_t end = prompt.find_first_of(";\n", at);
+                facts.insert(prompt.substr(at, end == std::string::npos ? std::string::npos : end - at));
+            }
+            std::string summary = "Facts so far";
+            for (const auto& f : facts)
+                summary += "; " + f;
+            return LlmResponse::text(summary);
+        },
+        "summarizer-model");
+}
+
+std::string fact(int k)
+{
+    return "fact #" + std::to_string(k) + " is that box " + std::to_string(k) + " holds code Z" +
+           std::to_string(k * 7919);
+}
+
+}  // namespace
+
+TEST_CASE("compaction JSON: ADK's actions.compaction is read in seconds or milliseconds and written back as read",
+          "[compaction]")
+{
+    const json::value wire = json::parse(R"({"author":"user","invocationId":"c1","timestamp":1700000100.5,
+        "actions":{"compaction":{"startTimestamp":1700000000.25,"endTimestamp":1700000050123,
+        "compactedContent":{"role":"model","parts":[{"text":"the user is Ada"}]},"laterField":[1]}}})");
+    const Event e = json::value_to<Event>(wire);
+    REQUIRE(e.actions.compaction);
+    const adk::EventCompaction& c = *e.actions.compaction;
+    CHECK(c.complete());
+    CHECK(*c.start_timestamp == Approx(1700000000.25));
+    CHECK(*c.end_timestamp == Approx(1700000050.123));  // the TypeScript ADK's milliseconds
+    CHECK(c.compacted_content->text() == "the user is Ada");
+    CHECK(c.extra.at("laterField") == json::array{1});
+    const json::value written = json::value_from(e);
+    CHECK(written.at("actions").at("compaction").at("compactedContent").at("parts").at(0).at("text") ==
+          "the user is Ada");
+    CHECK(json::value_to<Event>(json::parse(json::serialize(written))) == e);
+
+    // ADK Python's snake_case, and a compaction missing a field: kept as read, ignored where it would apply.
+    const Event partial = json::value_to<Event>(
+        json::parse(R"({"author":"user","actions":{"compaction":{"start_timestamp":3,"end_timestamp":null}}})"));
+    CHECK(*partial.actions.compaction->start_timestamp == 3);
+    CHECK_FALSE(partial.actions.compaction->complete());
+    CHECK(json::value_to<Event>(json::value_from(partial)) == partial);
+
+    CHECK_THROWS_WITH(json::value_to<Event>(json::parse(R"({"actions":{"compaction":{"startTimestamp":"x"}}})")),
+                      Catch::Contains("startTimestamp"));
+}
+
+TEST_CASE("compaction JSON: a summary nested deeper than JSON can be read back is refused on the way in",
+          "[compaction]")
+{
+    json::value deep = 1;
+    for (int i = 0; i < 60; ++i)  // 60 here, 10 more above it in the event
+        deep = json::object{{"a", std::move(deep)}};
+    Event e = compaction(1, 2, "s", 3);
+    e.actions.compaction->compacted_content->parts.push_back(Part::from_function_call("f", deep.as_object()));
+    CHECK_THROWS_WITH(adk::check_event_json(e), Catch::Contains("actions.compaction.compactedContent"));
+}
+
+TEST_CASE("compaction plan: every N invocations, with the invocations before them carried over", "[compaction]")
+{
+    // ADK's example: interval 2, overlap 1.
+    const EventsCompactionConfig config{.compaction_interval = 2, .overlap_size = 1};
+    std::vector<Event> events{said("i1", 1, "user", "one"), said("i1", 2, "agent", "ack one")};
+    CHECK_FALSE(adk::detail::plan_compaction(events, config, "i1"));  // one new invocation of two
+    events.push_back(said("i2", 3, "user", "two"));
+    events.push_back(said("i2", 4, "agent", "ack two"));
+    auto first = adk::detail::plan_compaction(events, config, "i2");
+    REQUIRE(first);
+    CHECK(texts(first->input) == std::vector<std::string>{"one", "ack one", "two", "ack two"});
+    CHECK(first->start_timestamp == 1);
+    CHECK(first->end_timestamp == 4);
+
+    events.push_back(compaction(1, 4, "S1", 4.5));
+    events.push_back(said("i3", 5, "user", "three"));
+    events.push_back(said("i3", 6, "agent", "ack three"));
+    CHECK_FALSE(adk::detail::plan_compaction(events, config, "i3"));
+    events.push_back(said("i4", 7, "user", "four"));
+    events.push_back(said("i4", 8, "agent", "ack four"));
+    // A later invocation's events are not this one's to compact.
+    events.push_back(said("i5", 9, "user", "five, still running"));
+    auto second = adk::detail::plan_compaction(events, config, "i4");
+    REQUIRE(second);
+    // The summary before comes first, then the invocation carried over (i2), then the new ones.
+    CHECK(texts(second->input) ==
+          std::vector<std::string>{"S1", "two", "ack two", "three", "ack three", "four", "ack four"});
+    CHECK(second->input.front().actions.compaction);
+    CHECK(second->start_timestamp == 1);  // it covers what the summary before covered: it replaces it
+    CHECK(second->end_timestamp == 8);
+    const Event recorded = adk::detail::compaction_event(*second, adk::Summary(Content::model("S2")));
+    CHECK(recorded.author == "user");
+    CHECK(recorded.invocation_id != "i4");
+    CHECK(recorded.actions.compaction->compacted_content->role == "model");
+    CHECK(*recorded.actions.compaction->start_timestamp == 1);
+    CHECK(*recorded.actions.compaction->end_timestamp == 8);
+}
+
+TEST_CASE("compaction plan: a call whose answer has not come ends the range before it", "[compaction]")
+{
+    const EventsCompactionConfig config{.compaction_interval = 2};
+    std::vector<Event> events{said("i1", 1, "user", "one"), said("i1", 2, "agent", "ack one"),
+                              said("i2", 3, "user", "pay"), called("i2", 4, "pay", "call-1")};
+    auto plan = adk::detail::plan_compaction(events, config, "i2");
+    REQUIRE(plan);
+    CHECK(texts(plan->input) == std::vector<std::string>{"one", "ack one", "pay"});
+    CHECK(plan->end_timestamp == 3);
+
+    // Answered: the call and its response go together.
+    events.push_back(responded("i2", 5, "pay", "call-1"));
+    plan = adk::detail::plan_compaction(events, config, "i2");
+    REQUIRE(plan);
+    CHECK(plan->input.size() == 5);
+    CHECK(plan->end_timestamp == 5);
+
+    // Partial events are never summarized.
+    Event chunk = said("i2", 6, "agent", "par");
+    chunk.partial = true;
+    events.push_back(chunk);
+    plan = adk::detail::plan_compaction(events, config, "i2");
+    REQUIRE(plan);
+    CHECK(plan->input.size() == 5);
+}
+
+TEST_CASE("compaction plan: a prompt over the token threshold compacts all but the latest events", "[compaction]")
+{
+    const EventsCompactionConfig config{.token_threshold = 1000, .event_retention_size = 2};
+    std::vector<Event> events{said("i1", 1, "user", "one"), said("i1", 2, "agent", "ack one"),
+                              said("i2", 3, "user", "two"), said("i2", 4, "agent", "ack two")};
+    events.back().usage_metadata = adk::UsageMetadata();
+    events.back().usage_metadata->prompt_token_count = 999;
+    CHECK_FALSE(adk::detail::plan_compaction(events, config, "i2"));
+    events.back().usage_metadata->prompt_token_count = 1000;
+    auto plan = adk::detail::plan_compaction(events, config, "i2");
+    REQUIRE(plan);
+    CHECK(texts(plan->input) == std::vector<std::string>{"one", "ack one"});
+    CHECK(plan->end_timestamp == 2);
+}
+
+TEST_CASE("compaction contents: the newest summary stands in place of what it covers, calls keep their answers",
+          "[compaction]")
+{
+    std::vector<Event> events{said("i1", 1, "user", "my name is Ada"),
+                              said("i1", 2, "agent", "hello Ada"),
+                              compaction(1, 2, "OLD SUMMARY", 2.5),
+                              said("i2", 3, "user", "start the export"),
+                              called("i2", 3.5, "export", "x1"),
+                              said("i2", 4, "agent", "the export runs"),
+                              compaction(1, 4, "NEW SUMMARY", 4.5),
+                              said("i3", 5, "user", "is it done?"),
+                              responded("i3", 6, "export", "x1")};
+    auto contents = adk::build_contents(events, "agent", "", adk::IncludeContents::history);
+    std::vector<std::string> shown;
+    for (const Content& c : contents)
+        for (const Part& p : c.parts)
+            shown.push_back(c.role + ":" + (p.text ? *p.text : p.function_call ? "call" : "response"));
+    // The older summary lies inside the newer: only the newer stands. The call's answer came after the range,
+    // so its call comes back (at its time), followed by the answer.
+    CHECK(shown == std::vector<std::string>{"model:call", "user:response", "model:NEW SUMMARY", "user:is it done?"});
+
+    // Without compactions nothing changes.
+    std::vector<Event> plain{said("i1", 1, "user", "hi"), said("i1", 2, "agent", "hello")};
+    CHECK(adk::build_contents(plain, "agent", "", adk::IncludeContents::history).size() == 2);
+}
+
+TEST_CASE("compaction: a 300-turn conversation stays bounded and keeps every fact it was told", "[compaction]")
+{
+    std::atomic<int> summaries{0};
+    std::size_t largest = 0, last_size = 0;
+    std::string last_request;
+    auto model = std::make_shared<adk::test::FnModel>([&](const LlmRequest& request) {
+        last_request = request_text(request);
+        last_size = last_request.size();
+        largest = std::max(largest, last_size);
+        return LlmResponse::text("Noted.");
+    });
+    auto agent = adk::LlmAgent::builder("agent").model(model).build();
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "app",
+                        .agent = agent,
+                        .session_service = sessions,
+                        .compaction = EventsCompactionConfig{
+                            .summarizer = std::make_shared<adk::LlmEventSummarizer>(fact_keeper(summaries)),
+                            .compaction_interval = 5,
+                            .overlap_size = 1}});
+    run(ioc, [&]() -> asio::awaitable<void> {
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await sessions->create_session(std::move(create));
+    }());
+    std::size_t told = 0;
+    for (int turn = 1; turn <= 300; ++turn) {
+        std::string text = turn % 10 == 0 ? "Remember this: " + fact(turn / 10) + "."
+                                          : "Small talk " + std::to_string(turn) + ": " + std::string(200, 'x');
+        told += text.size();
+        run(ioc, [&]() -> asio::awaitable<void> {
+            auto stream = co_await runner.run("u", "s", Content::user(text));
+            co_await adk::test::drain(stream);
+        }());
+    }
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto stream = co_await runner.run("u", "s", Content::user("Which codes do the boxes hold?"));
+        co_await adk::test::drain(stream);
+    }());
+    CHECK(told > 55000);
+    CHECK(largest < 8000);  // the summary's 30 facts and the last few turns, not 60 kB of small talk
+    for (int k = 1; k <= 30; ++k) {
+        INFO(fact(k));
+        CHECK(last_request.find(fact(k)) != std::string::npos);
+    }
+    CHECK(last_request.find("Small talk 2:") == std::string::npos);
+    CHECK(summaries.load() == 60);
+
+    auto session = run(ioc, [&]() -> asio::awaitable<std::optional<adk::Session>> {
+        adk::GetSessionRequest get("app", "u", "s");
+        co_return co_await sessions->get_session(std::move(get));
+    }());
+    REQUIRE(session);
+    std::size_t compactions = 0;
+    double first = session->events.front().timestamp;
+    for (const Event& e : session->events)
+        if (e.actions.compaction) {
+            ++compactions;
+            CHECK(*e.actions.compaction->start_timestamp == first);  // each takes in the one before
+        }
+    CHECK(compactions == 60);
+    CHECK(session->events.size() == 301 * 2 + 60);  // nothing was deleted
+}
+
+TEST_CASE("compaction: a summarizer that fails is logged and changes nothing", "[compaction]")
+{
+    std::atomic<int> calls{0};
+    auto failing = std::make_shared<adk::test::FnModel>([&](const LlmRequest&) {
+        ++calls;
+        return LlmResponse::error("RESOURCE_EXHAUSTED", "quota");
+    });
+    auto agent = adk::LlmAgent::builder("agent")
+                     .model(std::make_shared<adk::test::FnModel>([](const LlmRequest&) { return LlmResponse::text("ok"); }))
+                     .build();
+    adk::test::Harness h;
+    // The harness's runner has no compaction: this one does, over the same services.
+    adk::Runner runner({.app_name = "app",
+                        .agent = agent,
+                        .session_service = h.sessions,
+                        .compaction = EventsCompactionConfig{
+                            .summarizer = std::make_shared<adk::LlmEventSummarizer>(failing),
+                            .compaction_interval = 1}});
+    run(h.ioc, [&]() -> asio::awaitable<void> {
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await h.sessions->create_session(std::move(create));
+        for (int i = 0; i < 3; ++i) {
+            auto stream = co_await runner.run("u", "s", Content::user("hello"));
+            auto events = co_await adk::test::drain(stream);
+            CHECK(events.back().text() == "ok");
+        }
+        co_await runner.wait_for_compactions();
+    }());
+    CHECK(calls.load() == 3);
+    auto session = run(h.ioc, [&]() -> asio::awaitable<std::optional<adk::Session>> {
+        adk::GetSessionRequest get("app", "u", "s");
+        co_return co_await h.sessions->get_session(std::move(get));
+    }());
+    CHECK(session->events.size() == 6);
+    CHECK_THROWS_WITH(adk::Runner({.app_name = "app",
+                                   .agent = agent,
+                                   .session_service = h.sessions,
+                                   .compaction = EventsCompactionConfig{}}),
+                      Catch::Contains("no trigger"));
+}
+
+TEST_CASE("compaction: invocations of one session on four threads, compacted as they go", "[compaction][threads]")
+{
+    std::atomic<int> summaries{0};
+    auto model = std::make_shared<adk::test::FnModel>([](const LlmRequest&) { return LlmResponse::text("Noted."); });
+    auto agent = adk::LlmAgent::builder("agent").model(model).build();
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "app",
+                        .agent = agent,
+                        .session_service = sessions,
+                        .compaction = EventsCompactionConfig{
+                            .summarizer = std::make_shared<adk::LlmEventSummarizer>(fact_keeper(summaries)),
+                            .compaction_interval = 3,
+                            .overlap_size = 1}});
+    auto work = asio::make_work_guard(ioc);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&ioc] { ioc.run(); });
+    asio::co_spawn(ioc, sessions->create_session(adk::CreateSessionRequest("app", "u", "s")), asio::use_future).get();
+    std::vector<std::future<void>> clients;
+    for (int c = 0; c < 4; ++c)
+        clients.push_back(asio::co_spawn(
+            ioc,
+            [&runner, c]() -> asio::awaitable<void> {
+                for (int i = 0; i < 10; ++i) {
+                    auto stream = co_await runner.run("u", "s", Content::user("Remember " + fact(c * 10 + i)));
+                    co_await adk::test::drain(stream);
+                }
+            },
+            asio::use_future));
+    for (auto& c : clients)
+        c.get();
+    asio::co_spawn(ioc, runner.wait_for_compactions(), asio::use_future).get();
+    auto session = asio::co_spawn(ioc, sessions->get_session(adk::GetSessionRequest("app", "u", "s")), asio::use_future).get();
+    work.reset();
+    for (auto& t : threads)
+        t.join();
+    REQUIRE(session);
+    CHECK(summaries.load() >= 5);
+    // What the model would be sent next holds every fact, from the summary or from the events after it.
+    std::string sent;
+    const auto contents = adk::build_contents(session->events, "agent", "", adk::IncludeContents::history);
+    for (const Content& c : contents)
+        for (const Part& p : c.parts)
+            sent += p.text.value_or("") + "\n";
+    for (int k = 0; k < 40; ++k) {
+        INFO(fact(k));
+        CHECK(sent.find(fact(k)) != std::string::npos);
+    }
+    CHECK(contents.size() < 16);  // a summary and the turns after it, not the 80 events of 40 turns
+}
