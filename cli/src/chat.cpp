@@ -415,6 +415,7 @@ int chat(const Command& cmd, server::App app, const Services& services)
     options.session_service = services.sessions;
     options.artifact_service = services.artifacts;
     options.resumability = app.resumability;
+    options.compaction = app.compaction;
     options.single_threaded = true;
     Runner runner(std::move(options));
     // On every way out (the person quits, an error, an exception), the agents' toolsets are closed: no server

@@ -97,12 +97,41 @@ int run_main(int argc, char** argv, AppSource source, const Dispatch& dispatch)
     }
 }
 
+// The --compaction_* flags, for an app that has no compaction of its own.
+void apply_compaction_flags(const Command& cmd, server::App& app)
+{
+    const bool interval = cmd.has("--compaction_interval");
+    const bool threshold = cmd.has("--compaction_token_threshold");
+    if (!interval && !threshold) {
+        if (cmd.has("--compaction_overlap") || cmd.has("--compaction_retention"))
+            throw Error(errc::invalid_argument, "--compaction_overlap and --compaction_retention go with "
+                                                "--compaction_interval or --compaction_token_threshold: give one");
+        return;
+    }
+    if (app.compaction)
+        return;
+    EventsCompactionConfig config;
+    config.compaction_interval = static_cast<int>(cmd.number("--compaction_interval", 0, 1000000));
+    config.overlap_size = static_cast<int>(cmd.number("--compaction_overlap", 1, 1000000));
+    if (threshold)
+        config.token_threshold = cmd.number("--compaction_token_threshold", 0, 1LL << 40);
+    config.event_retention_size = static_cast<int>(cmd.number("--compaction_retention", 4, 1000000));
+    if (config.compaction_interval == 0 && (!config.token_threshold || *config.token_threshold == 0))
+        throw Error(errc::invalid_argument, "--compaction_interval and --compaction_token_threshold are 0: give one "
+                                            "above 0 to compact, or leave both out");
+    if (config.token_threshold == 0)
+        config.token_threshold.reset();
+    app.compaction = std::move(config);
+}
+
 }  // namespace
 
 int main(int argc, char** argv, std::vector<server::App> apps)
 {
     return run_main(argc, argv, AppSource::code, [&](const Command& cmd, std::string_view program) {
         const detail::Services services = detail::open_services(cmd);
+        for (server::App& app : apps)
+            apply_compaction_flags(cmd, app);
         if (cmd.name == "run")
             return detail::chat(cmd, pick_app(cmd, std::move(apps), program), services);
         return detail::serve(cmd, std::move(apps), services, program);
@@ -130,6 +159,7 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
             server::App app(name.empty() ? fs::absolute(app_dir).parent_path().filename().string() : name,
                             load_agent_config(yaml, options));
             app.resumability.is_resumable = cmd.has("--resumable");
+            apply_compaction_flags(cmd, app);
             const detail::Services services = detail::open_services(cmd);
             return detail::chat(cmd, std::move(app), services);
         }
@@ -145,8 +175,10 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
                                              .value_or("http://" + host + ":" + cmd.value("--port").value_or("8000") +
                                                        "/dev-ui/");
         std::vector<server::App> apps = load_apps(cmd.positional.empty() ? "." : cmd.positional.front(), options);
-        for (server::App& app : apps)
+        for (server::App& app : apps) {
             app.resumability.is_resumable = cmd.has("--resumable");
+            apply_compaction_flags(cmd, app);
+        }
         const detail::Services services = detail::open_services(cmd);
         return detail::serve(cmd, std::move(apps), services, program);
     });

@@ -1,7 +1,10 @@
 #include "command_line.hpp"
 
+#include <adk/core/error.hpp>
+
 #include <algorithm>
 #include <array>
+#include <charconv>
 
 namespace adk::cli::detail {
 
@@ -46,6 +49,14 @@ constexpr std::array run_flags{
     Flag{"--artifact_service_uri", true, "as for web"},
     Flag{"--log_level", true, "as for web"},
 };
+// Event compaction (adk/compaction/compaction.hpp), for every app the command serves or runs.
+constexpr std::array compaction_flags{
+    Flag{"--compaction_interval", true, "summarize the older events every N invocations of a session (ADK's\n"
+                                        "                          events_compaction_config; the root agent's model summarizes)"},
+    Flag{"--compaction_overlap", true, "invocations summarized again with the new ones, for context (default 1)"},
+    Flag{"--compaction_token_threshold", true, "summarize once a prompt reaches N tokens"},
+    Flag{"--compaction_retention", true, "events a token-threshold compaction leaves as they are (default 4)"},
+};
 constexpr Flag model_flag{"--model", true, "use this model for every LlmAgent instead of the YAML's `model:`"};
 constexpr Flag resumable_flag{"--resumable", false, "make the apps resumable: a paused or interrupted invocation\n"
                                                     "                          continues where it stopped"};
@@ -59,6 +70,7 @@ std::vector<Flag> flags_of(AppSource source, std::string_view command)
         out.assign(server_flags.begin(), server_flags.end());
     if (command == "web")
         out.push_back(ui_dir_flag);
+    out.insert(out.end(), compaction_flags.begin(), compaction_flags.end());
     if (source == AppSource::yaml) {
         out.push_back(model_flag);
         if (command != "run")
@@ -113,6 +125,19 @@ std::vector<std::string> Command::list(std::string_view flag) const
         }
     }
     return out;
+}
+
+long long Command::number(std::string_view flag, long long fallback, long long max) const
+{
+    auto text = value(flag);
+    if (!text)
+        return fallback;
+    long long v = -1;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || end != text->data() + text->size() || v < 0 || v > max)
+        throw Error(errc::invalid_argument, std::string(flag) + " takes a whole number from 0 to " +
+                                                std::to_string(max) + ", not '" + text->substr(0, 40) + "'");
+    return v;
 }
 
 std::string usage(AppSource source, std::string_view program, std::string_view command)

@@ -36,6 +36,9 @@ public:
     bool has(std::string_view flag) const { return flags.contains(flag); }
     // Every value of a repeatable flag, comma-separated values split.
     std::vector<std::string> list(std::string_view flag) const;
+    // The flag's whole number from 0 to `max`, or `fallback` when it is not given. Throws adk::Error
+    // (invalid_argument) for anything else, saying what the flag takes.
+    long long number(std::string_view flag, long long fallback, long long max) const;
 };
 
 // Throws UsageError for an unknown command or flag, a flag without its value, or too many arguments.

@@ -36,33 +36,19 @@ fs::path default_ui_dir()
     return cache / "adk-devtools-2.0.0" / "browser";
 }
 
-template <class T>
-T number_flag(const Command& cmd, std::string_view flag, T fallback, T max)
-{
-    auto text = cmd.value(flag);
-    if (!text)
-        return fallback;
-    long long v = -1;
-    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    if (ec != std::errc() || end != text->data() + text->size() || v < 0 || v > static_cast<long long>(max))
-        throw Error(errc::invalid_argument, std::string(flag) + " takes a whole number from 0 to " +
-                                                std::to_string(max) + ", not '" + text->substr(0, 40) + "'");
-    return static_cast<T>(v);
-}
-
 }  // namespace
 
 int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, std::string_view program)
 {
     server::ApiServerOptions options;
     options.http.host = cmd.value("--host").value_or("127.0.0.1");
-    options.http.port = number_flag<unsigned short>(cmd, "--port", 8000, 65535);
+    options.http.port = static_cast<unsigned short>(cmd.number("--port", 8000, 65535));
     options.http.single_threaded = true;
     options.session_service = services.sessions;
     options.artifact_service = services.artifacts;
     options.allow_origins = cmd.list("--allow_origins");
     options.allow_hosts = cmd.list("--allow_hosts");
-    options.run_grace = std::chrono::seconds(number_flag<long>(cmd, "--run_grace", 30, 86400));
+    options.run_grace = std::chrono::seconds(cmd.number("--run_grace", 30, 86400));
     options.allow_unauthenticated = cmd.has("--allow_unauthenticated");
     if (const char* token = std::getenv("ADK_API_TOKEN"); token && *token)
         options.bearer_token = token;

@@ -160,6 +160,7 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
         runner.memory_service = options.memory_service;
         runner.credential_service = options.credential_service;
         runner.resumability = app.resumability;
+        runner.compaction = app.compaction;
         runner.plugins = options.plugins;
         if (options.record_traces)
             runner.plugins.insert(runner.plugins.begin(), traces);

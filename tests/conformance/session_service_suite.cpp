@@ -447,6 +447,23 @@ void stored_json_reads_back(SessionService& svc)
         Event again = back->events[0];
         again.id.clear();
         co_await svc.append_event(s, again);
+        // A compaction (ADK's actions.compaction) reads back whole; its summary stands two levels deeper than an
+        // event's content.
+        Event compacted;
+        compacted.author = "user";
+        EventCompaction summary;
+        summary.start_timestamp = 1.5;
+        summary.end_timestamp = again.timestamp;
+        summary.compacted_content = Content("model", {Part::from_text("the user is Ada"),
+                                                      Part::from_function_response("f", {{"r", nested(max_json_depth - 8)}}, "c1")});
+        summary.extra = {{"laterField", true}};
+        compacted.actions.compaction = summary;
+        co_await svc.append_event(s, compacted);
+        auto with_summary = co_await svc.get_session({"app", "u", "deep"});
+        REQUIRE(with_summary);
+        REQUIRE(with_summary->events.size() == 3);
+        REQUIRE(with_summary->events[2].actions.compaction);
+        CHECK(*with_summary->events[2].actions.compaction == summary);
 
         // One level deeper, a number JSON cannot hold (1e400 reads as infinity), in state or in content: refused,
         // nothing stored.
@@ -458,6 +475,10 @@ void stored_json_reads_back(SessionService& svc)
         bad.emplace_back(text_event("deep response"));
         bad.back().content->parts.push_back(
             Part::from_function_response("f", {{"r", nested(max_json_depth - 5)}}, "c2"));
+        bad.emplace_back(text_event("deep summary"));
+        bad.back().actions.compaction = summary;
+        bad.back().actions.compaction->compacted_content->parts.push_back(
+            Part::from_function_response("f", {{"r", nested(max_json_depth - 7)}}, "c3"));
         bad.emplace_back(text_event("infinite metadata"));
         bad.back().custom_metadata = {{"x", -std::numeric_limits<double>::infinity()}};
         for (Event& event : bad) {
@@ -474,7 +495,7 @@ void stored_json_reads_back(SessionService& svc)
         CHECK_FALSE(bad_stored);
         auto after = co_await svc.get_session({"app", "u", "deep"});
         REQUIRE(after);
-        CHECK(after->events.size() == 2);
+        CHECK(after->events.size() == 3);
         CHECK(after->state.count("app:k3") == 0);
         CHECK(after->state.count("user:k3") == 0);
     }());

@@ -73,6 +73,17 @@ grep -qF "[user]: What is the weather in Paris?" again.out || fail "run --sessio
 printf "" | "$samples_program" run --resume "$samples/weather_agent" >resume.out 2>&1 || fail "run --resume exited $?: $(cat resume.out)"
 grep -qF "in session $session " resume.out || fail "run --resume did not pick the latest session: $(cat resume.out)"
 [ "$(grep -c 'And tomorrow?' resume.out)" = 1 ] || fail "run --resume: the second turn is not in the history"
+# Event compaction from the command line: every invocation here, summarized by the app's own model (mock-llm's
+# default turns answer the summarizer); `run` waits for the last summary before it exits. ADK's database format
+# writes the JSON in snake_case.
+expect_exit 1 "--compaction_overlap and --compaction_retention go with" \
+  "$samples_program" run --compaction_overlap 2 "$samples/weather_agent"
+printf 'What is the weather in Paris?\nAnd tomorrow?\nexit\n' |
+  "$samples_program" run --session_service_uri sqlite:///compacted.db --compaction_interval 1 "$samples/weather_agent" \
+  >compacted.out 2>&1 || fail "run --compaction_interval exited $?: $(cat compacted.out)"
+[ "$(grep -c 'It is sunny and 22 degrees' compacted.out)" = 2 ] || fail "run --compaction_interval: $(cat compacted.out)"
+[ "$(cat compacted.db compacted.db-wal 2>/dev/null | grep -ac '"compacted_content"')" -ge 1 ] ||
+  fail "run --compaction_interval stored no compaction: $(cat compacted.out)"
 # Another app of the folder: a LoopAgent whose critic ends it.
 printf 'Autumn\n' | "$samples_program" run --session_service_uri memory:// "$samples/refine_loop" >loop.out 2>&1 ||
   fail "run refine_loop exited $?: $(cat loop.out)"

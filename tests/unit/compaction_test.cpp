@@ -430,3 +430,71 @@ TEST_CASE("compaction: invocations of one session on four threads, compacted as 
     }
     CHECK(contents.size() < 16);  // a summary and the turns after it, not the 80 events of 40 turns
 }
+
+TEST_CASE("compaction: an invocation paused on a question is resumed across a compaction that came meanwhile",
+          "[compaction]")
+{
+    int transfers = 0;
+    std::vector<LlmRequest> requests;
+    auto model = std::make_shared<adk::test::FnModel>([&](const LlmRequest& request) {
+        requests.push_back(request);
+        const Content& last = request.contents.back();
+        if (last.parts.back().function_response)
+            return LlmResponse::text("sent");
+        if (last.parts.back().text && last.parts.back().text->starts_with("pay"))
+            return LlmResponse::function_call("transfer", json::object{{"amount", 5}});
+        return LlmResponse::text("Noted.");
+    });
+    auto transfer = adk::FunctionTool::create(
+        "transfer", "Sends money.", json::parse(R"({"type":"object","properties":{"amount":{"type":"number"}}})"),
+        [&](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+            ++transfers;
+            co_return json::object{{"sent", 5}};
+        });
+    transfer->set_require_confirmation(true);
+    auto agent = adk::LlmAgent::builder("agent").model(model).tool(transfer).build();
+    std::atomic<int> summaries{0};
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner({.app_name = "app",
+                        .agent = agent,
+                        .session_service = sessions,
+                        .resumability = {.is_resumable = true},
+                        .compaction = EventsCompactionConfig{
+                            .summarizer = std::make_shared<adk::LlmEventSummarizer>(fact_keeper(summaries)),
+                            .compaction_interval = 2}});
+    auto send = [&](Content message) {
+        return run(ioc, [&]() -> asio::awaitable<std::vector<Event>> {
+            auto stream = co_await runner.run("u", "s", std::move(message));
+            co_return co_await adk::test::drain(stream);
+        }());
+    };
+    run(ioc, [&]() -> asio::awaitable<void> {
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await sessions->create_session(std::move(create));
+    }());
+    send(Content::user("Remember " + fact(1)));
+    auto paused = send(Content::user("pay 5 to Bob"));
+    const adk::FunctionCall* question = nullptr;
+    for (const Event& e : paused)
+        for (const auto& call : e.function_calls())
+            if (call.name == "adk_request_confirmation")
+                question = &e.content->parts.back().function_call.value();
+    REQUIRE(question);
+    // Two invocations ended (one paused): the compaction took the first and the message of the second, and
+    // stopped before the call that waits for its answer.
+    CHECK(summaries.load() == 1);
+
+    auto resumed = send(Content("user", {Part::from_function_response("adk_request_confirmation",
+                                                                      json::object{{"confirmed", true}},
+                                                                      question->id)}));
+    REQUIRE(resumed.size() == 3);  // the tool's response, the answer, the agent's end (a resumable app)
+    CHECK(resumed[1].text() == "sent");
+    CHECK(resumed[2].actions.end_of_agent);
+    CHECK(resumed.back().invocation_id == paused.front().invocation_id);
+    CHECK(transfers == 1);
+    const std::string last = request_text(requests.back());
+    CHECK(last.starts_with("Facts so far; " + fact(1)));  // the summary, as the agent's own words
+    CHECK(last.find("call transfer\nresponse transfer\n") != std::string::npos);
+    CHECK(last.find("pay 5 to Bob") == std::string::npos);  // summarized with the first invocation
+}

@@ -3,7 +3,7 @@
 // and prints the ratios.
 //
 //   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K [--warmup N]
-//               [--sessions URL]
+//               [--sessions URL] [--compaction N]
 //
 // Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up
 // to 50, as ts/agent_bench.mjs does for the TypeScript ADK (a JIT runtime must be warm to be measured
@@ -14,7 +14,8 @@
 // on one thread (as Node runs), each on a new session, deleted when it ends: in memory by default, or in the
 // service --sessions names (adk::services::open_session_service: sqlite:///file.db, postgresql://...).
 // mock-llm runs with --stamp and a script whose chunks are "w{t} ", so each partial event tells when its
-// chunk left the server.
+// chunk left the server. --compaction N configures event compaction every N invocations (the model summarizes);
+// with N > 1 it is never due, as each session holds one invocation: what checking for it costs.
 //
 // Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only; and the runtime's
 // thread alone, which excludes the SQLite service's worker threads and libpq's), latency and
@@ -55,6 +56,7 @@ struct Options {
     int chunks = 20;
     int warmup = 300;
     std::string sessions = "memory://";
+    int compaction = 0;
 };
 
 long rss_kib(const char* field)
@@ -148,6 +150,7 @@ int main(int argc, char** argv)
         else if (a == "--chunks") o.chunks = std::stoi(v);
         else if (a == "--warmup") o.warmup = std::stoi(v);
         else if (a == "--sessions") o.sessions = v;
+        else if (a == "--compaction") o.compaction = std::stoi(v);
         else {
             std::cerr << "agent_bench: unknown argument " << a << "\n";
             return 2;
@@ -155,7 +158,7 @@ int main(int argc, char** argv)
     }
     if (o.mock.empty()) {
         std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n"
-                     "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...]\n";
+                     "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...] [--compaction N]\n";
         return 2;
     }
 
@@ -170,7 +173,14 @@ int main(int argc, char** argv)
     int agents = 1;
     auto agent = make_agent(o, model, agents);
     auto sessions = adk::services::open_session_service(o.sessions);
-    adk::Runner runner({.app_name = "bench", .agent = agent, .session_service = sessions, .single_threaded = true});
+    std::optional<adk::EventsCompactionConfig> compaction;
+    if (o.compaction > 0)
+        compaction = adk::EventsCompactionConfig{.compaction_interval = o.compaction, .overlap_size = 1};
+    adk::Runner runner({.app_name = "bench",
+                        .agent = agent,
+                        .session_service = sessions,
+                        .compaction = compaction,
+                        .single_threaded = true});
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;
 
@@ -254,6 +264,7 @@ int main(int argc, char** argv)
     json::object result{
         {"runtime", "adk-cpp"},
         {"workload", std::string(1, o.workload)},
+        {"compaction", o.compaction},
         {"concurrency", o.concurrency},
         {"invocations", o.invocations},
         {"chunks", o.chunks},

@@ -40,6 +40,10 @@ public:
     std::mutex paused_mutex;
     std::vector<const Agent*> paused_agents;
     std::atomic<int> llm_calls{0};
+    // Token budgets (RunConfig::max_invocation_tokens, max_session_tokens): the tokens the invocation's model
+    // calls used (those of its earlier runs included, when it resumed), and those of the session's other events.
+    std::atomic<std::int64_t> invocation_tokens{0};
+    std::int64_t other_tokens = 0;
     std::mutex attributes_mutex;
     std::map<std::string, std::any, std::less<>> attributes;
     // The session's turn (SessionService::take_turn), held by the Runner's invocations until they end.

@@ -66,6 +66,15 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
     if (options.invocation_id.empty())
         options.invocation_id = new_invocation_id();
     commit_order_ = std::make_unique<CommitOrder>(options.executor);
+    if (options.run_config.max_invocation_tokens > 0 || options.run_config.max_session_tokens > 0)
+        for (const Event& e : options.session.events) {
+            if (!e.usage_metadata || e.partial)
+                continue;
+            if (e.invocation_id == options.invocation_id)
+                invocation_tokens += total_tokens(*e.usage_metadata);
+            else
+                other_tokens += total_tokens(*e.usage_metadata);
+        }
 }
 
 Invocation::~Invocation() = default;
@@ -274,6 +283,35 @@ void InvocationContext::check_and_inc_llm_call() const
         throw Error(errc::llm_call_limit_exceeded,
                     "invocation " + invocation_id() + " reached RunConfig::max_llm_calls (" + std::to_string(limit) +
                         " model calls): raise the limit if the task needs more, or find why the agent loops");
+}
+
+std::int64_t InvocationContext::invocation_tokens() const noexcept
+{
+    return inv_->invocation_tokens.load();
+}
+
+std::int64_t InvocationContext::session_tokens() const noexcept
+{
+    return inv_->other_tokens + inv_->invocation_tokens.load();
+}
+
+void InvocationContext::add_tokens(const UsageMetadata& usage) const
+{
+    inv_->invocation_tokens += total_tokens(usage);
+}
+
+std::optional<std::string> InvocationContext::exhausted_token_budget() const
+{
+    const RunConfig& config = inv_->options.run_config;
+    const std::int64_t used = invocation_tokens();
+    if (config.max_invocation_tokens > 0 && used >= config.max_invocation_tokens)
+        return "the invocation's token budget ran out: its model calls used " + std::to_string(used) + " of the " +
+               std::to_string(config.max_invocation_tokens) + " tokens RunConfig::max_invocation_tokens allows";
+    const std::int64_t session = session_tokens();
+    if (config.max_session_tokens > 0 && session >= config.max_session_tokens)
+        return "the session's token budget ran out: its model calls used " + std::to_string(session) + " of the " +
+               std::to_string(config.max_session_tokens) + " tokens RunConfig::max_session_tokens allows";
+    return std::nullopt;
 }
 
 void InvocationContext::set_attribute(std::string key, std::any value) const

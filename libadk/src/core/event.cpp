@@ -18,6 +18,14 @@ using detail::put_extra;
 using detail::put_nonempty;
 using detail::put_true;
 
+std::int64_t total_tokens(const UsageMetadata& usage)
+{
+    auto count = [](const std::optional<std::int64_t>& v) { return v && *v > 0 ? *v : 0; };
+    if (usage.total_token_count && *usage.total_token_count > 0)
+        return *usage.total_token_count;
+    return count(usage.prompt_token_count) + count(usage.candidates_token_count) + count(usage.thoughts_token_count);
+}
+
 Event::Event(std::string author_, Content content_) : author(std::move(author_)), content(std::move(content_)) {}
 
 std::string Event::text() const

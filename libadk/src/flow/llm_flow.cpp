@@ -234,6 +234,24 @@ asio::awaitable<void> emit_max_iterations(const LlmAgent& agent, InvocationConte
     co_await out.emit(std::move(fail_safe));
 }
 
+// A token budget ran out (RunConfig::max_invocation_tokens, max_session_tokens): the invocation ends with a
+// final event that says which, before the model is called again.
+asio::awaitable<bool> stopped_by_budget(InvocationContext& ctx, EventSink& out)
+{
+    std::optional<std::string> exhausted = ctx.exhausted_token_budget();
+    if (!exhausted)
+        co_return false;
+    Event stop = ctx.make_event(Content::model("I stopped: " + *exhausted + "."));
+    stop.error_code = "TOKEN_BUDGET_EXHAUSTED";
+    stop.error_message = *exhausted + "; raise it, or start a new session";
+    stop.turn_complete = true;
+    stop.custom_metadata["adk_token_budget"] =
+        json::object{{"invocationTokens", ctx.invocation_tokens()}, {"sessionTokens", ctx.session_tokens()}};
+    co_await out.emit(std::move(stop));
+    ctx.set_end_invocation();
+    co_return true;
+}
+
 }  // namespace
 
 asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx, EventSink& out)
@@ -253,6 +271,8 @@ asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx
         co_await prepare_request(agent, ctx, out, request);
         if (ctx.end_invocation())
             co_return;  // a processor ended it
+        if (co_await stopped_by_budget(ctx, out))
+            co_return;
         std::unique_ptr<Event> model_event = co_await call_model(agent, ctx, out, request);
         std::vector<std::shared_ptr<Tool>> called = std::move(request.callable_tools);
         request = LlmRequest();  // not kept while the tools run

@@ -210,11 +210,16 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
         if (failure)
             co_await recover(cfg, ctx, cb, request, failure, response);
     }
+    if (response->usage_metadata)
+        ctx.add_tokens(*response->usage_metadata);
     co_await after_model(cfg, ctx, cb, *response);
     if (!cfg.response_processors.empty())
         co_await process_response(cfg, ctx, out, *response);
     event->timestamp = now_seconds();
     fill_event(*event, std::move(*response));
+    if (ctx.run_config().max_invocation_tokens > 0 || ctx.run_config().max_session_tokens > 0)
+        event->custom_metadata["adk_token_budget"] =
+            json::object{{"invocationTokens", ctx.invocation_tokens()}, {"sessionTokens", ctx.session_tokens()}};
     event->partial = false;
     event->actions = std::move(cb.actions());
     co_return event;

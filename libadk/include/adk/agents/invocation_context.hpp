@@ -148,6 +148,14 @@ public:
     void check_and_inc_llm_call() const;
     int llm_calls() const noexcept;
 
+    // Token budgets (RunConfig::max_invocation_tokens, max_session_tokens): the tokens the invocation's model
+    // calls used so far, and the session's (its other events' usage included). add_tokens counts a model call's
+    // usage (the flow calls it). exhausted_token_budget(): which budget ran out, in words, or nullopt.
+    std::int64_t invocation_tokens() const noexcept;
+    std::int64_t session_tokens() const noexcept;
+    void add_tokens(const UsageMetadata& usage) const;
+    std::optional<std::string> exhausted_token_budget() const;
+
     // Per-invocation values for plugins and callbacks. Safe from any thread.
     void set_attribute(std::string key, std::any value) const;
     std::any attribute(std::string_view key) const;

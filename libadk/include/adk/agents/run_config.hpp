@@ -4,6 +4,7 @@
 #include <boost/json/object.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 #include <string>
 #include <type_traits>
@@ -34,6 +35,14 @@ public:
     // user event's artifactDelta lists it. The model sees it through load_artifacts_tool(). Needs
     // RunnerOptions::artifact_service (Runner::run throws adk::Error without one).
     bool save_input_blobs_as_artifacts = false;
+    // Token budgets: the most tokens (input and output, as the models report them: adk::total_tokens) that the
+    // invocation's model calls may use, and that the session's may have used, its earlier invocations and
+    // compactions counted; 0 means no limit. Checked before each model call: once one is reached the invocation
+    // ends with a final event by the agent (errorCode "TOKEN_BUDGET_EXHAUSTED") that says which budget ran out;
+    // the answer that crossed it is kept whole. With a budget set, each model event's customMetadata
+    // "adk_token_budget" holds the counts so far ({"invocationTokens", "sessionTokens"}).
+    std::int64_t max_invocation_tokens = 0;
+    std::int64_t max_session_tokens = 0;
     std::vector<std::string> response_modalities;  // e.g. {"TEXT"}
     boost::json::object custom_metadata;           // passed through to plugins and callbacks
 };

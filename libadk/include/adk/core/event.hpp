@@ -33,6 +33,10 @@ public:
     friend bool operator==(const UsageMetadata&, const UsageMetadata&) = default;
 };
 
+// The tokens a model call used, input and output: totalTokenCount when the model gave it, else promptTokenCount +
+// candidatesTokenCount + thoughtsTokenCount (each missing or negative count taken as 0).
+std::int64_t total_tokens(const UsageMetadata& usage);
+
 // ADK's EventCompaction: a summary that stands, in what a model is sent, for the session's events whose
 // timestamps lie in [start_timestamp, end_timestamp] (adk/compaction/compaction.hpp writes them). Each field is
 // optional on the wire, as in ADK; a compaction missing one is kept as read and ignored.

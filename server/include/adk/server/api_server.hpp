@@ -62,6 +62,8 @@ public:
     // Resumable apps continue a paused or interrupted invocation (/run_sse with "invocationId", or an answer to
     // one of its calls) where it stopped: adk/runner/runner.hpp.
     ResumabilityConfig resumability;
+    // The app's event compaction (adk/compaction/compaction.hpp); off when unset.
+    std::optional<EventsCompactionConfig> compaction;
 };
 
 class ApiServerOptions {
