@@ -120,6 +120,19 @@ std::shared_ptr<adk::test::FnModel> fact_keeper(std::atomic<int>& calls)
         "summarizer-model");
 }
 
+// A Runner that compacts every `interval` invocations with one carried over, `summarizer` summarizing.
+adk::RunnerOptions compacting(std::shared_ptr<adk::Agent> agent, std::shared_ptr<adk::SessionService> sessions,
+                              std::shared_ptr<adk::Model> summarizer, int interval)
+{
+    return {.app_name = "app",
+            .agent = std::move(agent),
+            .session_service = std::move(sessions),
+            .compaction = EventsCompactionConfig{
+                .summarizer = std::make_shared<adk::LlmEventSummarizer>(std::move(summarizer)),
+                .compaction_interval = interval,
+                .overlap_size = 1}};
+}
+
 std::string fact(int k)
 {
     return "fact #" + std::to_string(k) + " is that box " + std::to_string(k) + " holds code Z" +
@@ -288,13 +301,7 @@ TEST_CASE("compaction: a 300-turn conversation stays bounded and keeps every fac
     auto agent = adk::LlmAgent::builder("agent").model(model).build();
     asio::io_context ioc;
     auto sessions = std::make_shared<adk::InMemorySessionService>();
-    adk::Runner runner({.app_name = "app",
-                        .agent = agent,
-                        .session_service = sessions,
-                        .compaction = EventsCompactionConfig{
-                            .summarizer = std::make_shared<adk::LlmEventSummarizer>(fact_keeper(summaries)),
-                            .compaction_interval = 5,
-                            .overlap_size = 1}});
+    adk::Runner runner(compacting(agent, sessions, fact_keeper(summaries), 5));
     run(ioc, [&]() -> asio::awaitable<void> {
         adk::CreateSessionRequest create("app", "u", "s");
         co_await sessions->create_session(std::move(create));
@@ -386,13 +393,7 @@ TEST_CASE("compaction: invocations of one session on four threads, compacted as 
     auto agent = adk::LlmAgent::builder("agent").model(model).build();
     asio::io_context ioc;
     auto sessions = std::make_shared<adk::InMemorySessionService>();
-    adk::Runner runner({.app_name = "app",
-                        .agent = agent,
-                        .session_service = sessions,
-                        .compaction = EventsCompactionConfig{
-                            .summarizer = std::make_shared<adk::LlmEventSummarizer>(fact_keeper(summaries)),
-                            .compaction_interval = 3,
-                            .overlap_size = 1}});
+    adk::Runner runner(compacting(agent, sessions, fact_keeper(summaries), 3));
     auto work = asio::make_work_guard(ioc);
     std::vector<std::thread> threads;
     for (int i = 0; i < 4; ++i)
