@@ -24,36 +24,6 @@ namespace adk::cli {
 
 namespace fs = std::filesystem;
 
-ToolRegistry::ToolRegistry()
-{
-    add(exit_loop_tool());
-    add(load_memory_tool());
-    add(preload_memory_tool());
-    add(load_artifacts_tool());
-}
-
-void ToolRegistry::add(std::shared_ptr<Tool> tool)
-{
-    if (!tool)
-        throw Error(errc::invalid_argument, "ToolRegistry::add was given a null tool");
-    std::string name = tool->name();
-    tools_.insert_or_assign(std::move(name), std::move(tool));
-}
-
-std::shared_ptr<Tool> ToolRegistry::find(std::string_view name) const
-{
-    auto it = tools_.find(name);
-    return it == tools_.end() ? nullptr : it->second;
-}
-
-std::vector<std::string> ToolRegistry::names() const
-{
-    std::vector<std::string> out;
-    for (const auto& [name, tool] : tools_)
-        out.push_back(name);
-    return out;
-}
-
 AgentConfigOptions::AgentConfigOptions()
     : make_model([](const std::string& id) { return adk::make_model(id); })
 {
@@ -192,9 +162,9 @@ private:
     }
 
     // An LlmAgent's `tools`: registered tools by name, and MCP toolsets ({name: McpToolset, args: ...}).
-    void tools(const fs::path& file, const YAML::Node& list, LlmAgent::Builder& builder)
+    void tools(const fs::path& file, const YAML::Node& list, LlmAgent::Builder& builder, const std::string& agent)
     {
-        std::vector<std::shared_ptr<Tool>> out;
+        std::vector<std::string> names;
         if (!list.IsSequence())
             fail(file, list, "'tools' must be a list of {name: TOOL}");
         for (const auto& item : list) {
@@ -212,16 +182,12 @@ private:
                         fail(file, field.first,
                              "'tools': the field '" + field.first.Scalar() +
                                  "' is not supported (a tool's arguments are set where it is registered, in C++)");
-            auto tool = options_.tools.find(name);
-            if (!tool) {
-                std::string known;
-                for (const auto& n : options_.tools.names())
-                    known += (known.empty() ? "" : ", ") + n;
-                fail(file, name_node, "'tools': no tool named '" + name + "' is registered (known: " + known + ")");
-            }
-            out.push_back(std::move(tool));
+            if (!options_.tools.find(name) && options_.tools.validation_mode() == ValidationMode::strict)
+                fail(file, name_node, "'tools': no tool named '" + name + "' is registered (known: " +
+                                          options_.tools.known() + ")");
+            names.push_back(name);
         }
-        builder.tools(std::move(out));
+        builder.tools(options_.tools.bind(names, agent));
     }
 
     // {name: McpToolset, args: {stdio_connection_params: {server_params: {command, args, env, cwd}, timeout},
@@ -498,7 +464,7 @@ private:
             if (root["static_instruction"])
                 builder.static_instruction(text(file, root["static_instruction"], "static_instruction"));
             if (root["tools"])
-                tools(file, root["tools"], builder);
+                tools(file, root["tools"], builder, name);
             if (root["output_key"])
                 builder.output_key(text(file, root["output_key"], "output_key"));
             if (root["include_contents"]) {

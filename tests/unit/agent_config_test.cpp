@@ -183,6 +183,16 @@ TEST_CASE("agent config: each error names the file, the line and the field", "[c
                Catch::Contains("names Python code") && Catch::StartsWith(at + "3:1:"));
     CHECK_THAT(error_of("name: a\nmodel: m\ntools:\n  - name: nowhere\n"),
                Catch::StartsWith(at + "4:11: 'tools': no tool named 'nowhere'") && Catch::Contains("exit_loop"));
+    {
+        // Permissive: the missing tool is logged and left out; the agent declares only what it can call.
+        AgentConfigOptions permissive = options;
+        permissive.tools.set_validation_mode(adk::ValidationMode::permissive);
+        write(yaml, "name: a\nmodel: m\ntools:\n  - name: nowhere\n  - name: exit_loop\n");
+        auto agent = std::dynamic_pointer_cast<adk::LlmAgent>(adk::cli::load_agent_config(yaml, permissive));
+        REQUIRE(agent);
+        REQUIRE(agent->config().tools.size() == 1);
+        CHECK(agent->config().tools[0]->name() == "exit_loop");
+    }
     CHECK_THAT(error_of("name: a\nmodel: m\ntools:\n  - nme: get_weather\n"),
                Catch::StartsWith(at + "4:5: 'tools': an entry names its tool with name: TOOL"));
     CHECK_THAT(error_of("name: a\nmodel: m\ngenerate_content_config: {temperature: hot}\n"),

@@ -1,6 +1,7 @@
 // Tools: JSON schemas (checking, generating from described structs, converting), FunctionTool.
 #include <adk/adk.hpp>
 
+#include "support/agents.hpp"
 #include "support/run.hpp"
 
 #include <boost/asio/strand.hpp>
@@ -202,4 +203,36 @@ TEST_CASE("numbers out of any range are refused, never cast (UBSan checks the ca
     CHECK_THAT(convert(args("1099511627776", "0").c_str()), Catch::Contains("days"));  // 2^40
     CHECK_THAT(convert(args("-1e400", "0").c_str()), Catch::Contains("days"));
     CHECK_THAT(convert(args("1", "1e400").c_str()), Catch::Contains("threshold"));
+}
+
+TEST_CASE("ToolRegistry: strict refuses an agent naming a missing tool, permissive binds what exists", "[tools]")
+{
+    adk::ToolRegistry registry;
+    registry.add(adk::FunctionTool::create("get_weather", "Weather.",
+                                           boost::json::parse(R"({"type":"object","properties":{}})"),
+                                           [](adk::ToolContext&, boost::json::object) -> asio::awaitable<boost::json::value> {
+                                               co_return "sunny";
+                                           }));
+    CHECK(registry.validation_mode() == adk::ValidationMode::strict);
+    const std::vector<std::string> names{"get_weather", "book_flight", "exit_loop", "pay"};
+    CHECK_THROWS_WITH(registry.bind(names, "planner"),
+                      Catch::Contains("agent 'planner' names tools that are not registered: 'book_flight', 'pay'") &&
+                          Catch::Contains("known: exit_loop, get_weather,") && Catch::Contains("permissive"));
+    registry.set_validation_mode(adk::ValidationMode::permissive);
+    const auto bound = registry.bind(names, "planner");
+    REQUIRE(bound.size() == 2);
+    CHECK(bound[0]->name() == "get_weather");
+    CHECK(bound[1]->name() == "exit_loop");
+
+    // The model is offered exactly the tools bound.
+    auto model = std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{
+        adk::LlmResponse::text("ok")});
+    auto agent = adk::LlmAgent::builder("planner").model(model).tools(bound).build();
+    adk::test::Harness h;
+    h.send(agent, "plan a trip");
+    std::vector<std::string> declared;
+    const std::vector<adk::LlmRequest> requests = model->requests();
+    for (const auto& d : requests.at(0).tools)
+        declared.push_back(d.name);
+    CHECK(declared == std::vector<std::string>{"get_weather", "exit_loop"});
 }

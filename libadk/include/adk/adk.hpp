@@ -39,4 +39,5 @@
 #include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool.hpp>
 #include <adk/tools/tool_confirmation.hpp>
+#include <adk/tools/tool_registry.hpp>
 #include <adk/tools/toolset.hpp>

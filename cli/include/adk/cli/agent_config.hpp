@@ -30,6 +30,7 @@
 #include <adk/models/model.hpp>
 #include <adk/server/api_server.hpp>
 #include <adk/tools/tool.hpp>
+#include <adk/tools/tool_registry.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -42,19 +43,10 @@
 
 namespace adk::cli {
 
-// The tools a YAML file may name, by name: the built-in ones (exit_loop, load_memory, preload_memory,
-// load_artifacts) and those the program adds.
-class ToolRegistry {
-public:
-    ToolRegistry();
-    // Adds the tool under its own name, replacing one of that name.
-    void add(std::shared_ptr<Tool> tool);
-    std::shared_ptr<Tool> find(std::string_view name) const;
-    std::vector<std::string> names() const;
-
-private:
-    std::map<std::string, std::shared_ptr<Tool>, std::less<>> tools_;
-};
+// The tools a YAML file may name (adk/tools/tool_registry.hpp): with ValidationMode::strict (the default) a name
+// the registry lacks is a YAML error at its line; with permissive it is logged and left out.
+using adk::ToolRegistry;
+using adk::ValidationMode;
 
 class AgentConfigOptions {
 public:
