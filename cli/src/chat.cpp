@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <chrono>
 #include <iostream>
 #include <optional>
 #include <type_traits>
@@ -432,6 +433,11 @@ int chat(const Command& cmd, server::App app, const Services& services)
             } catch (const std::exception& e) {
                 log(LogLevel::warning, std::string("closing the toolsets: ") + e.what());
             }
+            // run_until_done stops the io_context as soon as its result comes, which may be before a session
+            // service's worker thread let go of the work it held on it (adk::offload): the io_context is not
+            // destroyed until that work is let go (run_for returns once no work is left).
+            ioc_.restart();
+            ioc_.run_for(std::chrono::seconds(2));
         }
 
     private:
