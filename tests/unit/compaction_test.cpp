@@ -312,12 +312,14 @@ TEST_CASE("compaction: a 300-turn conversation stays bounded and keeps every fac
                                           : "Small talk " + std::to_string(turn) + ": " + std::string(200, 'x');
         told += text.size();
         run(ioc, [&]() -> asio::awaitable<void> {
-            auto stream = co_await runner.run("u", "s", Content::user(text));
+            Content message = Content::user(text);
+            auto stream = co_await runner.run("u", "s", std::move(message));
             co_await adk::test::drain(stream);
         }());
     }
     run(ioc, [&]() -> asio::awaitable<void> {
-        auto stream = co_await runner.run("u", "s", Content::user("Which codes do the boxes hold?"));
+        Content question = Content::user("Which codes do the boxes hold?");
+        auto stream = co_await runner.run("u", "s", std::move(question));
         co_await adk::test::drain(stream);
     }());
     CHECK(told > 55000);
@@ -367,7 +369,8 @@ TEST_CASE("compaction: a summarizer that fails is logged and changes nothing", "
         adk::CreateSessionRequest create("app", "u", "s");
         co_await h.sessions->create_session(std::move(create));
         for (int i = 0; i < 3; ++i) {
-            auto stream = co_await runner.run("u", "s", Content::user("hello"));
+            Content hello = Content::user("hello");
+            auto stream = co_await runner.run("u", "s", std::move(hello));
             auto events = co_await adk::test::drain(stream);
             CHECK(events.back().text() == "ok");
         }
@@ -405,7 +408,8 @@ TEST_CASE("compaction: invocations of one session on four threads, compacted as 
             ioc,
             [&runner, c]() -> asio::awaitable<void> {
                 for (int i = 0; i < 10; ++i) {
-                    auto stream = co_await runner.run("u", "s", Content::user("Remember " + fact(c * 10 + i)));
+                    Content message = Content::user("Remember " + fact(c * 10 + i));
+                    auto stream = co_await runner.run("u", "s", std::move(message));
                     co_await adk::test::drain(stream);
                 }
             },

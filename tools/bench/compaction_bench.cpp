@@ -90,7 +90,8 @@ Run session(int turns, bool compact)
             co_await sessions->create_session(std::move(create));
             for (int turn = 1; turn <= turns; ++turn) {
                 std::string text = "Turn " + std::to_string(turn) + ": " + std::string(290, 'q');
-                auto stream = co_await runner.run("u", "s", adk::Content::user(std::move(text)));
+                adk::Content message = adk::Content::user(std::move(text));
+                auto stream = co_await runner.run("u", "s", std::move(message));
                 while (co_await stream.next()) {
                 }
                 co_await runner.wait_for_compactions();
