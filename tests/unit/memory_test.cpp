@@ -57,6 +57,7 @@ TEST_CASE("invariant 2: a slow consumer keeps memory flat while 1,000,000 events
     adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
 
     long baseline = 0;
+    long warm = 0;  // after the first 100,000 events: ASan's quarantine and the allocator's regions are filled
     long peak = 0;
     long max_ahead = 0;
     adk::test::run(
@@ -74,18 +75,26 @@ TEST_CASE("invariant 2: a slow consumer keeps memory flat while 1,000,000 events
                     nap.expires_after(1ms);
                     co_await nap.async_wait(asio::use_awaitable);
                 }
-                if (consumed % 10'000 == 0)
+                if (consumed == 100'000)
+                    warm = rss_kib();
+                if (consumed % 10'000 == 0) {
                     peak = std::max(peak, rss_kib());
+                    if (std::getenv("ADK_TRACE_RSS") && consumed % 100'000 == 0)
+                        std::cout << consumed << " " << rss_kib() << "\n";
+                }
             }
             CHECK(consumed == total);
         }(),
         std::chrono::minutes(5));
 
-    std::cout << "bounded memory: RSS before the run " << baseline << " KiB, peak while 1,000,000 events flowed " << peak
-              << " KiB, producer at most " << max_ahead << " events ahead\n";
+    std::cout << "bounded memory: RSS before the run " << baseline << " KiB, after 100,000 events " << warm
+              << " KiB, peak while 1,000,000 events flowed " << peak << " KiB, producer at most " << max_ahead
+              << " events ahead\n";
     CHECK(max_ahead <= static_cast<long>(adk::default_stream_capacity) + 1);
-    // About 500 MB of events went through; resident memory may move by a few MB at most.
-    CHECK(peak - baseline < 16 * 1024);
+    // About 500 MB of events went through. Warming up (ASan's 4 MB quarantine, the allocator's first regions) takes
+    // 12 to 17 MB under ASan; past that, the other 900,000 events (450 MB) may move resident memory by a few MB.
+    CHECK(peak - baseline < 48 * 1024);
+    CHECK(peak - warm < 4 * 1024);
 }
 
 TEST_CASE("invariant 2 end to end: a slow reader of an agent's events makes the model's socket read slowly", "[invariant][memory]")
