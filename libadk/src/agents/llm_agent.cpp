@@ -51,6 +51,18 @@ LlmAgentConfig validated(LlmAgentConfig config)
     for (const auto& processor : config.response_processors)
         if (!processor)
             fail("a response processor is null");
+    if (config.code_executor) {
+        const CodeExecutorOptions& o = config.code_executor->options();
+        if (o.error_retry_attempts < 0)
+            fail("the code executor's error_retry_attempts must not be negative, got " +
+                 std::to_string(o.error_retry_attempts));
+        if (!config.code_executor->runs_in_model() && o.code_block_delimiters.empty())
+            fail("the code executor has no code_block_delimiters: the model's code blocks could not be found");
+        for (const auto& [start, end] : o.code_block_delimiters)
+            if (start.empty() || end.empty())
+                fail("a code block delimiter of the code executor is empty: give both where a block starts and "
+                     "where it ends, as (\"```python\\n\", \"\\n```\")");
+    }
     return config;
 }
 
@@ -118,6 +130,7 @@ LlmAgent::Builder& LlmAgent::Builder::max_iterations(int n) { config_.max_iterat
 LlmAgent::Builder& LlmAgent::Builder::max_concurrent_tools(int n) { config_.max_concurrent_tools = n; return *this; }
 LlmAgent::Builder& LlmAgent::Builder::tool_timeout(std::chrono::milliseconds t) { config_.tool_timeout = t; return *this; }
 LlmAgent::Builder& LlmAgent::Builder::output_key(std::string key) { config_.output_key = std::move(key); return *this; }
+LlmAgent::Builder& LlmAgent::Builder::code_executor(std::shared_ptr<CodeExecutor> executor) { config_.code_executor = std::move(executor); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::output_schema(json::value schema) { config_.output_schema = std::move(schema); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::input_schema(json::value schema) { config_.input_schema = std::move(schema); return *this; }
 LlmAgent::Builder& LlmAgent::Builder::include_contents(IncludeContents mode) { config_.include_contents = mode; return *this; }

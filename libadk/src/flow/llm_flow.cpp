@@ -1,7 +1,8 @@
 // The LlmAgent's loop, top to bottom. Each step:
 //   1. the request processors build the model request (adk/flow/processor.hpp, processors/)
 //   2. the model is called (model_call.hpp)
-//   3. its event is emitted; the tools it calls run through their stages (tool_dispatch.hpp) and their
+//   3. its event is emitted; code it wrote runs (an agent with a code executor) and the model is called again
+//      with the result; the tools it calls run through their stages (tool_dispatch.hpp) and their
 //      responses are emitted, then what they ask a person
 //   4. a transfer hands the rest of the invocation to another agent; a final answer ends the loop; a call that
 //      waits for a person or a long-running tool pauses the invocation
@@ -11,6 +12,7 @@
 // finishes that turn (pending_calls.hpp).
 #include "llm_flow.hpp"
 
+#include "../code_execution/code_execution_flow.hpp"
 #include "model_call.hpp"
 #include "pending_calls.hpp"
 #include "processors/processors.hpp"
@@ -102,12 +104,13 @@ asio::awaitable<void> ask_toolset_credentials(InvocationContext& ctx, EventSink&
     ctx.pause();
 }
 
-// The flow's request processors, then the agent's.
+// The flow's request processors, code execution's step, then the agent's processors.
 asio::awaitable<void> prepare_request(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
-                                      LlmRequest& request)
+                                      LlmRequest& request, CodeRunState& code)
 {
     for (RequestProcessor* processor : flow_request_processors())
         co_await processor->process_request(ctx, request, out);
+    prepare_code_execution(agent.config(), request, code);
     for (const auto& processor : agent.config().request_processors)
         co_await processor->process_request(ctx, request, out);
 }
@@ -266,9 +269,10 @@ asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx
     if (!co_await finish_pending_turn(agent, ctx, out, tools))
         co_return;
     LlmRequest request;
+    CodeRunState code;
     for (int iteration = 0; iteration < cfg.max_iterations; ++iteration) {
         request.callable_tools = tools;
-        co_await prepare_request(agent, ctx, out, request);
+        co_await prepare_request(agent, ctx, out, request, code);
         if (ctx.end_invocation())
             co_return;  // a processor ended it
         if (co_await stopped_by_budget(ctx, out))
@@ -276,6 +280,11 @@ asio::awaitable<void> run_llm_flow(const LlmAgent& agent, InvocationContext& ctx
         std::unique_ptr<Event> model_event = co_await call_model(agent, ctx, out, request);
         std::vector<std::shared_ptr<Tool>> called = std::move(request.callable_tools);
         request = LlmRequest();  // not kept while the tools run
+        if (co_await run_model_code(agent, ctx, out, *model_event, code)) {
+            if (ctx.end_invocation())
+                co_return;
+            continue;  // the model reads the code's result
+        }
         const bool more = co_await after_model_call(agent, ctx, out, called, std::move(model_event));
         if (!more)
             co_return;

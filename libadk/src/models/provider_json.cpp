@@ -1,9 +1,11 @@
 #include <adk/core/error.hpp>
+#include <adk/core/log.hpp>
 #include <adk/detail/provider_json.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -107,6 +109,27 @@ LlmResponse chunk(Part part)
     LlmResponse r(Content("model", {std::move(part)}));
     r.partial = true;
     return r;
+}
+
+void warn_without_code_execution(const LlmRequest& request, std::string_view provider)
+{
+    bool carries_code = request.code_execution;
+    for (const Content& c : request.contents)
+        for (const Part& p : c.parts)
+            carries_code = carries_code || p.executable_code || p.code_execution_result;
+    if (!carries_code)
+        return;
+    // One flag per provider name: a handful of providers, named by literals.
+    static std::atomic<bool> warned_openai{false}, warned_anthropic{false}, warned_other{false};
+    std::atomic<bool>& warned = provider.find("OpenAI") != std::string_view::npos      ? warned_openai
+                                : provider.find("Anthropic") != std::string_view::npos ? warned_anthropic
+                                                                                       : warned_other;
+    if (warned.exchange(true))
+        return;
+    log(LogLevel::warning,
+        std::string(provider) + " has no code execution of its own: the request's code execution tool "
+                                "(BuiltInCodeExecutor) and its executableCode and codeExecutionResult parts are left "
+                                "out. Give the agent a SandboxedCodeExecutor to run the model's code here instead");
 }
 
 }  // namespace detail::provider

@@ -64,6 +64,7 @@ json::value block_of(const Part& p)
 
 json::object encode_request(const LlmRequest& request, const std::string& model, int default_max_tokens, bool stream)
 {
+    provider::warn_without_code_execution(request, "Anthropic's Messages API");
     const GenerateContentConfig& cfg = request.config;
     json::object body{{"model", model}, {"max_tokens", cfg.max_output_tokens.value_or(default_max_tokens)}};
     if (request.system_instruction) {

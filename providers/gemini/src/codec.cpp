@@ -51,6 +51,12 @@ json::object encode_request(const LlmRequest& request, json::storage_ptr sp)
         json::object tool({{"functionDeclarations", std::move(declarations)}}, sp);
         body["tools"] = json::array({std::move(tool)}, sp);
     }
+    if (request.code_execution) {
+        json::value& tools = body["tools"];
+        if (!tools.is_array())
+            tools = json::array(sp);
+        tools.get_array().push_back(json::object({{"codeExecution", json::object(sp)}}, sp));
+    }
     const GenerateContentConfig& cfg = request.config;
     if (!cfg.tool_config.empty())
         body["toolConfig"] = cfg.tool_config;

@@ -107,6 +107,7 @@ json::value tool_choice(const json::object& tool_config)
 
 json::object encode_request(const LlmRequest& request, const std::string& model, bool stream)
 {
+    provider::warn_without_code_execution(request, "the OpenAI-compatible API");
     json::object body{{"model", model}};
     json::array messages;
     if (request.system_instruction) {

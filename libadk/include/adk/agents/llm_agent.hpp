@@ -11,6 +11,7 @@
 
 #include <adk/agents/agent.hpp>
 #include <adk/agents/callback_context.hpp>
+#include <adk/code_execution/code_executor.hpp>
 #include <adk/core/error.hpp>
 #include <adk/flow/processor.hpp>
 #include <adk/models/model.hpp>
@@ -72,6 +73,8 @@ struct LlmAgentConfig {
     std::string output_key;
     std::optional<json::value> output_schema;
     std::optional<json::value> input_schema;
+    // Runs the code the model writes (adk/code_execution/code_executor.hpp); null: code is only text.
+    std::shared_ptr<CodeExecutor> code_executor;
     IncludeContents include_contents = IncludeContents::history;
     std::vector<AgentCallback> before_agent_callbacks;
     std::vector<AgentCallback> after_agent_callbacks;
@@ -131,6 +134,8 @@ public:
     Builder& output_schema(json::value schema);
     Builder& input_schema(json::value schema);
     Builder& include_contents(IncludeContents mode);
+    // Runs the code blocks the model writes and feeds the results back (adk/code_execution/code_executor.hpp).
+    Builder& code_executor(std::shared_ptr<CodeExecutor> executor);
     Builder& before_agent_callback(AgentCallback callback);
     Builder& after_agent_callback(AgentCallback callback);
     Builder& before_model_callback(BeforeModelCallback callback);
@@ -143,7 +148,8 @@ public:
     Builder& response_processor(std::shared_ptr<ResponseProcessor> processor);
 
     // Throws adk::Error: empty or invalid name, no model, max_iterations or max_concurrent_tools < 1, a tool
-    // timeout that is not positive, an invalid output_key,
+    // timeout that is not positive, an invalid output_key, a code executor with a negative error_retry_attempts
+    // or an empty code block delimiter,
     // two tools with one name, a tool named transfer_to_agent beside sub-agents.
     std::shared_ptr<LlmAgent> build();
 

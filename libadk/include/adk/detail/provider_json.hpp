@@ -2,6 +2,7 @@
 // a provider's own code uses it, as `provider::` (namespace provider = adk::detail::provider).
 #pragma once
 
+#include <adk/models/llm_request.hpp>
 #include <adk/models/llm_response.hpp>
 
 #include <boost/json/object.hpp>
@@ -52,6 +53,11 @@ FunctionCall function_call(std::string id, std::string name, std::string_view ar
 
 // A streamed chunk made of one part.
 LlmResponse chunk(Part part);
+
+// For providers that cannot run code themselves: when the request asks for it (LlmRequest::code_execution), or
+// its contents carry executableCode or codeExecutionResult parts (which such providers leave out), logs a warning,
+// once per process for each provider.
+void warn_without_code_execution(const LlmRequest& request, std::string_view provider);
 
 }  // namespace detail::provider
 

@@ -10,6 +10,7 @@
 //   contents      the session's history for this agent and branch
 //   tools         each tool declares itself (Tool::process_request)
 //   transfer      the agents it may transfer to, and the transfer_to_agent tool
+//   (then code execution, for an agent with a code executor: adk/code_execution/code_executor.hpp)
 // Then the agent's own request processors, then the before-model callbacks. The response processors run
 // on the model's whole answer (not on each streamed chunk), after the after-model callbacks.
 #pragma once

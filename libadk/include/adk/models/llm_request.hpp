@@ -68,6 +68,9 @@ public:
     std::optional<Content> system_instruction;
     std::vector<FunctionDeclaration> tools;
     GenerateContentConfig config;
+    // The model runs code itself (BuiltInCodeExecutor; Gemini's codeExecution tool). Providers without such a
+    // tool log a warning once and leave it out.
+    bool code_execution = false;
 
     // The tools the flow runs when the model calls them (their declarations are in `tools`; these are not
     // sent). The tools request processor fills it.
