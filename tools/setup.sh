@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev                              # adk::cli reads ADK's agent-config YAML
   chromium                                     # the browser test drives the ADK web UI (tests/interop/web_ui)
   python3 procps                               # the MCP interop scripts pick free ports and look for processes
+  bubblewrap                                   # SandboxedCodeExecutor runs the model's Python in bwrap
 )
 
 missing=()
