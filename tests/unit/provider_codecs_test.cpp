@@ -1,9 +1,11 @@
 // The OpenAI-compatible and Anthropic wire formats on the recorded fixtures: every stream decoded, the
 // error bodies, and the request bodies built for a tool-result turn against the recorded requests.
 #include <adk/core/error.hpp>
+#include <adk/core/log.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/net/url.hpp>
 #include <adk/providers/anthropic/anthropic.hpp>
+#include <adk/providers/gemini/codec.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 #include <adk/providers/make_model.hpp>
 #include <adk/providers/openai/openai.hpp>
@@ -560,4 +562,49 @@ TEST_CASE("anthropic: usage near the largest count does not overflow the total",
     REQUIRE(d.usage);
     CHECK(d.usage->total_token_count == INT64_MAX);
     CHECK(d.usage->prompt_token_count == INT64_MAX);
+}
+
+TEST_CASE("code execution on the wire: Gemini gets its codeExecution tool, the others warn once and leave code out", "[openai][anthropic]")
+{
+    adk::LlmRequest request;
+    request.model = "m";
+    request.code_execution = true;
+    request.tools.emplace_back("get_weather", "Weather.", json::parse(R"({"type":"object"})"));
+    adk::Part code, result;
+    code.executable_code = adk::ExecutableCode("PYTHON", "print(1)");
+    result.code_execution_result = adk::CodeExecutionResult("OUTCOME_OK", "1\n");
+    request.contents = {adk::Content::user("run it"),
+                        adk::Content("model", {adk::Part::from_text("Running."), code, result}),
+                        adk::Content::user("thanks")};
+
+    const json::object gemini = adk::gemini::encode_request(request);
+    REQUIRE(gemini.at("tools").as_array().size() == 2);
+    CHECK(gemini.at("tools").at(0).at("functionDeclarations").at(0).at("name") == "get_weather");
+    CHECK(gemini.at("tools").at(1) == json::parse(R"({"codeExecution": {}})"));
+    CHECK(gemini.at("contents").at(1).at("parts").at(1).at("executableCode").at("code") == "print(1)");
+    CHECK(gemini.at("contents").at(1).at("parts").at(2).at("codeExecutionResult").at("output") == "1\n");
+
+    std::vector<std::string> warnings;
+    adk::set_log_handler([&warnings](adk::LogLevel level, std::string_view m) {
+        if (level == adk::LogLevel::warning)
+            warnings.emplace_back(m);
+    });
+    adk::openai::OpenAIOptions oo;
+    oo.api_key = "sk-test";
+    adk::anthropic::AnthropicOptions ao;
+    ao.api_key = "test";
+    const json::value openai_body = json::parse(adk::openai::wire_format(oo)->encode(request, false).body);
+    const json::value anthropic_body = json::parse(adk::anthropic::wire_format(ao)->encode(request, false).body);
+    adk::openai::wire_format(oo)->encode(request, false);  // a second request: no second warning
+    adk::set_log_handler(nullptr);
+    for (const json::value* body : {&openai_body, &anthropic_body}) {
+        const std::string text = json::serialize(*body);
+        CHECK(text.find("print(1)") == std::string::npos);
+        CHECK(text.find("codeExecution") == std::string::npos);
+        CHECK(text.find("Running.") != std::string::npos);
+    }
+    // One warning each: no other test of this program sends code to them.
+    CHECK(warnings.size() == 2);
+    for (const auto& w : warnings)
+        CHECK_THAT(w, Catch::Contains("has no code execution of its own") && Catch::Contains("SandboxedCodeExecutor"));
 }
