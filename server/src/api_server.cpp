@@ -2,6 +2,7 @@
 #include "api_impl.hpp"
 #include "trace_recorder.hpp"
 
+#include <adk/agents/llm_agent.hpp>
 #include <adk/auth/credential_service.hpp>
 #include <adk/core/identifier.hpp>
 #include <adk/core/json_limits.hpp>
@@ -452,10 +453,15 @@ void ApiServer::stop()
     impl_->runs->stop("the server stopped");
     // The apps' toolsets close on the server's executor: its io_context's run() returns once they have.
     std::vector<std::shared_ptr<Toolset>> toolsets;
-    for (const auto& [name, entry] : impl_->apps)
+    std::vector<std::shared_ptr<Model>> models;  // Gemini's context caches are deleted
+    for (const auto& [name, entry] : impl_->apps) {
         for (auto& toolset : toolsets_in(*entry.app.root_agent))
             toolsets.push_back(std::move(toolset));
+        for (auto& model : models_in(*entry.app.root_agent))
+            models.push_back(std::move(model));
+    }
     asio::co_spawn(impl_->server_executor, close_toolsets(std::move(toolsets)), asio::detached);
+    asio::co_spawn(impl_->server_executor, close_models(std::move(models)), asio::detached);
 }
 
 unsigned short ApiServer::port() const noexcept

@@ -162,21 +162,24 @@ std::string error_body(Format format, unsigned status, const std::string& messag
 
 // ---- Gemini ----
 
-json::object gemini_usage(std::size_t prompt, std::size_t completion)
+json::object gemini_usage(std::size_t prompt, std::size_t completion, std::size_t cached)
 {
-    return {{"promptTokenCount", prompt},
-            {"candidatesTokenCount", completion},
-            {"totalTokenCount", prompt + completion}};
+    json::object usage{{"promptTokenCount", prompt},
+                       {"candidatesTokenCount", completion},
+                       {"totalTokenCount", prompt + completion}};
+    if (cached > 0)
+        usage["cachedContentTokenCount"] = cached;
+    return usage;
 }
 
 std::string gemini_chunk(json::array parts, const std::string& model, std::size_t prompt, std::size_t completion,
-                         bool last)
+                         bool last, std::size_t cached)
 {
     json::object candidate{{"content", {{"parts", std::move(parts)}, {"role", "model"}}}, {"index", 0}};
     if (last)
         candidate["finishReason"] = "STOP";
     json::object o{{"candidates", json::array{std::move(candidate)}},
-                   {"usageMetadata", gemini_usage(prompt, completion)},
+                   {"usageMetadata", gemini_usage(prompt, completion, cached)},
                    {"modelVersion", model},
                    {"responseId", "mock-response"}};
     return "data: " + json::serialize(o) + "\r\n\r\n";
@@ -187,8 +190,9 @@ std::string gemini_chunk(json::array parts, const std::string& model, std::size_
 // text, the usage and the finish reason change from one chunk to the next.
 class GeminiTextFrames {
 public:
-    GeminiTextFrames(const std::vector<std::string>& chunks, const std::string& model, std::size_t prompt)
-        : prompt_(prompt)
+    GeminiTextFrames(const std::vector<std::string>& chunks, const std::string& model, std::size_t prompt,
+                     std::size_t cached)
+        : prompt_(prompt), cached_(cached)
     {
         for (const auto& c : chunks)
             texts_.push_back(json::serialize(json::string_view(c)));
@@ -212,6 +216,10 @@ public:
         append_number(out, completion);
         out += R"(,"totalTokenCount":)";
         append_number(out, prompt_ + completion);
+        if (cached_ > 0) {
+            out += R"(,"cachedContentTokenCount":)";
+            append_number(out, cached_);
+        }
         out += '}';
         out += tail_;
         return out;
@@ -228,6 +236,7 @@ private:
     std::vector<std::string> texts_;
     std::string tail_;
     std::size_t prompt_;
+    std::size_t cached_;
 };
 
 json::array gemini_call_parts(const Turn& t)
@@ -385,7 +394,7 @@ void validate_script(const json::value& script)
 }
 
 Answer render(const json::value& script, Format format, bool stream, const std::string& model_in,
-              std::string_view request_body)
+              std::string_view request_body, std::size_t cached_tokens)
 {
     Answer answer;
     boost::system::error_code ec;
@@ -433,13 +442,13 @@ Answer render(const json::value& script, Format format, bool stream, const std::
                 parts.push_back(json::object{{"text", full_text}});
             for (auto& p : gemini_call_parts(*turn))
                 parts.push_back(p);
-            std::string frame = gemini_chunk(std::move(parts), model, prompt, completion, true);
+            std::string frame = gemini_chunk(std::move(parts), model, prompt, completion, true, cached_tokens);
             answer.body = frame.substr(6, frame.size() - 10);  // drop "data: " and "\r\n\r\n"
             break;
         }
         answer.plan.text_count = text_frames;
         const bool text_is_last = turn->calls.empty() && turn->stream_error.empty();
-        auto frames = std::make_shared<GeminiTextFrames>(turn->chunks, model, prompt);
+        auto frames = std::make_shared<GeminiTextFrames>(turn->chunks, model, prompt, cached_tokens);
         answer.plan.text_frame = [frames, text_frames, text_is_last](std::size_t i) {
             return frames->frame(i, i + 1, text_is_last && i + 1 == text_frames);
         };
@@ -447,7 +456,8 @@ Answer render(const json::value& script, Format format, bool stream, const std::
             answer.plan.tail.push_back(
                 "data: " + error_body(format, 503, turn->stream_error) + "\r\n\r\n");
         else if (!turn->calls.empty() || text_frames == 0)
-            answer.plan.tail.push_back(gemini_chunk(gemini_call_parts(*turn), model, prompt, completion, true));
+            answer.plan.tail.push_back(
+                gemini_chunk(gemini_call_parts(*turn), model, prompt, completion, true, cached_tokens));
         break;
     }
     case Format::openai: {

@@ -55,9 +55,10 @@ struct Answer {
 // Throws std::invalid_argument, naming the turn and the field, when `script` is not a script as above.
 void validate_script(const json::value& script);
 
-// Renders the turn of `script` that `request_body` asks for (a script that validate_script accepted).
+// Renders the turn of `script` that `request_body` asks for (a script that validate_script accepted). Gemini's
+// usage reports `cached_tokens` of the prompt as read from a context cache (cachedContentTokenCount).
 Answer render(const json::value& script, Format format, bool stream, const std::string& model,
-              std::string_view request_body);
+              std::string_view request_body, std::size_t cached_tokens = 0);
 
 // The number of model / assistant messages in a request body of that format.
 std::size_t model_turns_in(const json::value& request, Format format);

@@ -1,5 +1,6 @@
 #include "server.hpp"
 
+#include "cached_contents.hpp"
 #include "render.hpp"
 
 #include <adk/net/http_server.hpp>
@@ -127,8 +128,10 @@ public:
         co_await res.end_stream();
     }
 
-    Answer answer_for(const net::IncomingRequest& req, std::size_t request_number) const
+    Answer answer_for(const net::IncomingRequest& req, std::size_t request_number)
     {
+        if (std::optional<Answer> cache_route = caches.handle(req.method, req.target, req.body))
+            return *std::move(cache_route);
         Format format = Format::openai;
         bool gemini_stream = false;
         std::string model;
@@ -150,6 +153,12 @@ public:
             a.content_type = "application/json";
             a.body = R"({"error":{"code":404,"message":"mock-llm serves POST .../models/M:streamGenerateContent, )"
                      R"(.../models/M:generateContent, .../chat/completions and .../messages"}})";
+        } else if (format == Format::gemini) {
+            auto expanded = caches.expand(req.body);
+            if (auto* whole = std::get_if<CachedContents::Expanded>(&expanded))
+                a = render(*options.script, format, gemini_stream, model, whole->body, whole->cached_tokens);
+            else
+                a = std::get<Answer>(std::move(expanded));
         } else {
             a = render(*options.script, format, gemini_stream, model, req.body);
         }
@@ -159,6 +168,7 @@ public:
     ServerOptions options;
     std::vector<std::string> frames;
     std::atomic<std::size_t> written{0};
+    CachedContents caches;
     mutable std::mutex mutex;
     std::vector<ReceivedRequest> received_requests;
 };
@@ -213,5 +223,6 @@ std::vector<ReceivedRequest> Server::requests() const
 std::size_t Server::connections_accepted() const { return impl_->http.connections_accepted(); }
 std::size_t Server::open_connections() const { return impl_->http.open_connections(); }
 std::size_t Server::body_bytes_written() const { return impl_->state->written; }
+std::size_t Server::cached_contents() const { return impl_->state->caches.size(); }
 
 }  // namespace adk::mock_llm

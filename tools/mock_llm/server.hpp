@@ -67,6 +67,8 @@ public:
     std::size_t connections_accepted() const;
     std::size_t open_connections() const;
     std::size_t body_bytes_written() const;
+    // Gemini context caches held now (cached_contents.hpp).
+    std::size_t cached_contents() const;
 
     class Impl;
 

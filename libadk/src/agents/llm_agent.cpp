@@ -1,10 +1,12 @@
 #include <adk/agents/llm_agent.hpp>
+#include <adk/core/log.hpp>
 #include <adk/sessions/state.hpp>
 #include <adk/tools/agent_tool.hpp>
 
 #include "../flow/llm_flow.hpp"
 #include "../flow/transfer_tool.hpp"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -148,6 +150,34 @@ LlmAgent::Builder& LlmAgent::Builder::response_processor(std::shared_ptr<Respons
 std::shared_ptr<LlmAgent> LlmAgent::Builder::build()
 {
     return std::make_shared<LlmAgent>(config_);
+}
+
+std::vector<std::shared_ptr<Model>> models_in(const Agent& root)
+{
+    std::vector<std::shared_ptr<Model>> out;
+    auto visit = [&](const Agent& agent, auto& self) -> void {
+        if (const auto* llm = dynamic_cast<const LlmAgent*>(&agent))
+            if (llm->config().model && std::find(out.begin(), out.end(), llm->config().model) == out.end())
+                out.push_back(llm->config().model);
+        for (const auto& sub : agent.sub_agents())
+            self(*sub, self);
+    };
+    visit(root, visit);
+    return out;
+}
+
+asio::awaitable<void> close_models(std::vector<std::shared_ptr<Model>> models)
+{
+    for (const std::shared_ptr<Model>& model : models) {
+        std::optional<std::string> failed;
+        try {
+            co_await model->close();
+        } catch (const std::exception& e) {
+            failed = e.what();
+        }
+        if (failed)
+            log(LogLevel::warning, "model " + std::string(model->name()) + " did not close: " + *failed);
+    }
 }
 
 }  // namespace adk

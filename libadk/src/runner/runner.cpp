@@ -371,6 +371,8 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         inv.resumed = true;
     }
     inv.run_config = std::move(request.run_config);
+    if (!inv.run_config.context_cache)
+        inv.run_config.context_cache = options_.context_cache;
     inv.root_agent = options_.agent;
     auto caller_executor = co_await asio::this_coro::executor;
     inv.executor = options_.single_threaded ? caller_executor : new_strand(caller_executor);
@@ -527,6 +529,7 @@ asio::awaitable<void> Runner::close()
 {
     co_await wait_for_compactions();
     co_await close_toolsets(toolsets_in(*options_.agent));
+    co_await close_models(models_in(*options_.agent));
 }
 
 asio::awaitable<void> Runner::wait_for_compactions()

@@ -62,6 +62,24 @@ json::value block_of(const Part& p)
     return nullptr;
 }
 
+// Context caching (LlmRequest::cache_config): cache_control breakpoints after the system prompt, the tools and the
+// history (the last block of the last message), three of the four Anthropic allows. Each caches everything before
+// it; a later request with the same start reads it (usage's cache_read_input_tokens).
+void mark_cache_breakpoints(json::object& body)
+{
+    const json::object ephemeral{{"type", "ephemeral"}};
+    if (json::value* system = body.if_contains("system"); system && system->is_string())
+        *system = json::array{json::object{{"type", "text"}, {"text", system->get_string()}, {"cache_control", ephemeral}}};
+    if (json::value* tools = body.if_contains("tools"); tools && tools->is_array() && !tools->get_array().empty())
+        tools->get_array().back().as_object()["cache_control"] = ephemeral;
+    json::array& messages = body.at("messages").as_array();
+    if (!messages.empty()) {
+        json::array& blocks = messages.back().as_object().at("content").as_array();
+        if (!blocks.empty())
+            blocks.back().as_object()["cache_control"] = ephemeral;
+    }
+}
+
 json::object encode_request(const LlmRequest& request, const std::string& model, int default_max_tokens, bool stream)
 {
     provider::warn_without_code_execution(request, "Anthropic's Messages API");
@@ -129,6 +147,8 @@ json::object encode_request(const LlmRequest& request, const std::string& model,
         body["thinking"] = json::object{{"type", "enabled"}, {"budget_tokens", *cfg.thinking_config->thinking_budget}};
     if (cfg.response_schema)
         body["output_config"] = json::object{{"format", {{"type", "json_schema"}, {"schema", *cfg.response_schema}}}};
+    if (request.cache_config)
+        mark_cache_breakpoints(body);
     if (stream)
         body["stream"] = true;
     return body;
@@ -150,12 +170,20 @@ constexpr std::string_view provider_name = "Anthropic";
 void add_usage(const json::object& u, UsageMetadata& m)
 {
     using provider::count_at;
-    if (auto v = count_at(u, "input_tokens"))
-        m.prompt_token_count = *v;
+    // Anthropic counts the input read from its cache, and the input written to it, apart from input_tokens; in
+    // genai's terms the prompt is all three, and cachedContentTokenCount the part read from the cache.
+    const auto read = count_at(u, "cache_read_input_tokens");
+    const auto written = count_at(u, "cache_creation_input_tokens");
+    if (auto v = count_at(u, "input_tokens")) {
+        const std::int64_t cached = read.value_or(0), creation = written.value_or(0);
+        std::int64_t prompt = *v > INT64_MAX - cached ? INT64_MAX : *v + cached;
+        prompt = prompt > INT64_MAX - creation ? INT64_MAX : prompt + creation;
+        m.prompt_token_count = prompt;
+    }
     if (auto v = count_at(u, "output_tokens"))
         m.candidates_token_count = *v;  // cumulative in message_delta
-    if (auto v = count_at(u, "cache_read_input_tokens"))
-        m.cached_content_token_count = *v;
+    if (read)
+        m.cached_content_token_count = *read;
     // Both are below 2^63 (count_at): their sum is taken without overflow, saturating at the largest count.
     const std::int64_t prompt = m.prompt_token_count.value_or(0), candidates = m.candidates_token_count.value_or(0);
     m.total_token_count = prompt > INT64_MAX - candidates ? INT64_MAX : prompt + candidates;

@@ -57,6 +57,8 @@ json::object encode_request(const LlmRequest& request, json::storage_ptr sp)
             tools = json::array(sp);
         tools.get_array().push_back(json::object({{"codeExecution", json::object(sp)}}, sp));
     }
+    if (!request.cached_content.empty())
+        body["cachedContent"] = request.cached_content;
     const GenerateContentConfig& cfg = request.config;
     if (!cfg.tool_config.empty())
         body["toolConfig"] = cfg.tool_config;

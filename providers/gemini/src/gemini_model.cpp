@@ -1,3 +1,5 @@
+#include "context_cache.hpp"
+
 #include <adk/providers/gemini/codec.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 
@@ -165,6 +167,26 @@ GeminiOptions resolved(GeminiOptions o)
     return o;
 }
 
+// The HTTP model with Gemini's context caching before each request (context_cache.hpp).
+class CachingModel final : public Model {
+public:
+    CachingModel(std::shared_ptr<HttpModel> inner, GeminiOptions options, std::shared_ptr<net::HttpClient> http)
+        : inner_(std::move(inner)), caches_(std::move(options), std::move(http))
+    {
+    }
+    std::string_view name() const override { return inner_->name(); }
+    asio::awaitable<Stream<LlmResponse>> generate(LlmRequest request, bool stream) override
+    {
+        co_await caches_.prepare(request);
+        co_return co_await inner_->generate(std::move(request), stream);
+    }
+    asio::awaitable<void> close() override { co_await caches_.close(); }
+
+private:
+    std::shared_ptr<HttpModel> inner_;
+    ContextCaches caches_;
+};
+
 }  // namespace
 
 std::shared_ptr<const WireFormat> wire_format(GeminiOptions options)
@@ -174,10 +196,10 @@ std::shared_ptr<const WireFormat> wire_format(GeminiOptions options)
 
 std::shared_ptr<Model> make_model(GeminiOptions options)
 {
-    auto http = options.http;
-    std::string name = options.model;
-    const ResponseLimits limits = options.limits;
-    return std::make_shared<HttpModel>(std::move(name), wire_format(std::move(options)), std::move(http), limits);
+    GeminiOptions full = resolved(std::move(options));
+    auto http = full.http ? full.http : net::default_http_client();
+    auto inner = std::make_shared<HttpModel>(full.model, std::make_shared<Format>(full), http, full.limits);
+    return std::make_shared<CachingModel>(std::move(inner), std::move(full), std::move(http));
 }
 
 }  // namespace adk::gemini

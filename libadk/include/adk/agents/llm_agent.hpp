@@ -157,4 +157,9 @@ private:
     LlmAgentConfig config_;
 };
 
+// The models of the LlmAgents of the tree under `root`, each once (Runner::close and ApiServer::stop close them).
+std::vector<std::shared_ptr<Model>> models_in(const Agent& root);
+// Closes each (Model::close), one after the other; a failure is logged and the rest still close.
+asio::awaitable<void> close_models(std::vector<std::shared_ptr<Model>> models);
+
 }  // namespace adk

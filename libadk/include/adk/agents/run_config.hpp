@@ -1,11 +1,13 @@
 // RunConfig: how one invocation runs.
 #pragma once
 
+#include <adk/models/llm_request.hpp>
+
 #include <boost/json/object.hpp>
 
 #include <cstddef>
 #include <cstdint>
-
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -43,6 +45,9 @@ public:
     // "adk_token_budget" holds the counts so far ({"invocationTokens", "sessionTokens"}).
     std::int64_t max_invocation_tokens = 0;
     std::int64_t max_session_tokens = 0;
+    // Context caching (ADK's App.context_cache_config): the models may cache the unchanging start of their
+    // requests on the provider's side. Unset: RunnerOptions::context_cache, else none.
+    std::optional<ContextCacheConfig> context_cache;
     std::vector<std::string> response_modalities;  // e.g. {"TEXT"}
     boost::json::object custom_metadata;           // passed through to plugins and callbacks
 };

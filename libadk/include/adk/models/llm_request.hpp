@@ -54,6 +54,19 @@ public:
     friend bool operator==(const GenerateContentConfig&, const GenerateContentConfig&) = default;
 };
 
+// ADK's ContextCacheConfig: what a model may keep on the provider's side between calls, so that a request's
+// unchanging start (instructions, tools, earlier turns) is not processed again. Gemini: a cachedContents resource
+// made from the request's start, named by later requests while their start is the same; Anthropic: cache_control
+// breakpoints; OpenAI caches by itself. Cached input shows in usage (cachedContentTokenCount).
+class ContextCacheConfig {
+public:
+    ContextCacheConfig() = default;
+    int cache_intervals = 10;   // requests one Gemini cache serves before it is made anew
+    int ttl_seconds = 1800;     // how long a Gemini cache lives unused; refreshed while it serves
+    int min_tokens = 0;         // a request estimated smaller (its JSON bytes / 4) is not cached
+    friend bool operator==(const ContextCacheConfig&, const ContextCacheConfig&) = default;
+};
+
 class LlmRequest {
 public:
     LlmRequest() = default;
@@ -71,6 +84,11 @@ public:
     // The model runs code itself (BuiltInCodeExecutor; Gemini's codeExecution tool). Providers without such a
     // tool log a warning once and leave it out.
     bool code_execution = false;
+    // Set from RunConfig::context_cache: the model may cache the request's start (ContextCacheConfig).
+    std::optional<ContextCacheConfig> cache_config;
+    // Set by a model that cached the request's start: the provider's name of that cache (Gemini's
+    // "cachedContents/..."); the request then holds only what follows it.
+    std::string cached_content;
 
     // The tools the flow runs when the model calls them (their declarations are in `tools`; these are not
     // sent). The tools request processor fills it.
@@ -81,5 +99,6 @@ public:
 
 static_assert(!std::is_aggregate_v<FunctionDeclaration> && !std::is_aggregate_v<ThinkingConfig>);
 static_assert(!std::is_aggregate_v<GenerateContentConfig> && !std::is_aggregate_v<LlmRequest>);
+static_assert(!std::is_aggregate_v<ContextCacheConfig>);
 
 }  // namespace adk

@@ -25,6 +25,9 @@ public:
     // finish_reason and usage; complete function calls may come in any chunk. Model-side failures arrive
     // as responses with error_code; transport failures end the stream with adk::Error.
     virtual asio::awaitable<Stream<LlmResponse>> generate(LlmRequest request, bool stream) = 0;
+    // Lets go of what the model keeps on the provider's side (Gemini's context caches). Runner::close calls it
+    // for the models of its agents; idempotent; the model may be used again after it.
+    virtual asio::awaitable<void> close() { co_return; }
 };
 
 // The model id used when a sample or tool needs a default; LlmAgent's builder always wants a model given.

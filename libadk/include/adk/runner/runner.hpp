@@ -67,6 +67,9 @@ struct RunnerOptions {
     // ADK's App.events_compaction_config: the session's older events summarized after an invocation, so that
     // what the model is sent stays bounded (adk/compaction/compaction.hpp). Off when unset.
     std::optional<EventsCompactionConfig> compaction = std::nullopt;
+    // ADK's App.context_cache_config: the models may cache the unchanging start of their requests on the
+    // provider's side (ContextCacheConfig, adk/models/llm_request.hpp). A run's RunConfig::context_cache wins.
+    std::optional<ContextCacheConfig> context_cache = std::nullopt;
     // Set it when one thread runs the io_context that calls run() (asio::io_context ioc(1) run by one
     // thread, or a strand you give every caller): invocations then run on the caller's executor instead
     // of strands of their own, which saves a dispatch through the strand at every step of every
@@ -132,7 +135,8 @@ public:
     // invocation.
     asio::awaitable<void> rewind(std::string user_id, std::string session_id, std::string before_invocation_id);
 
-    // Closes the toolsets of the agent tree (adk::toolsets_in), all at once, and returns when each has closed
+    // Closes the toolsets of the agent tree (adk::toolsets_in), all at once, then its LlmAgents' models
+    // (Model::close: Gemini's context caches are deleted), and returns when each has closed
     // (a toolset whose close fails is logged). Call it when the Runner's work is done, before destroying it:
     // the Runner's destructor cannot wait. Idempotent; an invocation that runs later opens them again.
     asio::awaitable<void> close();
