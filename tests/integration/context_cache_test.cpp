@@ -3,6 +3,7 @@
 #include <adk/adk.hpp>
 #include <adk/providers/anthropic/anthropic.hpp>
 #include <adk/providers/gemini/gemini.hpp>
+#include <adk/providers/openai/openai.hpp>
 
 #include "support/mock_llm.hpp"
 #include "support/run.hpp"
@@ -210,4 +211,17 @@ TEST_CASE("context cache, Anthropic: cache_control breakpoints on the system pro
     CHECK(answer.usage_metadata->prompt_token_count == 2042);
     CHECK(answer.usage_metadata->cached_content_token_count == 2000);
     CHECK(answer.usage_metadata->total_token_count == 2045);
+}
+
+TEST_CASE("context cache, OpenAI: its automatic cache is reported as cachedContentTokenCount", "[context_cache][openai]")
+{
+    adk::openai::OpenAIOptions oo;
+    oo.api_key = "sk-test";
+    const adk::LlmResponse answer = adk::openai::wire_format(oo)->decode(R"({"id": "c", "object": "chat.completion",
+        "model": "gpt-4o-mini", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Sunny."},
+        "finish_reason": "stop"}], "usage": {"prompt_tokens": 2006, "completion_tokens": 3, "total_tokens": 2009,
+        "prompt_tokens_details": {"cached_tokens": 1920}}})");
+    REQUIRE(answer.usage_metadata);
+    CHECK(answer.usage_metadata->prompt_token_count == 2006);
+    CHECK(answer.usage_metadata->cached_content_token_count == 1920);
 }
