@@ -230,8 +230,10 @@ TEST_CASE("code execution: a cancelled invocation kills the code at once", "[cod
     adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
     const auto start = std::chrono::steady_clock::now();
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
-        co_await sessions->create_session({"app", "u", "s"});
-        auto stream = co_await runner.run("u", "s", adk::Content::user("sleep"));
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await sessions->create_session(std::move(create));
+        adk::Content message = adk::Content::user("sleep");
+        auto stream = co_await runner.run("u", "s", std::move(message));
         while (auto ev = co_await stream.next()) {
             if (code_part(*ev) && code_part(*ev)->executable_code)
                 break;  // the code is running now: the consumer leaves, which cancels the invocation

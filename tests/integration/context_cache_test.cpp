@@ -45,7 +45,8 @@ public:
     {
         return adk::test::run(ioc, [&]() -> asio::awaitable<adk::Event> {
             if (!created) {
-                co_await sessions->create_session({"app", "u", "s"});
+                adk::CreateSessionRequest create("app", "u", "s");
+                co_await sessions->create_session(std::move(create));
                 created = true;
             }
             adk::Content message = adk::Content::user(text);
