@@ -501,6 +501,59 @@ void stored_json_reads_back(SessionService& svc)
     }());
 }
 
+// ADK 2.x's workflow fields (nodeInfo, output, actions.route, isolationScope) read back whole and write again;
+// an output nested too deep or holding a number JSON cannot hold is refused, nothing stored.
+void workflow_fields_read_back(SessionService& svc)
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        CreateSessionRequest create("app", "u", "graph");
+        Session s = co_await svc.create_session(std::move(create));
+        Event node = text_event("a refund");
+        node.node_info.emplace();
+        node.node_info->path = "triage@1/classify@2";
+        node.node_info->output_for = {"triage@1/classify@2", "triage@1"};
+        node.node_info->message_as_output = true;
+        node.node_info->extra = {{"laterField", 1}};
+        node.output = json::object{{"category", "refund"}, {"snake_key", nested(4)}, {"camelKey", 1.5}};
+        node.actions.route = json::array{"refund", 2, true};
+        node.isolation_scope = "ticket-7";
+        co_await svc.append_event(s, node);
+        Event plain_route = text_event("routed");
+        plain_route.actions.route = "refund";
+        plain_route.output = "just text";
+        co_await svc.append_event(s, plain_route);
+        GetSessionRequest read("app", "u", "graph");
+        auto back = co_await svc.get_session(std::move(read));
+        REQUIRE(back);
+        REQUIRE(back->events.size() == 2);
+        CHECK(back->events[0].node_info == node.node_info);
+        CHECK(back->events[0].output == node.output);
+        CHECK(back->events[0].actions.route == node.actions.route);
+        CHECK(back->events[0].isolation_scope == node.isolation_scope);
+        CHECK(back->events[1].actions.route == json::value("refund"));
+        CHECK(back->events[1].output == json::value("just text"));
+        Event again = back->events[0];
+        again.id.clear();
+        co_await svc.append_event(s, again);
+
+        std::vector<Event> bad;
+        bad.emplace_back(text_event("deep output"));
+        bad.back().output = nested(max_json_depth);
+        bad.emplace_back(text_event("infinite output"));
+        bad.back().output = json::array{std::numeric_limits<double>::infinity()};
+        for (Event& event : bad) {
+            auto refused = co_await error_of(svc.append_event(s, event));
+            REQUIRE(refused);
+            CHECK(refused->code() == errc::invalid_argument);
+        }
+        GetSessionRequest reread("app", "u", "graph");
+        auto after = co_await svc.get_session(std::move(reread));
+        REQUIRE(after);
+        CHECK(after->events.size() == 3);
+    }());
+}
+
 // State is bounded per value, per delta and per scope (errc::too_large); a refused event or session changes
 // nothing.
 void state_limits(SessionService& svc)
@@ -572,6 +625,10 @@ void session_service_suite(const SessionServiceFactory& make)
     SECTION("what a service accepts reads back and writes again; JSON that could not is refused, nothing stored")
     {
         stored_json_reads_back(*make());
+    }
+    SECTION("ADK 2.x's workflow fields read back whole, and an output JSON cannot hold is refused")
+    {
+        workflow_fields_read_back(*make());
     }
     SECTION("state is bounded per value, per delta and per scope, and a refusal changes nothing")
     {

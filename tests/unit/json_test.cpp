@@ -189,6 +189,53 @@ TEST_CASE("unknown fields are kept and written back, agentState and the rewind m
     CHECK(w.at("content").at("parts").at(1).at("functionCall").at("willContinue") == true);
 }
 
+TEST_CASE("ADK 2.x's workflow fields are read in either spelling and written as ADK writes them", "[json]")
+{
+    // As ADK Python writes a route node's event (model_dump by alias), and as its database rows spell it.
+    const char* camel = R"({"author":"triage","invocationId":"e-1","timestamp":1.5,
+        "nodeInfo":{"path":"triage@1/route@1","outputFor":["triage@1/route@1","triage@1"],"messageAsOutput":true},
+        "output":{"category":"refund"},"isolationScope":"ticket-7",
+        "actions":{"stateDelta":{},"route":["refund",2,true]}})";
+    const char* snake = R"({"author":"triage","invocation_id":"e-1","timestamp":1.5,
+        "node_info":{"path":"triage@1/route@1","output_for":["triage@1/route@1","triage@1"],"message_as_output":true},
+        "output":{"category":"refund"},"isolation_scope":"ticket-7",
+        "actions":{"state_delta":{},"route":["refund",2,true]}})";
+    for (const char* text : {camel, snake}) {
+        adk::Event e = json::value_to<adk::Event>(json::parse(text));
+        REQUIRE(e.node_info);
+        CHECK(e.node_path() == "triage@1/route@1");
+        CHECK(e.node_info->output_for == std::vector<std::string>{"triage@1/route@1", "triage@1"});
+        CHECK(e.node_info->message_as_output);
+        CHECK(e.output == json::value(json::object{{"category", "refund"}}));
+        CHECK(e.isolation_scope == "ticket-7");
+        CHECK(e.actions.route == json::value(json::array{"refund", 2, true}));
+        CHECK(e.extra.empty());
+        CHECK(e.actions.extra.empty());
+        json::value w = json::value_from(e);
+        CHECK(w.at("nodeInfo").at("outputFor").at(1) == "triage@1");
+        CHECK(w.at("nodeInfo").at("messageAsOutput") == true);
+        CHECK(w.at("output").at("category") == "refund");
+        CHECK(w.at("actions").at("route").at(2) == true);
+        CHECK(w.at("isolationScope") == "ticket-7");
+        CHECK(json::value_to<adk::Event>(w) == e);
+    }
+    // An event without them has none, and writes none.
+    adk::Event plain = json::value_to<adk::Event>(json::parse(R"({"author":"a","actions":{}})"));
+    CHECK(plain.node_path().empty());
+    json::value w = json::value_from(plain);
+    CHECK_FALSE(w.as_object().contains("nodeInfo"));
+    CHECK_FALSE(w.as_object().contains("output"));
+    CHECK_FALSE(w.at("actions").as_object().contains("route"));
+    // A route is a string, a number, a boolean or an array of them; an output's numbers are finite.
+    for (const char* bad : {R"({"author":"a","actions":{"route":{"to":"x"}}})",
+                            R"({"author":"a","actions":{"route":[["x"]]}})",
+                            R"({"author":"a","output":[1e400]})",
+                            R"({"author":"a","nodeInfo":{"outputFor":[1]}})"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(json::value_to<adk::Event>(json::parse(bad)), adk::Error);
+    }
+}
+
 TEST_CASE("every kind of part round-trips", "[json]")
 {
     adk::Content c("model", {});

@@ -8,6 +8,7 @@
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace adk {
@@ -56,6 +57,11 @@ std::vector<FunctionResponse> Event::function_responses() const
 bool Event::has_trailing_code_execution_result() const
 {
     return content && !content->parts.empty() && content->parts.back().code_execution_result.has_value();
+}
+
+std::string_view Event::node_path() const noexcept
+{
+    return node_info && node_info->path ? std::string_view(*node_info->path) : std::string_view();
 }
 
 bool is_imported(const Event& event)
@@ -112,6 +118,21 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const EventCompac
     out = std::move(o);
 }
 
+void tag_invoke(const json::value_from_tag&, json::value& out, const NodeInfo& v)
+{
+    json::object o(out.storage());
+    put(o, "path", v.path);
+    if (!v.output_for.empty()) {
+        json::array paths(o.storage());
+        for (const auto& path : v.output_for)
+            paths.emplace_back(path);
+        o.emplace("outputFor", std::move(paths));
+    }
+    put_true(o, "messageAsOutput", v.message_as_output);
+    put_extra(o, v.extra);
+    out = std::move(o);
+}
+
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v)
 {
     json::object o(out.storage());
@@ -131,6 +152,8 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const EventAction
     if (v.agent_state)
         o.emplace("agentState", *v.agent_state);
     put(o, "rewindBeforeInvocationId", v.rewind_before_invocation_id);
+    if (v.route)
+        o.emplace("route", *v.route);
     put_extra(o, v.extra);
     out = std::move(o);
 }
@@ -163,6 +186,11 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v)
     }
     if (!v.custom_metadata.empty())
         o.emplace("customMetadata", v.custom_metadata);
+    if (v.node_info)
+        o.emplace("nodeInfo", json::value_from(*v.node_info, o.storage()));
+    if (v.output)
+        o.emplace("output", *v.output);
+    put(o, "isolationScope", v.isolation_scope);
     put_extra(o, v.extra);
     out = std::move(o);
 }
@@ -201,6 +229,40 @@ EventCompaction tag_invoke(const json::value_to_tag<EventCompaction>&, const jso
     return c;
 }
 
+namespace {
+
+// A route: a string, a number or a boolean, or an array of them.
+json::value read_route(FieldReader& r, const json::value& v)
+{
+    auto key = [](const json::value& x) { return x.is_string() || x.is_bool() || x.is_number(); };
+    bool fits = key(v);
+    if (const json::array* list = v.if_array())
+        fits = std::all_of(list->begin(), list->end(), key);
+    if (!fits)
+        r.fail("route", "a string, a number, a boolean, or an array of them");
+    detail::check_finite(v, "actions.route");
+    return v;
+}
+
+}  // namespace
+
+NodeInfo tag_invoke(const json::value_to_tag<NodeInfo>&, const json::value& v)
+{
+    FieldReader r(v, "Event.nodeInfo");
+    NodeInfo n;
+    n.path = r.string("path");
+    if (const json::array* paths = r.array("outputFor")) {
+        for (const json::value& path : *paths) {
+            if (!path.is_string())
+                r.fail("outputFor", "an array of node paths (strings)");
+            n.output_for.emplace_back(path.get_string());
+        }
+    }
+    n.message_as_output = r.boolean("messageAsOutput").value_or(false);
+    n.extra = r.rest();
+    return n;
+}
+
 EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v)
 {
     FieldReader r(v, "Event.actions");
@@ -226,6 +288,8 @@ EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::val
     a.end_of_agent = r.boolean("endOfAgent").value_or(false);
     a.agent_state = r.object("agentState");
     a.rewind_before_invocation_id = r.string("rewindBeforeInvocationId");
+    if (const json::value* route = r.find("route"))
+        a.route = read_route(r, *route);
     a.extra = r.rest();
     return a;
 }
@@ -261,6 +325,13 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v)
         }
     }
     e.custom_metadata = r.object("customMetadata").value_or(json::object{});
+    if (const json::value* node = r.find("nodeInfo"))
+        e.node_info = json::value_to<NodeInfo>(*node);
+    if (const json::value* output = r.find("output")) {
+        detail::check_finite(*output, "output");
+        e.output = *output;
+    }
+    e.isolation_scope = r.string("isolationScope");
     e.extra = r.rest();
     return e;
 }

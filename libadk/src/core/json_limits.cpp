@@ -168,6 +168,12 @@ void check_event_json(const Event& event)
     }
     if (actions.agent_state)
         check_member(*actions.agent_state, 3, "actions.agentState");
+    if (actions.route)
+        Walk("actions.route", max_json_depth).value(*actions.route, 3);
+    if (event.node_info)
+        check_member(event.node_info->extra, 2, "nodeInfo");
+    if (event.output)
+        Walk("output", max_json_depth).value(*event.output, 2);
     if (event.content)
         check_content(*event.content, 2, event_content);
 }

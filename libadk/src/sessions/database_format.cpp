@@ -22,16 +22,16 @@ namespace {
 
 // The members whose keys are the user's own, by their path in the event (array elements keep their
 // array's path), in each spelling. ADK keeps them as they are when it converts an event.
-constexpr std::array<std::string_view, 11> preserved_camel = {
+constexpr std::array<std::string_view, 12> preserved_camel = {
     "actions.stateDelta", "actions.artifactDelta", "actions.requestedAuthConfigs",
     "actions.requestedToolConfirmations", "actions.customMetadata", "customMetadata",
     "content.parts.functionCall.args", "content.parts.functionResponse.response", "output", "route",
-    "actions.agentState"};
-constexpr std::array<std::string_view, 11> preserved_snake = {
+    "actions.route", "actions.agentState"};
+constexpr std::array<std::string_view, 12> preserved_snake = {
     "actions.state_delta", "actions.artifact_delta", "actions.requested_auth_configs",
     "actions.requested_tool_confirmations", "actions.custom_metadata", "custom_metadata",
     "content.parts.function_call.args", "content.parts.function_response.response", "output", "route",
-    "actions.agent_state"};
+    "actions.route", "actions.agent_state"};
 
 std::string camel_key(std::string_view key)
 {

@@ -52,6 +52,21 @@ public:
     friend bool operator==(const EventCompaction&, const EventCompaction&) = default;
 };
 
+// ADK 2.x's NodeInfo: which node of a workflow (or of an agent tree in a resumable app) wrote the event.
+// `path` is the node's path: segments "name@run" joined by '/' ("triage@1/classify@1"), as ADK Python writes
+// it; `output_for` the paths whose output this event's output is (the node's first, then ancestors that took
+// it as theirs); `message_as_output`: the event's text is the node's output.
+class NodeInfo {
+public:
+    NodeInfo() = default;
+    std::optional<std::string> path;
+    std::vector<std::string> output_for;
+    bool message_as_output = false;
+    json::object extra;
+
+    friend bool operator==(const NodeInfo&, const NodeInfo&) = default;
+};
+
 class EventActions {
 public:
     EventActions() = default;
@@ -67,6 +82,8 @@ public:
     bool end_of_agent = false;                   // the author finished its part of the invocation
     std::optional<json::object> agent_state;     // where the author stands, to resume from (resumable apps)
     std::optional<std::string> rewind_before_invocation_id;  // Runner::rewind's marker
+    // The route(s) a workflow node took: a string, a number, a boolean, or an array of them (ADK 2.x).
+    std::optional<json::value> route;
     json::object extra;
 
     friend bool operator==(const EventActions&, const EventActions&) = default;
@@ -105,13 +122,22 @@ public:
     json::object custom_metadata;
     std::optional<Content> content;
     EventActions actions;
+    // ADK 2.x's workflow fields: the node that wrote the event, its structured output, and the scope that
+    // keeps peer conversations apart.
+    std::optional<NodeInfo> node_info;
+    std::optional<json::value> output;
+    std::optional<std::string> isolation_scope;
     json::object extra;
+
+    // node_info's path, or "" when the event has none.
+    std::string_view node_path() const noexcept;
 
     friend bool operator==(const Event&, const Event&) = default;
 };
 
 static_assert(!std::is_aggregate_v<UsageMetadata>);
 static_assert(!std::is_aggregate_v<EventActions> && !std::is_aggregate_v<EventCompaction>);
+static_assert(!std::is_aggregate_v<NodeInfo>);
 static_assert(!std::is_aggregate_v<Event>);
 
 // Reading a timestamp accepts float seconds (ADK Python) and epoch milliseconds (the TypeScript ADK
@@ -120,10 +146,12 @@ static_assert(!std::is_aggregate_v<Event>);
 // infinity, which no JSON can hold), so what is read can always be written back and read again.
 void tag_invoke(const json::value_from_tag&, json::value& out, const UsageMetadata& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventCompaction& v);
+void tag_invoke(const json::value_from_tag&, json::value& out, const NodeInfo& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const EventActions& v);
 void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v);
 UsageMetadata tag_invoke(const json::value_to_tag<UsageMetadata>&, const json::value& v);
 EventCompaction tag_invoke(const json::value_to_tag<EventCompaction>&, const json::value& v);
+NodeInfo tag_invoke(const json::value_to_tag<NodeInfo>&, const json::value& v);
 EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v);
 Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
 
