@@ -108,6 +108,16 @@ struct Bank {
     }
 };
 
+// "before": says "prepared", counting its runs.
+std::shared_ptr<adk::test::FnAgent> preparing_agent(int& runs)
+{
+    return std::make_shared<adk::test::FnAgent>("before", [&runs](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        ++runs;
+        Event prepared = ctx.make_event(Content::model("prepared"));
+        co_await out.emit(std::move(prepared));
+    });
+}
+
 // The one adk_request_confirmation / adk_request_credential call of an event, or null.
 const adk::FunctionCall* question_in(const Event& e, std::string_view name)
 {
@@ -491,11 +501,7 @@ TEST_CASE("resumable app: a paused workflow continues where it stopped, in the s
     auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 5}}), LlmResponse::text("Sent.")});
     auto banker = adk::LlmAgent::builder("banker").model(model).tool(tool).build();
     int before_runs = 0;
-    auto before = std::make_shared<adk::test::FnAgent>("before", [&](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
-        ++before_runs;
-        Event prepared = ctx.make_event(Content::model("prepared"));
-        co_await out.emit(std::move(prepared));
-    });
+    auto before = preparing_agent(before_runs);
     auto after = adk::test::counting_agent("after", 2);
     auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Steps.",
                                                            std::vector<std::shared_ptr<adk::Agent>>{before, banker, after});
@@ -609,6 +615,95 @@ TEST_CASE("resumable app: an interrupted invocation resumes, what finished does 
     CHECK(texts == std::vector<std::string>{"slow started", "slow done", "slow started", "slow done"});
     CHECK(resumed.events.back().author == "pipeline");
     CHECK(resumed.events.back().actions.end_of_agent);
+}
+
+TEST_CASE("resumable app: each round of a loop is a node of its own, paused and resumed in either round", "[hitl]")
+{
+    Bank bank;
+    auto tool = bank.tool();
+    tool->set_require_confirmation(true);
+    auto model = scripted({LlmResponse::function_call("transfer_money", {{"amount", 5}}), LlmResponse::text("Sent 5."),
+                           LlmResponse::function_call("transfer_money", {{"amount", 7}}), LlmResponse::text("Sent 7.")});
+    auto banker = adk::LlmAgent::builder("banker").model(model).tool(tool).build();
+    auto loop = std::make_shared<adk::LoopAgent>("loop", "Twice.", std::vector<std::shared_ptr<adk::Agent>>{banker}, 2);
+    Fixture f(loop, /*resumable=*/true);
+
+    Ran first = f.say("pay twice");
+    REQUIRE(!first.error);
+    const adk::FunctionCall* question = find_question(first.events, adk::request_confirmation_function);
+    REQUIRE(question);
+    Ran second = f.answer(question->id, "adk_request_confirmation", {{"confirmed", true}});
+    REQUIRE(!second.error);
+    question = find_question(second.events, adk::request_confirmation_function);
+    REQUIRE(question);  // the second round asks again, for its own call
+    CHECK(question->args.at("originalFunctionCall").at("args").at("amount") == 7);
+    Ran third = f.answer(question->id, "adk_request_confirmation", {{"confirmed", true}});
+    REQUIRE(!third.error);
+    CHECK(bank.runs == 2);
+    CHECK(model->requests().size() == 4);
+
+    // One invocation; each event names its node: the loop, and the banker on the round it ran in.
+    const adk::Session s = f.session();
+    const std::string invocation = first.events.front().invocation_id;
+    std::vector<std::string> nodes;
+    for (const Event& e : s.events) {
+        CHECK(e.invocation_id == invocation);
+        if (e.author == "user")
+            continue;
+        std::string node(e.node_path());
+        if (nodes.empty() || nodes.back() != node)
+            nodes.push_back(node);
+    }
+    CHECK(nodes == std::vector<std::string>{"loop@1", "loop@1/banker@1", "loop@1", "loop@1/banker@2", "loop@1"});
+    std::vector<std::string> texts;
+    for (const Event& e : s.events)
+        if (!e.text().empty() && e.author == "banker")
+            texts.push_back(std::string(e.node_path()) + ":" + e.text());
+    CHECK(texts == std::vector<std::string>{"loop@1/banker@1:Sent 5.", "loop@1/banker@2:Sent 7."});
+    REQUIRE(s.events.back().actions.end_of_agent);
+    CHECK(s.events.back().node_path() == "loop@1");
+}
+
+TEST_CASE("resumable app: an invocation recorded before node paths (by author, as ADK 1.x) resumes where it stopped",
+          "[hitl]")
+{
+    int before_runs = 0;
+    auto before = preparing_agent(before_runs);
+    auto after = adk::test::counting_agent("after", 2);
+    auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Steps.",
+                                                           std::vector<std::shared_ptr<adk::Agent>>{before, after});
+    Fixture f(pipeline, /*resumable=*/true);
+    // What an interrupted invocation left before paths: "before" ended, "after" had started.
+    run(f.ioc, [&]() -> asio::awaitable<void> {
+        adk::GetSessionRequest get("app", "u", "s");
+        adk::Session s = *co_await f.sessions->get_session(std::move(get));
+        auto add = [&](std::string author, std::function<void(Event&)> fill) -> asio::awaitable<void> {
+            Event e(std::move(author), Content::model(""));
+            e.content.reset();
+            e.invocation_id = "e-legacy";
+            e.timestamp = adk::now_seconds();
+            fill(e);
+            co_await f.sessions->append_event(s, e);
+        };
+        co_await add("user", [](Event& e) { e.content = Content::user("go"); });
+        co_await add("pipeline", [](Event& e) { e.actions.agent_state = json::object{{"current_sub_agent", "before"}}; });
+        co_await add("before", [](Event& e) { e.content = Content::model("prepared"); });
+        co_await add("before", [](Event& e) { e.actions.end_of_agent = true; });
+        co_await add("pipeline", [](Event& e) { e.actions.agent_state = json::object{{"current_sub_agent", "after"}}; });
+    }());
+
+    adk::RunRequest resume("u", "s");
+    resume.invocation_id = "e-legacy";
+    Ran resumed = f.send(resume);
+    REQUIRE(!resumed.error);
+    CHECK(before_runs == 0);  // it ended before: not run again
+    std::vector<std::string> texts;
+    for (const Event& e : resumed.events)
+        if (!e.text().empty())
+            texts.push_back(e.author + ":" + e.text());
+    CHECK(texts == std::vector<std::string>{"after:1", "after:2"});
+    REQUIRE(resumed.events.back().actions.end_of_agent);
+    CHECK(resumed.events.back().node_path() == "pipeline@1");
 }
 
 TEST_CASE("rewind: the state and artifacts as they were, the history kept, the model no longer sees it", "[hitl]")

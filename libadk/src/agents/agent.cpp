@@ -152,14 +152,14 @@ asio::awaitable<bool> Agent::run_callbacks(bool before, InvocationContext& ctx, 
     co_return answer.has_value();
 }
 
-asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSink& out)
+asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSink& out, int run)
 {
-    InvocationContext ctx = parent.for_agent(*this);
+    InvocationContext ctx = parent.for_agent(*this, run);
     if (ctx.cancelled())
         throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled before agent '" + name_ +
                                          "' started");
     // A resumed invocation does not run again an agent that finished in it.
-    if (ctx.is_resumable() && ctx.agent_ended(name_))
+    if (ctx.is_resumable() && ctx.agent_ended())
         co_return;
     try {
         if (co_await run_callbacks(true, ctx, out)) {

@@ -18,6 +18,7 @@ namespace adk {
 namespace detail {
 
 class CommitOrder;
+class RunState;
 
 class Invocation {
 public:
@@ -48,6 +49,9 @@ public:
     std::map<std::string, std::any, std::less<>> attributes;
     // The session's turn (SessionService::take_turn), held by the Runner's invocations until they end.
     SessionTurn session_turn;
+    // Where the invocation's nodes stand (resumable apps; null otherwise): read once from the session's events,
+    // then kept current by commit().
+    std::unique_ptr<RunState> run_state;
 
 private:
     std::unique_ptr<CommitOrder> commit_order_;

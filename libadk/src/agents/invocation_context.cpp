@@ -9,10 +9,10 @@
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <set>
 #include <utility>
 
 #include "invocation.hpp"
+#include "run_state.hpp"
 
 namespace adk {
 
@@ -66,6 +66,8 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
     if (options.invocation_id.empty())
         options.invocation_id = new_invocation_id();
     commit_order_ = std::make_unique<CommitOrder>(options.executor);
+    if (options.resumable)
+        run_state = std::make_unique<RunState>(options.session.events, options.invocation_id, options.root_agent.get());
     if (options.run_config.max_invocation_tokens > 0 || options.run_config.max_session_tokens > 0)
         for (const Event& e : options.session.events) {
             if (!e.usage_metadata || e.partial)
@@ -86,6 +88,14 @@ asio::awaitable<void> Invocation::commit(Event& event)
     co_await commit_order_->wait_turn();
     CommitOrder::Turn turn(*commit_order_);
     co_await options.session_service->append_event(options.session, event, session_mutex);
+    if (run_state && !event.partial) {
+        std::size_t index = 0;
+        {
+            std::lock_guard lock(session_mutex);
+            index = options.session.events.size() - 1;  // commits run one at a time: the last is this one
+        }
+        run_state->record(event, index);
+    }
 }
 
 }  // namespace detail
@@ -96,19 +106,23 @@ InvocationContext::InvocationContext(InvocationOptions options, Agent* agent)
 }
 
 InvocationContext::InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent,
-                                     std::string branch, asio::any_io_executor executor)
-    : inv_(std::move(invocation)), agent_(agent), branch_(std::move(branch)), executor_(std::move(executor))
+                                     std::string branch, asio::any_io_executor executor, std::string node_path)
+    : inv_(std::move(invocation)),
+      agent_(agent),
+      branch_(std::move(branch)),
+      executor_(std::move(executor)),
+      node_path_(std::move(node_path))
 {
 }
 
-InvocationContext InvocationContext::for_agent(Agent& agent) const
+InvocationContext InvocationContext::for_agent(Agent& agent, int run) const
 {
-    return InvocationContext(inv_, &agent, branch_, executor_);
+    return InvocationContext(inv_, &agent, branch_, executor_, node_path::child(node_path_, agent.name(), run));
 }
 
 InvocationContext InvocationContext::with_branch(std::string branch, asio::any_io_executor executor) const
 {
-    return InvocationContext(inv_, agent_, std::move(branch), executor ? std::move(executor) : executor_);
+    return InvocationContext(inv_, agent_, std::move(branch), executor ? std::move(executor) : executor_, node_path_);
 }
 
 const std::string& InvocationContext::invocation_id() const noexcept { return inv_->options.invocation_id; }
@@ -198,63 +212,20 @@ std::optional<json::value> InvocationContext::state(std::string_view key) const
     });
 }
 
-namespace {
-
-// What the agents of one invocation recorded, replayed from its events in order.
-struct AgentProgress {
-    std::map<std::string, json::object, std::less<>> states;
-    std::set<std::string, std::less<>> ended;
-
-    void forget(const Agent& agent)
-    {
-        states.erase(agent.name());
-        ended.erase(agent.name());
-        for (const auto& sub : agent.sub_agents())
-            forget(*sub);
-    }
-};
-
-AgentProgress replay(const Session& session, const std::string& invocation_id, const Agent* root)
-{
-    AgentProgress progress;
-    for (const Event& e : session.events) {
-        if (e.invocation_id != invocation_id)
-            continue;
-        if (e.actions.agent_state) {
-            const json::value* current = e.actions.agent_state->if_contains("current_sub_agent");
-            if (root && current && current->is_string())
-                if (auto sub = root->find_agent(current->get_string()))
-                    progress.forget(*sub);
-            progress.states[e.author] = *e.actions.agent_state;
-        }
-        if (e.actions.end_of_agent)
-            progress.ended.insert(e.author);
-    }
-    return progress;
-}
-
-}  // namespace
-
-std::optional<json::object> InvocationContext::agent_state(std::string_view agent_name) const
+std::optional<json::object> InvocationContext::agent_state() const
 {
     if (!is_resumable())
         return std::nullopt;
-    return with_session([&](const Session& s) -> std::optional<json::object> {
-        AgentProgress progress = replay(s, invocation_id(), root_agent().get());
-        auto it = progress.states.find(agent_name);
-        if (it == progress.states.end())
-            return std::nullopt;
-        return it->second;
-    });
+    std::optional<detail::NodeProgress> node = inv_->run_state->find(node_path_);
+    return node ? std::move(node->agent_state) : std::nullopt;
 }
 
-bool InvocationContext::agent_ended(std::string_view agent_name) const
+bool InvocationContext::agent_ended() const
 {
     if (!is_resumable())
         return false;
-    return with_session([&](const Session& s) {
-        return replay(s, invocation_id(), root_agent().get()).ended.contains(agent_name);
-    });
+    std::optional<detail::NodeProgress> node = inv_->run_state->find(node_path_);
+    return node && node->ended;
 }
 
 Event InvocationContext::make_event(Content content) const
@@ -272,6 +243,10 @@ Event InvocationContext::make_event() const
     e.author = agent().name();
     e.branch = branch_;
     e.timestamp = now_seconds();
+    if (is_resumable() && !node_path_.empty()) {
+        e.node_info.emplace();
+        e.node_info->path = node_path_;
+    }
     return e;
 }
 

@@ -18,9 +18,10 @@ SequentialAgent::SequentialAgent(std::string name, std::string description,
 
 namespace {
 
-// In a resumable app a workflow agent records which sub-agent it starts (and a loop, which round), so that a
-// resumed invocation continues there. Recording it makes the sub-agent start afresh
-// (InvocationContext::agent_state), so the sub-agent a resumed workflow continues with is not recorded again.
+// In a resumable app a workflow agent records which sub-agent it starts (and a loop, which round) in its
+// agentState, kept by its node path, so that a resumed invocation continues there. The sub-agent a resumed
+// workflow continues with was recorded already, and is not recorded again. Each round of a loop runs its
+// sub-agents on a run of their own (round + 1), so what a round recorded never stands for the next.
 struct WorkflowPosition {
     std::size_t child = 0;
     int round = 0;
@@ -30,7 +31,7 @@ struct WorkflowPosition {
 WorkflowPosition position_of(const InvocationContext& ctx, const Agent& agent)
 {
     WorkflowPosition at;
-    std::optional<json::object> state = ctx.agent_state(agent.name());
+    std::optional<json::object> state = ctx.agent_state();
     if (!state)
         return at;
     const json::value* current = state->if_contains("current_sub_agent");
@@ -94,7 +95,7 @@ asio::awaitable<void> forward_all(EventStream branch, EventSink& out)
 
 asio::awaitable<void> ParallelAgent::run_impl(InvocationContext& ctx, EventSink& out)
 {
-    if (ctx.is_resumable() && !ctx.agent_state(name())) {
+    if (ctx.is_resumable() && !ctx.agent_state()) {
         // Marks that it started; on resume, the branches that finished are not run again (Agent::run_inline).
         Event started = ctx.make_event();
         started.actions.agent_state = json::object();
@@ -144,7 +145,7 @@ asio::awaitable<void> LoopAgent::run_impl(InvocationContext& ctx, EventSink& out
             if (ctx.is_resumable() && !(at.recorded && round == at.round && i == at.child))
                 co_await record_position(ctx, out, *children[i], round);
             out.clear_escalation();
-            co_await children[i]->run_inline(ctx, out);
+            co_await children[i]->run_inline(ctx, out, round + 1);
             if (out.escalated() || stopped(ctx))
                 co_return;
         }

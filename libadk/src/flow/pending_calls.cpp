@@ -1,5 +1,8 @@
 #include "pending_calls.hpp"
 
+#include "../agents/invocation.hpp"
+#include "../agents/run_state.hpp"
+
 #include <adk/tools/tool_confirmation.hpp>
 
 #include <algorithm>
@@ -10,9 +13,26 @@ namespace adk::detail {
 
 namespace {
 
-bool is_model_turn_with_calls(const Event& e, const std::string& agent)
+// Which events are the agent's own. In a resumed invocation, those of its node: a node that runs twice (a loop's
+// rounds) has a path for each run, and only this run's turn is continued. Events without a path (written before
+// paths, or by ADK 1.x) are taken by author. An answer in a new invocation continues the agent's latest turn,
+// whatever path it had in the invocation that made it.
+class NodeEvents {
+public:
+    NodeEvents(const std::string& agent, std::string_view path) : agent_(agent), path_(path) {}
+    bool operator()(const Event& e) const
+    {
+        return e.author == agent_ && (path_.empty() || e.node_path().empty() || e.node_path() == path_);
+    }
+
+private:
+    const std::string& agent_;
+    std::string_view path_;
+};
+
+bool is_model_turn_with_calls(const Event& e, const NodeEvents& agent)
 {
-    if (e.partial || e.author != agent || !e.content)
+    if (e.partial || !agent(e) || !e.content)
         return false;
     return std::any_of(e.content->parts.begin(), e.content->parts.end(),
                        [](const Part& p) { return p.function_call && !is_question(p.function_call->name); });
@@ -47,7 +67,7 @@ struct Afterwards {
     std::size_t last_text = 0;
 };
 
-Afterwards read_afterwards(const std::vector<Event>& events, std::size_t turn, const std::string& agent)
+Afterwards read_afterwards(const std::vector<Event>& events, std::size_t turn, const NodeEvents& agent)
 {
     Afterwards after;
     after.last_answer = turn;
@@ -56,7 +76,7 @@ Afterwards read_afterwards(const std::vector<Event>& events, std::size_t turn, c
         if (e.partial || !e.content)
             continue;
         const bool by_user = e.author == "user";
-        if (!by_user && e.author != agent)
+        if (!by_user && !agent(e))
             continue;
         for (const Part& p : e.content->parts) {
             if (const auto& r = p.function_response) {
@@ -94,19 +114,34 @@ std::optional<PendingCalls> find_pending_calls(const InvocationContext& ctx, con
         if (answers.empty())
             return std::nullopt;
     }
+    const NodeEvents node(agent, ctx.resumed() ? std::string_view(ctx.node_path()) : std::string_view());
+    // A resumed invocation knows where its node's turn is (RunState); an answer in a new invocation continues the
+    // agent's latest turn in the session.
+    std::optional<std::size_t> resumed_turn;
+    if (ctx.resumed()) {
+        const RunState* run_state = ctx.invocation()->run_state.get();
+        std::optional<NodeProgress> progress = run_state ? run_state->find(ctx.node_path()) : std::nullopt;
+        if (!progress || !progress->calls_turn)
+            return std::nullopt;
+        resumed_turn = progress->calls_turn;
+    }
     return ctx.with_session([&](const Session& s) -> std::optional<PendingCalls> {
         const std::vector<Event>& events = s.events;
         std::size_t turn = events.size();
-        for (std::size_t i = events.size(); i-- > 0;)
-            if (is_model_turn_with_calls(events[i], agent) &&
-                (!ctx.resumed() || events[i].invocation_id == ctx.invocation_id())) {
-                turn = i;
-                break;
-            }
+        if (resumed_turn) {
+            if (*resumed_turn < events.size() && is_model_turn_with_calls(events[*resumed_turn], node))
+                turn = *resumed_turn;
+        } else {
+            for (std::size_t i = events.size(); i-- > 0;)
+                if (is_model_turn_with_calls(events[i], node)) {
+                    turn = i;
+                    break;
+                }
+        }
         if (turn == events.size())
             return std::nullopt;
         const Event& model_turn = events[turn];
-        Afterwards after = read_afterwards(events, turn, agent);
+        Afterwards after = read_afterwards(events, turn, node);
 
         std::vector<FunctionCall> calls;
         for (const Part& p : model_turn.content->parts)

@@ -1,7 +1,9 @@
 // Pending calls: where an LlmAgent stands when it runs again after its invocation paused, was interrupted or
 // was answered (a person approved a call, a client answered a long-running tool).
 //
-// It reads the session: the agent's latest model turn that called tools, and what came after it. For each call:
+// It reads the session: the agent's model turn that called tools, and what came after it. In a resumed invocation
+// that turn is its node's latest (RunState knows where it is: a loop's rounds are nodes of their own); for an
+// answer that starts a new invocation, the agent's latest turn in the session. For each call:
 //   answered        it has its response (a long-running tool's: a final answer from the client)
 //   run             it never ran, or the process died before its response was stored: it runs now
 //   run_approved    a person approved it (adk_request_confirmation answered): it runs now

@@ -1,5 +1,7 @@
 #include "answers.hpp"
 
+#include "../agents/run_state.hpp"
+
 #include <adk/core/error.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
@@ -133,9 +135,16 @@ std::optional<InvocationRecord> find_invocation(const Session& session, const st
                 record->user_content = e.content;
             continue;
         }
-        if (record->started_by.empty())
-            record->started_by = e.author;
-        if (e.actions.end_of_agent && e.author == record->started_by)
+        // The agent it started at is its first event's node at the top (its path's first segment), or, for an
+        // event without a path, its author; that node's end is the invocation's end.
+        std::string_view path = e.node_path();
+        std::string_view top = path.substr(0, path.find('/'));
+        if (record->started_by.empty()) {
+            record->started_by = top.empty() ? e.author : std::string(node_path::name_of(top));
+            record->started_at = std::string(top);
+        }
+        const bool at_start = record->started_at.empty() ? e.author == record->started_by : path == record->started_at;
+        if (e.actions.end_of_agent && at_start)
             record->finished = true;
     }
     return record;

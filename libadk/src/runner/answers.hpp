@@ -34,6 +34,7 @@ public:
     InvocationRecord() = default;
     std::optional<Content> user_content;  // the user's message that started it
     std::string started_by;                // the agent it started at ("" when no agent got to emit)
+    std::string started_at;                // that agent's node path ("name@1"; "" for events without paths)
     bool finished = false;                 // that agent recorded its end (resumable apps)
     bool imported = false;                 // an event of it was imported with the session (is_imported)
 };

@@ -60,8 +60,9 @@ public:
     EventStream run(std::shared_ptr<InvocationContext> ctx, std::size_t capacity = default_stream_capacity);
 
     // Runs the agent inside the caller's coroutine, emitting into `out`: how workflow agents run their
-    // children without an extra stream. `parent` is the caller's context; the agent gets its own.
-    asio::awaitable<void> run_inline(const InvocationContext& parent, EventSink& out);
+    // children without an extra stream. `parent` is the caller's context; the agent gets its own, on its
+    // `run`-th run below the parent's node (InvocationContext::for_agent).
+    asio::awaitable<void> run_inline(const InvocationContext& parent, EventSink& out, int run = 1);
 
     // Checks a name: an identifier ([A-Za-z_][A-Za-z0-9_]*) that is not "user".
     static void validate_name(std::string_view name);

@@ -72,10 +72,11 @@ public:
     // A context for `agent` (may be null until the first agent runs) over a new invocation.
     explicit InvocationContext(InvocationOptions options, Agent* agent = nullptr);
     InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent, std::string branch,
-                      asio::any_io_executor executor = {});
+                      asio::any_io_executor executor = {}, std::string node_path = {});
 
-    // The same invocation, seen by `agent` (a sub-agent entering its run). The branch is kept.
-    InvocationContext for_agent(Agent& agent) const;
+    // The same invocation, seen by `agent` on its `run`-th run below this context's node (a sub-agent entering
+    // its run; a loop's children run once per round). The branch is kept; the node path gains "name@run".
+    InvocationContext for_agent(Agent& agent, int run = 1) const;
     // The same invocation and agent on another branch ("parallel.child"), running on `executor` (the
     // branch's own strand) when one is given.
     InvocationContext with_branch(std::string branch, asio::any_io_executor executor = {}) const;
@@ -85,6 +86,9 @@ public:
     const std::string& user_id() const noexcept;
     const std::string& origin() const noexcept;
     const std::string& branch() const noexcept { return branch_; }
+    // This context's node: "name@run" segments from the agent the invocation started at down to this agent,
+    // joined by '/' ("root@1/loop@1/critic@2"), as ADK writes nodeInfo.path. Empty before the first agent runs.
+    const std::string& node_path() const noexcept { return node_path_; }
     Agent& agent() const;
     const std::shared_ptr<Agent>& root_agent() const noexcept;
     // A copy of the session as this invocation sees it now (events committed so far, temp: state too).
@@ -116,7 +120,8 @@ public:
     // A copy of a state value as this invocation sees it (session, app:, user: and temp: keys).
     std::optional<json::value> state(std::string_view key) const;
 
-    // An event authored by this context's agent, with the invocation id, branch, a fresh id and the time.
+    // An event authored by this context's agent, with the invocation id, branch, a fresh id and the time; in a
+    // resumable app, its node path too (nodeInfo.path), by which a resumed invocation finds where it stood.
     Event make_event(Content content) const;
     Event make_event() const;
 
@@ -136,12 +141,12 @@ public:
     void pause() const;
     bool is_resumable() const noexcept;
     bool resumed() const noexcept;
-    // Where an agent stands in this invocation, from its events (resumable apps only): the latest
-    // actions.agentState it recorded, and whether it recorded actions.endOfAgent. A parent that records it
-    // starts a sub-agent (agentState {"current_sub_agent": name}) forgets what that sub-agent and the agents
-    // below it recorded before: a loop's next round starts them afresh.
-    std::optional<json::object> agent_state(std::string_view agent_name) const;
-    bool agent_ended(std::string_view agent_name) const;
+    // Where this context's node stands in the invocation, from its events (resumable apps only): the latest
+    // actions.agentState it recorded, and whether it recorded actions.endOfAgent. Kept by node path, so each
+    // run of a node (a loop's rounds) has its own. Read from the invocation's run state (built once from the
+    // session's events when the invocation starts, then kept current as events are committed).
+    std::optional<json::object> agent_state() const;
+    bool agent_ended() const;
 
     // Counts one model call against RunConfig::max_llm_calls; throws adk::Error
     // (errc::llm_call_limit_exceeded) past the limit.
@@ -170,6 +175,7 @@ private:
     Agent* agent_ = nullptr;
     std::string branch_;
     asio::any_io_executor executor_;  // empty: the invocation's
+    std::string node_path_;
 };
 
 }  // namespace adk
