@@ -311,81 +311,99 @@ asio::awaitable<EventStream> Runner::run(std::string user_id, std::string sessio
     return run(std::move(request));
 }
 
-asio::awaitable<EventStream> Runner::run(RunRequest request)
+namespace {
+
+// Step 1 of a run: what the request resolves to, checked before anything is stored. The session is read once
+// its turn is ours; what the message answers and the invocation it continues are found in it.
+class ResolvedRun {
+public:
+    ResolvedRun(SessionTurn turn_, Session session_) : turn(std::move(turn_)), session(std::move(session_)) {}
+    SessionTurn turn;
+    Session session;
+    detail::Answers answers;
+    std::optional<detail::InvocationRecord> resumed;  // the invocation this run continues
+    std::string resume_id;                            // its id, when resumed
+};
+
+asio::awaitable<ResolvedRun> resolve_run(const RunnerOptions& options, RunRequest& request)
 {
-    const bool resumable = options_.resumability.is_resumable;
+    const bool resumable = options.resumability.is_resumable;
     if (request.invocation_id && !resumable)
         throw Error(errc::invalid_argument,
                     "RunRequest::invocation_id asks to resume invocation '" + request.invocation_id->substr(0, 100) +
-                        "', but app '" + options_.app_name + "' is not resumable: set RunnerOptions::resumability "
+                        "', but app '" + options.app_name + "' is not resumable: set RunnerOptions::resumability "
                         "(is_resumable = true), or leave invocation_id empty to start a new invocation");
     validate_state_keys(request.state_delta);
-    SessionKey key(options_.app_name, request.user_id, request.session_id);
-    SessionInTurn in_turn = co_await read_in_turn(*options_.session_service, key);
-    SessionTurn turn = std::move(in_turn.turn);
-    Session session = std::move(in_turn.session);
-
-    // What the message answers, and which invocation this run continues: checked before anything is stored.
-    detail::Answers answers;
+    SessionKey key(options.app_name, request.user_id, request.session_id);
+    SessionInTurn in_turn = co_await read_in_turn(*options.session_service, key);
+    ResolvedRun run(std::move(in_turn.turn), std::move(in_turn.session));
     if (request.new_message)
-        answers = detail::check_answers(session, *request.new_message, options_.app_name);
+        run.answers = detail::check_answers(run.session, *request.new_message, options.app_name);
     std::optional<std::string> resume_id = request.invocation_id;
-    if (resume_id && answers.invocation_id && *answers.invocation_id != *resume_id)
-        throw Error(errc::invalid_argument, "the message answers calls of invocation " + *answers.invocation_id +
+    if (resume_id && run.answers.invocation_id && *run.answers.invocation_id != *resume_id)
+        throw Error(errc::invalid_argument, "the message answers calls of invocation " + *run.answers.invocation_id +
                                                 ", not of invocation " + resume_id->substr(0, 100) +
                                                 " that RunRequest::invocation_id names: leave invocation_id empty");
     if (!resume_id && resumable)
-        resume_id = answers.invocation_id;
-    std::optional<detail::InvocationRecord> resumed;
-    if (resume_id) {
-        resumed = detail::find_invocation(session, *resume_id);
-        if (!resumed)
-            throw Error(errc::not_found, key.describe() + " has no invocation '" + resume_id->substr(0, 100) +
-                                             "' to resume: give the invocationId of one of its events");
-        if (resumed->imported)
-            throw Error(errc::invalid_argument, "invocation " + resume_id->substr(0, 100) +
-                                                    " was imported with the session, not run here: it cannot be "
-                                                    "resumed; send a new message instead");
-        if (resumed->finished && answers.answers_pending_long_running && !request.invocation_id) {
-            resumed.reset();  // a long-running tool's answer after its invocation ended: a new invocation takes it
-            resume_id.reset();
-        } else if (resumed->finished) {
-            throw Error(errc::invalid_argument, "invocation " + *resume_id + " has finished: there is nothing to "
-                                                "resume; send a new message instead");
-        }
+        resume_id = run.answers.invocation_id;
+    if (!resume_id)
+        co_return run;
+    run.resumed = detail::find_invocation(run.session, *resume_id);
+    if (!run.resumed)
+        throw Error(errc::not_found, key.describe() + " has no invocation '" + resume_id->substr(0, 100) +
+                                         "' to resume: give the invocationId of one of its events");
+    if (run.resumed->imported)
+        throw Error(errc::invalid_argument, "invocation " + resume_id->substr(0, 100) +
+                                                " was imported with the session, not run here: it cannot be "
+                                                "resumed; send a new message instead");
+    if (run.resumed->finished && run.answers.answers_pending_long_running && !request.invocation_id) {
+        run.resumed.reset();  // a long-running tool's answer after its invocation ended: a new invocation takes it
+        co_return run;
     }
-    for (auto& [credential_key, auth_config] : answers.credentials)
-        co_await options_.credential_service->save_credential(std::move(credential_key), std::move(auth_config));
+    if (run.resumed->finished)
+        throw Error(errc::invalid_argument, "invocation " + *resume_id + " has finished: there is nothing to "
+                                            "resume; send a new message instead");
+    run.resume_id = std::move(*resume_id);
+    co_return run;
+}
+
+// Step 2: the invocation made, and what the request brings stored: the credentials its answers carry, the user's
+// message (after the plugins saw it, its blobs saved as artifacts) and its state delta, in one user event.
+asio::awaitable<std::shared_ptr<InvocationContext>> store_run(const RunnerOptions& options, RunRequest& request,
+                                                              ResolvedRun& run)
+{
+    for (auto& [credential_key, auth_config] : run.answers.credentials)
+        co_await options.credential_service->save_credential(std::move(credential_key), std::move(auth_config));
 
     InvocationOptions inv;
-    inv.app_name = options_.app_name;
+    inv.app_name = options.app_name;
     inv.user_id = request.user_id;
-    inv.session = std::move(session);
-    inv.session_service = options_.session_service;
-    inv.artifact_service = options_.artifact_service;
-    inv.memory_service = options_.memory_service;
-    inv.credential_service = options_.credential_service;
-    inv.resumable = resumable;
-    if (resumed) {
-        inv.invocation_id = *resume_id;
+    inv.session = std::move(run.session);
+    inv.session_service = options.session_service;
+    inv.artifact_service = options.artifact_service;
+    inv.memory_service = options.memory_service;
+    inv.credential_service = options.credential_service;
+    inv.resumable = options.resumability.is_resumable;
+    if (run.resumed) {
+        inv.invocation_id = run.resume_id;
         inv.resumed = true;
     }
     inv.run_config = std::move(request.run_config);
     if (!inv.run_config.context_cache)
-        inv.run_config.context_cache = options_.context_cache;
-    inv.root_agent = options_.agent;
+        inv.run_config.context_cache = options.context_cache;
+    inv.root_agent = options.agent;
     auto caller_executor = co_await asio::this_coro::executor;
-    inv.executor = options_.single_threaded ? caller_executor : new_strand(caller_executor);
-    inv.plugins = options_.plugins;
-    auto ctx = std::make_shared<InvocationContext>(std::move(inv), options_.agent.get());
+    inv.executor = options.single_threaded ? caller_executor : new_strand(caller_executor);
+    inv.plugins = options.plugins;
+    auto ctx = std::make_shared<InvocationContext>(std::move(inv), options.agent.get());
     auto invocation = ctx->invocation();
-    invocation->session_turn = std::move(turn);
+    invocation->session_turn = std::move(run.turn);
     std::map<std::string, std::int64_t> uploads;  // the artifacts saved from the user's message
     if (request.new_message && !request.new_message->parts.empty()) {
         Content& message = *request.new_message;
         if (message.role.empty())
             message.role = "user";
-        const detail::PluginManager plugins(options_.plugins);
+        const detail::PluginManager plugins(options.plugins);
         co_await plugins.on_user_message(*ctx, message);
         if (ctx->run_config().save_input_blobs_as_artifacts)
             uploads = co_await save_input_blobs(*ctx, message);
@@ -402,51 +420,74 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
         user_event.actions.artifact_delta = std::move(uploads);
         co_await invocation->commit(user_event);
     }
-    if (resumed && resumed->user_content)
-        invocation->options.user_content = resumed->user_content;  // the message that started it
+    if (run.resumed && run.resumed->user_content)
+        invocation->options.user_content = run.resumed->user_content;  // the message that started it
+    co_return ctx;
+}
 
-    auto registry = registry_;
-    std::shared_ptr<Agent> agent;
+// The agent the invocation runs: a resumed one continues where it started; a new one goes where ADK's Runner
+// sends the message (agent_to_run).
+std::shared_ptr<Agent> agent_for(const RunnerOptions& options, const InvocationContext& ctx,
+                                 const std::optional<detail::InvocationRecord>& resumed)
+{
     if (resumed && !resumed->started_by.empty())
-        agent = options_.agent->find_agent(resumed->started_by);  // it continues where it started
-    if (!agent)
-        agent = ctx->with_session([&](const Session& s) { return agent_to_run(s, options_.agent); });
-    auto producer = [ctx, agent, registry, compactor = compactor_](Sink<Event> sink) -> asio::awaitable<void> {
-        struct Unregister {
-            detail::RunnerRegistry& registry;
-            const std::string& id;
-            detail::Invocation& invocation;
-            ~Unregister()
-            {
-                invocation.session_turn.release();  // the next invocation of the session may start
-                registry.remove(id);
-            }
-        } unregister{*registry, ctx->invocation_id(), *ctx->invocation()};
-        EventSink out(std::move(sink), ctx->invocation());
-        std::exception_ptr failure;
-        try {
-            if (co_await answered_by_plugin(*ctx, out))
-                co_return;
-            co_await agent->run_inline(*ctx, out);
-            const detail::PluginManager plugins(ctx->plugins());
-            co_await plugins.after_run(*ctx);
-            if (compactor)
-                ctx->with_session([&](const Session& now) {
-                    compactor->after_invocation(ctx->executor(), now, ctx->invocation_id());
-                });
-        } catch (...) {
-            failure = std::current_exception();
+        if (auto agent = options.agent->find_agent(resumed->started_by))
+            return agent;
+    return ctx.with_session([&](const Session& s) { return agent_to_run(s, options.agent); });
+}
+
+// Step 3's body: the invocation's producer. Plugins may answer first; an interruption is recorded in the session;
+// the session's turn is released and the invocation unregistered when it ends, however it ends.
+asio::awaitable<void> run_invocation(std::shared_ptr<InvocationContext> ctx, std::shared_ptr<Agent> agent,
+                                     std::shared_ptr<detail::RunnerRegistry> registry,
+                                     std::shared_ptr<detail::Compactor> compactor, Sink<Event> sink)
+{
+    struct Unregister {
+        detail::RunnerRegistry& registry;
+        const std::string& id;
+        detail::Invocation& invocation;
+        ~Unregister()
+        {
+            invocation.session_turn.release();  // the next invocation of the session may start
+            registry.remove(id);
         }
-        if (failure && interrupted(failure, *ctx)) {
-            // After a cancellation every later co_await throws unless the state is reset (Asio 1.26).
-            co_await asio::this_coro::reset_cancellation_state();
-            co_await record_interruption(*ctx, *agent);
-        }
-        if (failure)
-            std::rethrow_exception(failure);
+    } unregister{*registry, ctx->invocation_id(), *ctx->invocation()};
+    EventSink out(std::move(sink), ctx->invocation());
+    std::exception_ptr failure;
+    try {
+        if (co_await answered_by_plugin(*ctx, out))
+            co_return;
+        co_await agent->run_inline(*ctx, out);
+        const detail::PluginManager plugins(ctx->plugins());
+        co_await plugins.after_run(*ctx);
+        if (compactor)
+            ctx->with_session([&](const Session& now) {
+                compactor->after_invocation(ctx->executor(), now, ctx->invocation_id());
+            });
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure && interrupted(failure, *ctx)) {
+        // After a cancellation every later co_await throws unless the state is reset (Asio 1.26).
+        co_await asio::this_coro::reset_cancellation_state();
+        co_await record_interruption(*ctx, *agent);
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+asio::awaitable<EventStream> Runner::run(RunRequest request)
+{
+    ResolvedRun resolved = co_await resolve_run(options_, request);
+    std::shared_ptr<InvocationContext> ctx = co_await store_run(options_, request, resolved);
+    std::shared_ptr<Agent> agent = agent_for(options_, *ctx, resolved.resumed);
+    auto producer = [ctx, agent, registry = registry_, compactor = compactor_](Sink<Event> sink) {
+        return run_invocation(ctx, agent, registry, compactor, std::move(sink));
     };
     // Registered before the producer starts, so that its removal at the end always comes after.
-    registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), invocation, std::nullopt});
+    registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), ctx->invocation(), std::nullopt});
     EventStream stream = spawn_stream<Event>(ctx->executor(), std::move(producer));
     registry_->set_canceller(ctx->invocation_id(), stream.canceller());
     co_return stream;
