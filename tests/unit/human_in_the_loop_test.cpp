@@ -677,19 +677,27 @@ TEST_CASE("resumable app: an invocation recorded before node paths (by author, a
     run(f.ioc, [&]() -> asio::awaitable<void> {
         adk::GetSessionRequest get("app", "u", "s");
         adk::Session s = *co_await f.sessions->get_session(std::move(get));
-        auto add = [&](std::string author, std::function<void(Event&)> fill) -> asio::awaitable<void> {
+        // Each event is built, then named, before it is awaited (g++ 12 and class-type temporaries in co_await).
+        auto legacy = [](std::string author) {
             Event e(std::move(author), Content::model(""));
             e.content.reset();
             e.invocation_id = "e-legacy";
             e.timestamp = adk::now_seconds();
-            fill(e);
-            co_await f.sessions->append_event(s, e);
+            return e;
         };
-        co_await add("user", [](Event& e) { e.content = Content::user("go"); });
-        co_await add("pipeline", [](Event& e) { e.actions.agent_state = json::object{{"current_sub_agent", "before"}}; });
-        co_await add("before", [](Event& e) { e.content = Content::model("prepared"); });
-        co_await add("before", [](Event& e) { e.actions.end_of_agent = true; });
-        co_await add("pipeline", [](Event& e) { e.actions.agent_state = json::object{{"current_sub_agent", "after"}}; });
+        std::vector<Event> events;
+        events.push_back(legacy("user"));
+        events.back().content = Content::user("go");
+        events.push_back(legacy("pipeline"));
+        events.back().actions.agent_state = json::object{{"current_sub_agent", "before"}};
+        events.push_back(legacy("before"));
+        events.back().content = Content::model("prepared");
+        events.push_back(legacy("before"));
+        events.back().actions.end_of_agent = true;
+        events.push_back(legacy("pipeline"));
+        events.back().actions.agent_state = json::object{{"current_sub_agent", "after"}};
+        for (Event& e : events)
+            co_await f.sessions->append_event(s, e);
     }());
 
     adk::RunRequest resume("u", "s");
