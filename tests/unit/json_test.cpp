@@ -226,8 +226,18 @@ TEST_CASE("ADK 2.x's workflow fields are read in either spelling and written as 
     CHECK_FALSE(w.as_object().contains("nodeInfo"));
     CHECK_FALSE(w.as_object().contains("output"));
     CHECK_FALSE(w.at("actions").as_object().contains("route"));
+    // ADK TypeScript writes the route at the top of the event (its Event.route): read as the actions' route, and
+    // written where ADK Python reads it.
+    adk::Event from_ts = json::value_to<adk::Event>(
+        json::parse(R"({"author":"classify","nodeInfo":{"path":"triage.classify"},"route":"bug","output":"x"})"));
+    CHECK(from_ts.actions.route == json::value("bug"));
+    CHECK(from_ts.extra.empty());
+    json::value rewritten = json::value_from(from_ts);
+    CHECK(rewritten.at("actions").at("route") == "bug");
+    CHECK(json::value_to<adk::Event>(rewritten) == from_ts);
     // A route is a string, a number, a boolean or an array of them; an output's numbers are finite.
-    for (const char* bad : {R"({"author":"a","actions":{"route":{"to":"x"}}})",
+    for (const char* bad : {R"({"author":"a","route":{"to":"x"}})",
+                            R"({"author":"a","actions":{"route":{"to":"x"}}})",
                             R"({"author":"a","actions":{"route":[["x"]]}})",
                             R"({"author":"a","output":[1e400]})",
                             R"({"author":"a","nodeInfo":{"outputFor":[1]}})"}) {

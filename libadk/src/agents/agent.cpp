@@ -154,7 +154,14 @@ asio::awaitable<bool> Agent::run_callbacks(bool before, InvocationContext& ctx, 
 
 asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSink& out, int run)
 {
-    InvocationContext ctx = parent.for_agent(*this, run);
+    return run_in(parent.for_agent(*this, run), out);
+}
+
+asio::awaitable<void> Agent::run_in(InvocationContext ctx, EventSink& out)
+{
+    if (&ctx.agent() != this)
+        throw Error(errc::invalid_argument, "Agent::run_in: agent '" + name_ + "' was given the context of agent '" +
+                                                ctx.agent().name() + "': make it with parent.for_agent(agent, run)");
     if (ctx.cancelled())
         throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled before agent '" + name_ +
                                          "' started");

@@ -66,8 +66,11 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
     if (options.invocation_id.empty())
         options.invocation_id = new_invocation_id();
     commit_order_ = std::make_unique<CommitOrder>(options.executor);
-    if (options.resumable)
-        run_state = std::make_unique<RunState>(options.session.events, options.invocation_id, options.root_agent.get());
+    // A workflow reads its nodes' outcomes here in any app; only a resumable app's invocation continues earlier
+    // events of its own.
+    run_state = options.resumable
+                    ? std::make_unique<RunState>(options.session.events, options.invocation_id, options.root_agent.get())
+                    : std::make_unique<RunState>();
     if (options.run_config.max_invocation_tokens > 0 || options.run_config.max_session_tokens > 0)
         for (const Event& e : options.session.events) {
             if (!e.usage_metadata || e.partial)
@@ -88,7 +91,7 @@ asio::awaitable<void> Invocation::commit(Event& event)
     co_await commit_order_->wait_turn();
     CommitOrder::Turn turn(*commit_order_);
     co_await options.session_service->append_event(options.session, event, session_mutex);
-    if (run_state && !event.partial) {
+    if (!event.partial) {
         std::size_t index = 0;
         {
             std::lock_guard lock(session_mutex);
@@ -117,12 +120,49 @@ InvocationContext::InvocationContext(std::shared_ptr<detail::Invocation> invocat
 
 InvocationContext InvocationContext::for_agent(Agent& agent, int run) const
 {
-    return InvocationContext(inv_, &agent, branch_, executor_, node_path::child(node_path_, agent.name(), run));
+    InvocationContext ctx(inv_, &agent, branch_, executor_, node_path::child(node_path_, agent.name(), run));
+    ctx.in_workflow_ = in_workflow_;
+    return ctx;
+}
+
+InvocationContext InvocationContext::for_node(std::string_view name, int run) const
+{
+    InvocationContext ctx(inv_, agent_, branch_, executor_, node_path::child(node_path_, name, run));
+    ctx.in_workflow_ = in_workflow_;
+    return ctx;
+}
+
+struct InvocationContext::NodeRole {
+    std::vector<std::string> output_for;
+    json::value input;
+};
+
+InvocationContext InvocationContext::as_workflow_node(std::vector<std::string> output_for, json::value input) const
+{
+    InvocationContext ctx = *this;
+    ctx.in_workflow_ = true;
+    ctx.role_ = std::make_shared<const NodeRole>(NodeRole{std::move(output_for), std::move(input)});
+    return ctx;
+}
+
+const std::vector<std::string>& InvocationContext::node_output_for() const noexcept
+{
+    static const std::vector<std::string> none;
+    return role_ ? role_->output_for : none;
+}
+
+const json::value* InvocationContext::node_input() const noexcept
+{
+    return role_ ? &role_->input : nullptr;
 }
 
 InvocationContext InvocationContext::with_branch(std::string branch, asio::any_io_executor executor) const
 {
-    return InvocationContext(inv_, agent_, std::move(branch), executor ? std::move(executor) : executor_, node_path_);
+    InvocationContext ctx = *this;
+    ctx.branch_ = std::move(branch);
+    if (executor)
+        ctx.executor_ = std::move(executor);
+    return ctx;
 }
 
 const std::string& InvocationContext::invocation_id() const noexcept { return inv_->options.invocation_id; }
@@ -228,6 +268,20 @@ bool InvocationContext::agent_ended() const
     return node && node->ended;
 }
 
+std::optional<NodeOutcome> InvocationContext::node_outcome() const
+{
+    std::optional<detail::NodeProgress> node = inv_->run_state->find(node_path_);
+    if (!node || (!node->output && !node->route && !node->ended))
+        return std::nullopt;
+    return NodeOutcome{std::move(node->output), std::move(node->route), node->ended};
+}
+
+std::vector<std::string> InvocationContext::node_interrupts() const
+{
+    std::optional<detail::NodeProgress> node = inv_->run_state->find(node_path_);
+    return node ? std::move(node->interrupts) : std::vector<std::string>();
+}
+
 Event InvocationContext::make_event(Content content) const
 {
     Event e = make_event();
@@ -243,7 +297,7 @@ Event InvocationContext::make_event() const
     e.author = agent().name();
     e.branch = branch_;
     e.timestamp = now_seconds();
-    if (is_resumable() && !node_path_.empty()) {
+    if ((in_workflow_ || is_resumable()) && !node_path_.empty()) {
         e.node_info.emplace();
         e.node_info->path = node_path_;
     }

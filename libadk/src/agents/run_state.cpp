@@ -3,6 +3,7 @@
 #include <adk/agents/agent.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 namespace adk {
@@ -89,14 +90,15 @@ std::optional<json::value> output_of(const Event& event)
 
 bool matters(const Event& event)
 {
-    return event.actions.agent_state || event.actions.end_of_agent || calls_tools(event) ||
+    return event.actions.agent_state || event.actions.end_of_agent || event.actions.route ||
+           !event.long_running_tool_ids.empty() || calls_tools(event) ||
            (event.node_info && (event.output || event.node_info->message_as_output));
 }
 
 }  // namespace
 
 RunState::RunState(const std::vector<Event>& events, std::string_view invocation_id, const Agent* root)
-    : root_(root)
+    : root_(root), by_author_too_(true)
 {
     for (std::size_t i = 0; i < events.size(); ++i)
         if (events[i].invocation_id == invocation_id)
@@ -121,6 +123,8 @@ void RunState::record_locked(const Event& event, std::size_t index)
         auto it = by_path_.find(path);
         node = it != by_path_.end() ? &it->second : &by_path_[std::string(path)];
     } else {
+        if (!by_author_too_)
+            return;
         const json::value* current =
             event.actions.agent_state ? event.actions.agent_state->if_contains("current_sub_agent") : nullptr;
         if (root_ && current && current->is_string())
@@ -136,6 +140,11 @@ void RunState::record_locked(const Event& event, std::size_t index)
         node->calls_turn = index;
     if (path.empty() || !event.node_info)
         return;
+    if (event.actions.route)
+        node->route = *event.actions.route;
+    for (const std::string& id : event.long_running_tool_ids)
+        if (std::find(node->interrupts.begin(), node->interrupts.end(), id) == node->interrupts.end())
+            node->interrupts.push_back(id);
     std::optional<json::value> output = output_of(event);
     if (!output)
         return;

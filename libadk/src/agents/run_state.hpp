@@ -38,10 +38,16 @@ public:
     // Its output (ADK 2.x): an event's `output`, or its text when nodeInfo.messageAsOutput, from an event that
     // names the node in nodeInfo.outputFor (or, naming none, is the node's own). A node with an output has run.
     std::optional<json::value> output;
+    // The route it chose (ADK 2.x: actions.route), which a workflow follows to the nodes after it.
+    std::optional<json::value> route;
+    // The ids of the long-running calls it made (longRunningToolIds: a workflow node's questions), in order.
+    std::vector<std::string> interrupts;
 };
 
 class RunState {
 public:
+    // A new invocation's of an app that is not resumable: it keeps what workflow nodes record (their events carry
+    // paths) and ignores events without a path.
     RunState() = default;
     // The events of `invocation_id` among `events`, replayed in order. `root` is the app's root agent, used for
     // events without a path only.
@@ -58,6 +64,7 @@ private:
 
     mutable std::mutex mutex_;
     const Agent* root_ = nullptr;
+    bool by_author_too_ = false;  // events without a path are kept by author (resumable apps)
     std::map<std::string, NodeProgress, std::less<>> by_path_;
     std::map<std::string, NodeProgress, std::less<>> by_author_;  // events without a path
 };

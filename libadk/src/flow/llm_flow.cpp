@@ -136,6 +136,28 @@ void store_output(const LlmAgent& agent, Event& event)
     event.actions.state_delta[cfg.output_key] = std::move(parsed);
 }
 
+// A workflow's node (InvocationContext::as_workflow_node): its final answer is the node's output, its text or, with
+// an output schema, its JSON, as ADK 2.x marks it (output, nodeInfo.messageAsOutput and outputFor).
+void mark_node_output(const LlmAgent& agent, const InvocationContext& ctx, Event& event)
+{
+    const std::vector<std::string>& output_for = ctx.node_output_for();
+    if (output_for.empty() || !event.content || event.error_code || event.author != agent.name())
+        return;
+    std::string text = event.content->text();
+    json::value output(text);
+    if (agent.config().output_schema) {
+        boost::system::error_code ec;
+        json::value parsed = json::parse(text, ec);
+        if (!ec)
+            output = std::move(parsed);
+    }
+    event.output = std::move(output);
+    if (!event.node_info)
+        event.node_info.emplace();
+    event.node_info->message_as_output = true;
+    event.node_info->output_for = output_for;
+}
+
 // The agent a transfer names runs for the rest of the invocation. When it pauses, so does the agent that
 // handed over: a resumed invocation goes back through it to the target.
 asio::awaitable<void> run_transfer_target(InvocationContext& ctx, EventSink& out, const std::string& name)
@@ -195,8 +217,10 @@ asio::awaitable<bool> after_model_call(const LlmAgent& agent, InvocationContext&
             calls.emplace_back(*p.function_call);
         }
     }
-    if (calls.empty() && model_event->is_final_response())
+    if (calls.empty() && model_event->is_final_response()) {
         store_output(agent, *model_event);
+        mark_node_output(agent, ctx, *model_event);
+    }
     co_await out.emit(std::move(*model_event));
     if (calls.empty() || ctx.end_invocation())
         co_return false;

@@ -95,6 +95,13 @@ Answers check_answers(const Session& session, Content& message, const std::strin
             } catch (const Error& e) {
                 throw Error(errc::invalid_argument, "the answer to " + quoted + ": " + e.message());
             }
+        } else if (r.name == request_input_function) {
+            try {
+                (void)read_input_answer(r.response, found.call->args.if_contains("response_schema"));
+            } catch (const Error& e) {
+                throw Error(errc::invalid_argument, "the answer to " + quoted + ": " + e.message() +
+                                                        ". The question still waits for its answer");
+            }
         } else if (r.name == request_credential_function) {
             // The answer is the auth config with its credential: kept in the CredentialService, and stored in the
             // session without the credential.

@@ -1,5 +1,6 @@
 #include <adk/core/error.hpp>
 #include <adk/tools/tool_confirmation.hpp>
+#include <adk/tools/json_schema.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/value_from.hpp>
@@ -45,6 +46,23 @@ std::string asked_about(const FunctionCall& question)
     if (const json::value* original = question.args.if_contains("originalFunctionCall"); original && original->is_object())
         v = original->get_object().if_contains("id");
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+json::value read_input_answer(const json::object& response, const json::value* response_schema)
+{
+    const json::object* schema =
+        response_schema && response_schema->is_object() ? &response_schema->get_object() : nullptr;
+    const json::value* type = schema ? schema->if_contains("type") : nullptr;
+    const bool wants_object = type && type->is_string() && type->get_string() == "object";
+    json::value answer = response;
+    if (!wants_object && response.size() == 1 && response.contains("result"))
+        answer = response.at("result");
+    if (schema)
+        if (std::optional<std::string> mismatch = schema_mismatch(*response_schema, answer))
+            throw Error(errc::invalid_argument, "the answer does not fit the response_schema the question gave (" +
+                                                    *mismatch + "): answer with a value that fits it, or wrap a bare "
+                                                    "value as {\"result\": value}");
+    return answer;
 }
 
 bool is_progress_update(const json::object& response)

@@ -63,6 +63,9 @@ public:
     // children without an extra stream. `parent` is the caller's context; the agent gets its own, on its
     // `run`-th run below the parent's node (InvocationContext::for_agent).
     asio::awaitable<void> run_inline(const InvocationContext& parent, EventSink& out, int run = 1);
+    // The same with the agent's context made by the caller (parent.for_agent(agent, run), perhaps as a workflow's
+    // node): what a workflow calls. Throws adk::Error when ctx is another agent's.
+    asio::awaitable<void> run_in(InvocationContext ctx, EventSink& out);
 
     // Checks a name: an identifier ([A-Za-z_][A-Za-z0-9_]*) that is not "user".
     static void validate_name(std::string_view name);

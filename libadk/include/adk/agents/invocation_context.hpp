@@ -67,6 +67,14 @@ namespace detail {
 class Invocation;  // the shared part; libadk/src/agents/invocation.hpp
 }  // namespace detail
 
+// What a workflow's node recorded in this invocation (adk/workflow): its output, the route it chose, and whether
+// it ended. A node with any of them has finished; a resumed workflow does not run it again.
+struct NodeOutcome {
+    std::optional<json::value> output;
+    std::optional<json::value> route;
+    bool ended = false;
+};
+
 class InvocationContext {
 public:
     // A context for `agent` (may be null until the first agent runs) over a new invocation.
@@ -77,6 +85,18 @@ public:
     // The same invocation, seen by `agent` on its `run`-th run below this context's node (a sub-agent entering
     // its run; a loop's children run once per round). The branch is kept; the node path gains "name@run".
     InvocationContext for_agent(Agent& agent, int run = 1) const;
+    // The same invocation and agent, on the `run`-th run of node `name` below this context's node: what a workflow
+    // gives a node that is not an agent (a function, a join).
+    InvocationContext for_node(std::string_view name, int run) const;
+    // This context as a workflow's node (adk/workflow): every event it and the agents below it make carries its
+    // node path, resumable app or not, and its agent's answer is the node's output (an LlmAgent's final response
+    // gets `output` and nodeInfo.messageAsOutput), recorded for the paths in `output_for` (its own first, then
+    // those of the workflows whose output it also is). `input` is what the node was given.
+    InvocationContext as_workflow_node(std::vector<std::string> output_for, json::value input = nullptr) const;
+    // The paths this context's answer is the output of (nodeInfo.outputFor); empty when it is no workflow's node.
+    const std::vector<std::string>& node_output_for() const noexcept;
+    // The input this context's node was given; nullptr when it is no workflow's node.
+    const json::value* node_input() const noexcept;
     // The same invocation and agent on another branch ("parallel.child"), running on `executor` (the
     // branch's own strand) when one is given.
     InvocationContext with_branch(std::string branch, asio::any_io_executor executor = {}) const;
@@ -147,6 +167,12 @@ public:
     // session's events when the invocation starts, then kept current as events are committed).
     std::optional<json::object> agent_state() const;
     bool agent_ended() const;
+    // What this context's node recorded in the invocation (any app: a workflow reads its nodes' outcomes here);
+    // nullopt when it recorded no output, route or end.
+    std::optional<NodeOutcome> node_outcome() const;
+    // The ids of the long-running calls this context's node made in the invocation, in order (a workflow node's
+    // questions to a person, which it asks once and finds answered when it runs again).
+    std::vector<std::string> node_interrupts() const;
 
     // Counts one model call against RunConfig::max_llm_calls; throws adk::Error
     // (errc::llm_call_limit_exceeded) past the limit.
@@ -176,6 +202,9 @@ private:
     std::string branch_;
     asio::any_io_executor executor_;  // empty: the invocation's
     std::string node_path_;
+    struct NodeRole;
+    bool in_workflow_ = false;                // write node paths (as_workflow_node)
+    std::shared_ptr<const NodeRole> role_;    // as_workflow_node; null otherwise
 };
 
 }  // namespace adk

@@ -27,12 +27,21 @@ namespace json = boost::json;
 
 inline constexpr std::string_view request_confirmation_function = "adk_request_confirmation";
 inline constexpr std::string_view request_credential_function = "adk_request_credential";
+// A workflow node's question to a person (ADK 2.x RequestInput, adk/workflow): args {interruptId, message, payload,
+// response_schema}; the call's id is the interrupt id.
+inline constexpr std::string_view request_input_function = "adk_request_input";
 
-// Whether a function is one of the two above: a question to a person, which the model never sees.
+// Whether a function is one of the three above: a question to a person, which the model never sees.
 inline bool is_question(std::string_view function_name)
 {
-    return function_name == request_confirmation_function || function_name == request_credential_function;
+    return function_name == request_confirmation_function || function_name == request_credential_function ||
+           function_name == request_input_function;
 }
+
+// A person's answer to adk_request_input, as ADK reads it: a bare value comes wrapped as {"result": value} (a
+// functionResponse's response is an object), unless the question's response_schema (may be null) asks for an
+// object. Throws adk::Error (invalid_argument) that says how the answer misses the schema.
+json::value read_input_answer(const json::object& response, const json::value* response_schema);
 
 // The id of the call a question is about (args.originalFunctionCall.id, or args.functionCallId); empty when it
 // names none.
