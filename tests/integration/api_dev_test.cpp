@@ -4,6 +4,7 @@
 // Found for the routes that hide the UI's eval and builder panels.
 #include <adk/adk.hpp>
 #include <adk/server/api_server.hpp>
+#include <adk/workflow/workflow.hpp>
 
 #include "support/api_client.hpp"
 #include "support/run.hpp"
@@ -214,6 +215,85 @@ TEST_CASE("ApiServer: the agent tree, its DOT graph, an event's graph, the trace
             CHECK(absent.status == 404);
             CHECK(absent.json().at("error").is_string());
         }
+        server.stop();
+    }());
+}
+
+TEST_CASE("ApiServer: a graph workflow described by its graph and drawn START to END, each nested workflow by its path",
+          "[server][graph_workflow]")
+{
+    namespace wf = adk::workflow;
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto pass = [](std::string name) {
+        return wf::function_node(std::move(name), [](wf::NodeContext&, json::value in) -> asio::awaitable<json::value> {
+            co_return in;
+        });
+    };
+    auto classify = pass("classify");
+    auto fixer = researcher("fixer", gemini());
+    auto helper = pass("helper");
+    auto done = wf::join_node("done");
+    auto inner = wf::Workflow::Builder("inner").chain({wf::START, pass("x"), pass("y")}).build();
+    auto triage = wf::Workflow::Builder("triage")
+                      .edge(wf::START, classify)
+                      .route(classify, "bug", fixer)
+                      .route(classify, json::array{"question", 2}, helper)
+                      .route(classify, wf::default_route, inner)
+                      .edge(fixer, done)
+                      .edge(helper, done)
+                      .build();
+    adk::server::ApiServer server(ioc.get_executor(), {{"triage", triage}}, adk::test::options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(adk::test::no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        Reply tree = co_await call(client, server, "GET", "/dev/apps/triage/build_graph");
+        REQUIRE(tree.status == 200);
+        const json::value root = tree.json().at("root_agent");
+        CHECK(root.at("type") == "workflow");
+        CHECK_FALSE(root.as_object().contains("sub_agents"));
+        const json::array& nodes = root.at("graph").at("nodes").as_array();
+        std::map<std::string, std::string> types;
+        for (const json::value& n : nodes)
+            types[std::string(n.at("name").as_string())] = std::string(n.at("type").as_string());
+        CHECK(types == std::map<std::string, std::string>{{"__START__", "start"}, {"classify", "function"},
+                                                          {"fixer", "agent"}, {"helper", "function"},
+                                                          {"inner", "workflow"}, {"done", "join"}});
+        for (const json::value& n : nodes)
+            if (n.at("name") == "inner")
+                CHECK(n.at("graph").at("nodes").as_array().size() == 3);  // START, x, y
+        std::set<std::string> edges;
+        for (const json::value& e : root.at("graph").at("edges").as_array())
+            edges.insert(std::string(e.at("from_node").at("name").as_string()) + "->" +
+                         std::string(e.at("to_node").at("name").as_string()) +
+                         (e.as_object().contains("route") ? " " + json::serialize(e.at("route")) : ""));
+        CHECK(edges == std::set<std::string>{"__START__->classify", "classify->fixer \"bug\"",
+                                             "classify->helper [\"question\",\"2\"]", "classify->inner \"default\"",
+                                             "fixer->done", "helper->done"});
+
+        Reply image = co_await call(client, server, "GET", "/dev/apps/triage/build_graph_image?dark_mode=false");
+        REQUIRE(image.status == 200);
+        const json::value drawn = image.json();
+        CHECK(drawn.at("").at("dotSrc") == drawn.at("dotSrc"));
+        REQUIRE(drawn.as_object().contains("inner"));  // the nested workflow, by its path
+        const std::string dot(drawn.at("dotSrc").as_string());
+        CHECK(dot.starts_with("digraph \"triage\" {"));
+        CHECK_THAT(dot, Catch::Contains("\"__START__\" -> \"classify\";"));
+        CHECK_THAT(dot, Catch::Contains("\"classify\" -> \"fixer\" [label = \"  bug\"];"));
+        CHECK_THAT(dot, Catch::Contains("\"classify\" -> \"helper\" [label = \"  question, 2\"];"));
+        CHECK_THAT(dot, Catch::Contains("\"classify\" [label = <"));
+        CHECK_THAT(dot, Catch::Contains("shape = \"diamond\""));
+        CHECK_THAT(dot, Catch::Contains("\"done\" -> \"__END__\";"));
+        CHECK_THAT(dot, Catch::Contains("\"fixer\" -> \"get_weather\" [style = \"dashed\"];"));
+        const std::string inner_dot(drawn.at("inner").at("dotSrc").as_string());
+        CHECK_THAT(inner_dot, Catch::Contains("\"x\" -> \"y\";"));
+        CHECK_THAT(inner_dot, Catch::Contains("\"y\" -> \"__END__\";"));
+
+        Reply nested = co_await call(client, server, "GET", "/dev/apps/triage/build_graph_image?node=inner");
+        REQUIRE(nested.status == 200);
+        CHECK(nested.json().at("dotSrc") == nested.json().at("inner").at("dotSrc"));
+        Reply missing = co_await call(client, server, "GET", "/dev/apps/triage/build_graph_image?node=nowhere");
+        CHECK(missing.status == 404);
         server.stop();
     }());
 }

@@ -11,6 +11,8 @@
 #include "support/session_at.hpp"
 #include "support/temp_dir.hpp"
 
+#include <boost/json/parse.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -22,10 +24,12 @@
 namespace {
 
 namespace asio = boost::asio;
+namespace json = boost::json;
 using adk::test::ChildProcess;
 using adk::test::read_session;
 
 const std::string worker = ADK_RESUME_WORKER;
+const std::string workflow_worker = ADK_WORKFLOW_WORKER;
 
 // What a worker printed: the events it read (stored by then), the question it saw, whether it got to the end.
 struct Printed {
@@ -35,10 +39,10 @@ struct Printed {
     int exit_status = -1;
 };
 
-// Runs the worker to its end, or kills it once it printed `kill_after` committed events.
-Printed run_worker(std::vector<std::string> args, std::size_t kill_after = SIZE_MAX)
+// Runs a worker (`program`) to its end, or kills it once it printed `kill_after` committed events.
+Printed run_program(const std::string& program, std::vector<std::string> args, std::size_t kill_after = SIZE_MAX)
 {
-    args.insert(args.begin(), worker);
+    args.insert(args.begin(), program);
     ChildProcess child(args);
     Printed printed;
     bool killed = false;
@@ -56,6 +60,11 @@ Printed run_worker(std::vector<std::string> args, std::size_t kill_after = SIZE_
     }
     printed.exit_status = child.wait();
     return printed;
+}
+
+Printed run_worker(std::vector<std::string> args, std::size_t kill_after = SIZE_MAX)
+{
+    return run_program(worker, std::move(args), kill_after);
 }
 
 std::map<std::string, int> ledger_runs(const std::string& path)
@@ -166,6 +175,101 @@ void killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
     }
 }
 
+// The workflow (tests/support/workflow_worker.cpp) finished as one uninterrupted run would have: each node's run
+// stored its output once, no node whose output was stored before the kill ran again, the join joined, and the
+// charge tool ran once for its stored response.
+void check_workflow_finished(const adk::Session& s, const std::string& ledger,
+                             const std::set<std::string>& stored_before_kill)
+{
+    REQUIRE(!s.events.empty());
+    const std::string invocation = s.events.front().invocation_id;
+    std::map<std::string, int> outputs;              // node path -> output events
+    std::map<std::string, std::string> output_event;  // node path -> the event with its output
+    int ends = 0, charges = 0;
+    std::optional<json::value> joined, final_output;
+    for (const adk::Event& e : s.events) {
+        CHECK(e.invocation_id == invocation);
+        ends += e.author == "flow" && e.actions.end_of_agent;
+        charges += static_cast<int>(e.function_responses().size() == 1 && e.function_responses()[0].name == "charge");
+        if (!e.output || !e.node_info || !e.node_info->path)
+            continue;
+        ++outputs[*e.node_info->path];
+        output_event[*e.node_info->path] = e.id;
+        if (*e.node_info->path == "flow@1/joined@1")
+            joined = *e.output;
+        if (*e.node_info->path == "flow@1/done@1")
+            final_output = *e.output;
+    }
+    CHECK(ends == 1);
+    CHECK(s.events.back().author == "flow");
+    CHECK(charges == 1);
+    const std::vector<std::string> nodes{"flow@1/prepare@1", "flow@1/payer@1", "flow@1/stock@1", "flow@1/joined@1",
+                                         "flow@1/approve@1", "flow@1/ship@1",  "flow@1/count@1", "flow@1/count@2",
+                                         "flow@1/count@3",   "flow@1/done@1"};
+    for (const std::string& path : nodes) {
+        INFO(path);
+        CHECK(outputs[path] == 1);
+    }
+    CHECK(outputs.size() == nodes.size());
+    CHECK(joined == json::parse(R"({"payer":"charge done","stock":"in stock"})"));
+    CHECK(final_output == json::value("counted 3"));
+    std::map<std::string, int> runs = ledger_runs(ledger);  // node path (or charge call id) -> runs
+    for (const auto& [path, event] : output_event) {
+        if (path.find("payer") != std::string::npos || path.find("joined") != std::string::npos ||
+            path.find("approve") != std::string::npos)
+            continue;  // not function nodes of the ledger
+        INFO(path);
+        CHECK(runs[path] >= 1);
+        if (stored_before_kill.contains(event))
+            CHECK(runs[path] == 1);  // its output was stored: it never ran again
+        else
+            CHECK(runs[path] <= 2);
+    }
+}
+
+void workflow_killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
+{
+    Printed whole = run_program(workflow_worker, {url, "whole", dir.file("whole.ledger"), "start", "--approve"});
+    REQUIRE(whole.exit_status == 0);
+    REQUIRE(whole.questions.size() == 1);
+    check_workflow_finished(read_session(url, "whole"), dir.file("whole.ledger"), whole.committed);
+    const std::size_t total = whole.committed.size();
+    REQUIRE(total > 12);
+
+    for (std::size_t k = 1; k < total; ++k) {
+        const std::string session = "k" + std::to_string(k);
+        const std::string ledger = dir.file(session + ".ledger");
+        INFO("killed after " << k << " of " << total << " events");
+        Printed killed = run_program(workflow_worker, {url, session, ledger, "start", "--approve"}, k);
+        if (killed.ended)
+            continue;
+        const adk::Session before = read_session(url, session);
+        const bool finished = before.events.back().author == "flow" && before.events.back().actions.end_of_agent;
+        Printed resumed = run_program(workflow_worker,
+                                      {url, session, ledger, "resume", invocation_of(url, session), "--approve"});
+        CHECK(resumed.exit_status == (finished ? 1 : 0));
+        check_workflow_finished(read_session(url, session), ledger, killed.committed);
+    }
+}
+
+// Paused at the question, the answer's process killed mid-way, another resumes: the question is not asked again.
+void workflow_paused_killed_resumed(const std::string& url, const adk::test::TempDir& dir)
+{
+    const std::string ledger = dir.file("paused.ledger");
+    Printed asked = run_program(workflow_worker, {url, "p", ledger, "start"});
+    REQUIRE(asked.exit_status == 0);
+    REQUIRE(asked.questions.size() == 1);
+    CHECK(ledger_runs(ledger).count("flow@1/ship@1") == 0);
+    Printed answered = run_program(workflow_worker, {url, "p", ledger, "answer", asked.questions.front()}, 3);
+    CHECK(answered.exit_status == 128 + SIGKILL);
+    std::set<std::string> stored = asked.committed;
+    stored.insert(answered.committed.begin(), answered.committed.end());
+    Printed resumed = run_program(workflow_worker, {url, "p", ledger, "resume", invocation_of(url, "p")});
+    CHECK(resumed.exit_status == 0);
+    CHECK(resumed.questions.empty());
+    check_workflow_finished(read_session(url, "p"), ledger, stored);
+}
+
 }  // namespace
 
 TEST_CASE("kill and resume on SQLite: killed between the pause and the answer's end, then resumed by another "
@@ -202,4 +306,23 @@ TEST_CASE("kill and resume on PostgreSQL: killed after each event of a run, resu
         return adk::test::skip(adk::test::PostgresServer::skip_reason());
     adk::test::TempDir dir("resume-pg-all");
     killed_everywhere(server->new_database(), dir);
+}
+
+TEST_CASE("kill and resume a graph workflow on SQLite: killed after each event, resumed, every node's output once",
+          "[sqlite][processes][resume][graph_workflow]")
+{
+    adk::test::TempDir dir("resume-workflow-sqlite");
+    workflow_killed_everywhere("sqlite:///" + dir.file("all.db"), dir);
+    workflow_paused_killed_resumed("sqlite:///" + dir.file("paused.db"), dir);
+}
+
+TEST_CASE("kill and resume a graph workflow on PostgreSQL: killed after each event, resumed, every node's output once",
+          "[postgres][processes][resume][graph_workflow]")
+{
+    auto* server = adk::test::PostgresServer::get();
+    if (!server)
+        return adk::test::skip(adk::test::PostgresServer::skip_reason());
+    adk::test::TempDir dir("resume-workflow-pg");
+    workflow_killed_everywhere(server->new_database(), dir);
+    workflow_paused_killed_resumed(server->new_database(), dir);
 }
