@@ -1,10 +1,12 @@
 // A client's answers to an agent's function calls (the newMessage of a run that answers a confirmation, a
-// credential request or a long-running tool): any JSON read as the message either is refused with adk::Error
+// credential request, a workflow's question (adk_request_input, its answer checked against its response_schema)
+// or a long-running tool): any JSON read as the message either is refused with adk::Error
 // or passes the Runner's checks; a message that passes answers only calls the session holds, once each, that an
 // agent made here (none of an imported history), and no credential is left in it. The input is the message, or
 // {"history": [events imported before the agent's], "message": ...}.
 #include <adk/core/error.hpp>
 #include <adk/core/event.hpp>
+#include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
 #include "runner/answers.hpp"
@@ -20,6 +22,12 @@
 namespace json = boost::json;
 
 namespace {
+
+// The schema the workflow's question gives its answer.
+json::value input_schema()
+{
+    return json::parse(R"({"type":"object","properties":{"ok":{"type":"boolean"},"note":{"type":"string"}},"required":["ok"]})");
+}
 
 // A session whose agent made a call that waits for approval, one that waits for a credential, and a
 // long-running call; the questions' ids are "q-confirm" and "q-credential", the long-running call's "c-long".
@@ -49,6 +57,14 @@ adk::Session waiting_session()
     questions.invocation_id = "e-1";
     questions.long_running_tool_ids = {"q-confirm", "q-credential"};
     s.events.push_back(questions);
+    adk::Event input("ask", adk::Content("model", {adk::Part::from_function_call(
+                                                      "adk_request_input",
+                                                      {{"interruptId", "q-input"}, {"message", "Ship it?"},
+                                                       {"response_schema", input_schema()}},
+                                                      "q-input")}));
+    input.invocation_id = "e-1";
+    input.long_running_tool_ids = {"q-input"};
+    s.events.push_back(input);
     return s;
 }
 
@@ -93,8 +109,16 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         json::value message = std::move(o->at("message"));
         v = std::move(message);
     }
-    if (const json::object* o = v.if_object())
+    if (const json::object* o = v.if_object()) {
         adk::fuzz::only_adk_errors([&] { (void)adk::read_confirmation_answer(*o); });
+        // A workflow's question: an answer that is read fits the schema; without one, anything is an answer.
+        const json::value schema = input_schema();
+        json::value answer;
+        if (adk::fuzz::only_adk_errors([&] { answer = adk::read_input_answer(*o, &schema); }))
+            adk::fuzz::check(!adk::schema_mismatch(schema, answer), "an answer that is read fits the schema");
+        adk::fuzz::check(adk::fuzz::only_adk_errors([&] { (void)adk::read_input_answer(*o, nullptr); }),
+                         "without a schema every answer is read");
+    }
     adk::Content message;
     if (!adk::fuzz::only_adk_errors([&] { message = json::value_to<adk::Content>(v); }))
         return 0;

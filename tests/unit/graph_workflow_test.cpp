@@ -788,3 +788,124 @@ TEST_CASE("workflow: asking a person in an app that cannot resume is an error th
     REQUIRE(ran.error);
     CHECK(ran.error->message().find("resumable") != std::string::npos);
 }
+
+TEST_CASE("workflow: on an io_context of four threads, fan-out and agent nodes keep to the invocation's strand",
+          "[graph_workflow][threads]")
+{
+    adk::test::Harness h(4);
+    auto agent = [](std::string name, std::string answer) {
+        return LlmAgent::builder(std::move(name))
+            .model(std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{
+                LlmResponse::text(answer), LlmResponse::text(answer), LlmResponse::text(answer)}))
+            .build();
+    };
+    auto seen = std::make_shared<Inputs>();
+    auto split = node("split", seen, [](const json::value& in) { return in; });
+    auto a = agent("a", "from a");
+    auto b = agent("b", "from b");
+    auto c = node("c", seen, [](const json::value& in) { return suffix(in, "+c"); });
+    auto all = wf::join_node("all");
+    auto last = node("last", seen, [](const json::value& in) { return in; });
+    auto flow = wf::Workflow::Builder("threads")
+                    .edge(START, split)
+                    .edges(split, {a, b, c})
+                    .edge(a, all)
+                    .edge(b, all)
+                    .edge(c, all)
+                    .edge(all, last)
+                    .build();
+    for (int i = 0; i < 3; ++i) {
+        std::vector<Event> events = h.send(flow, "go", {}, "s" + std::to_string(i));
+        REQUIRE_FALSE(events.empty());
+    }
+    REQUIRE((*seen)["last"].size() == 3);
+    for (const json::value& joined : (*seen)["last"])
+        CHECK(joined == json::parse(R"({"a":"from a","b":"from b","c":"go+c"})"));
+}
+
+TEST_CASE("workflow: a node with wait_for_output fires its edges only once it gives an output", "[graph_workflow]")
+{
+    auto seen = std::make_shared<Inputs>();
+    auto a = node("a", seen, [](const json::value& in) { return suffix(in, "+a"); });
+    auto b = node("b", seen, [](const json::value& in) { return suffix(in, "+b"); });
+    wf::NodeOptions waits;
+    waits.wait_for_output = true;
+    auto collect = wf::function_node(
+        "collect",
+        [](NodeContext& ctx, json::value in) -> asio::awaitable<json::value> {
+            json::array got;
+            if (std::optional<json::value> before = ctx.state("got"))
+                got = before->as_array();
+            got.push_back(in);
+            ctx.set_state("got", got);
+            co_return got.size() < 2 ? json::value() : json::value(got.size());
+        },
+        waits);
+    auto after = node("after", seen, [](const json::value& in) { return in; });
+    Fixture f(wf::Workflow::Builder("w")
+                  .edge(START, a)
+                  .edge(START, b)
+                  .edge(a, collect)
+                  .edge(b, collect)
+                  .edge(collect, after)
+                  .build());
+    Ran ran = f.say("x");
+    REQUIRE_FALSE(ran.error);
+    CHECK((*seen)["after"] == std::vector<json::value>{2});  // once, after the second input
+    CHECK(paths(ran.events) == std::vector<std::string>{"w@1/a@1", "w@1/b@1", "w@1/collect@2", "w@1/after@1"});
+}
+
+TEST_CASE("workflow: a resumed workflow follows the routes it recorded, even where a node would now choose another",
+          "[graph_workflow]")
+{
+    auto calls = std::make_shared<int>(0);
+    auto fail_once = std::make_shared<bool>(true);
+    auto pick = wf::function_node("pick", [calls](NodeContext& ctx, json::value in) -> asio::awaitable<json::value> {
+        ++*calls;
+        ctx.set_route(*calls == 1 ? "left" : "right");  // it would choose differently if it ran again
+        co_return in;
+    });
+    auto seen = std::make_shared<Inputs>();
+    auto left = wf::function_node("left", [seen, fail_once](NodeContext&, json::value in) -> asio::awaitable<json::value> {
+        (*seen)["left"].push_back(in);
+        if (std::exchange(*fail_once, false))
+            throw std::runtime_error("not yet");
+        co_return in;
+    });
+    auto right = node("right", seen, [](const json::value& in) { return in; });
+    Fixture f(wf::Workflow::Builder("w").edge(START, pick).route(pick, "left", left).route(pick, "right", right).build(),
+              /*resumable=*/true);
+    REQUIRE(f.say("x").error);
+    Ran resumed = f.resume(f.stored().back().invocation_id);
+    REQUIRE_FALSE(resumed.error);
+    CHECK(*calls == 1);  // passed over, with the route it recorded
+    CHECK((*seen)["left"].size() == 2);
+    CHECK(seen->count("right") == 0);
+}
+
+TEST_CASE("workflow: a nested workflow that paused continues inside when its invocation resumes", "[graph_workflow][hitl]")
+{
+    auto runs = std::make_shared<std::map<std::string, int>>();
+    auto counted = [runs](std::string name) {
+        std::string key = name;
+        return wf::function_node(name, [runs, key](NodeContext&, json::value in) -> asio::awaitable<json::value> {
+            ++(*runs)[key];
+            co_return in;
+        });
+    };
+    auto inner = wf::Workflow::Builder("inner").chain({START, counted("x"), asking("ask", "Go on?", "q-inner"), counted("y")}).build();
+    Fixture f(wf::Workflow::Builder("outer").chain({START, counted("before"), inner, counted("after")}).build(),
+              /*resumable=*/true);
+    Ran asked = f.say("go");
+    REQUIRE_FALSE(asked.error);
+    REQUIRE(questions(asked.events).count("q-inner") == 1);
+    Ran done = answer(f, "q-inner", json::object{{"result", "yes"}});
+    REQUIRE_FALSE(done.error);
+    CHECK((*runs)["before"] == 1);
+    CHECK((*runs)["x"] == 1);  // the nested workflow did not start over
+    CHECK((*runs)["y"] == 1);
+    CHECK((*runs)["after"] == 1);
+    const Event* last = output_event(done.events, "outer@1/after@1");
+    REQUIRE(last);
+    CHECK(*last->output == "yes");
+}
