@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -151,28 +152,38 @@ void paused_killed_resumed(const std::string& url, const adk::test::TempDir& dir
     CHECK(again.committed.empty());
 }
 
-void killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
+using Check = std::function<void(const adk::Session&, const std::string& ledger, const std::set<std::string>& stored)>;
+
+// A run of `program`'s app whose root agent is `root`, killed after each of its events in turn, then resumed by
+// another process: each time it finishes as `check` says.
+void kill_at_every_event(const std::string& program, const std::string& root, const Check& check,
+                         const std::string& url, const adk::test::TempDir& dir, std::size_t at_least)
 {
     // One run, uninterrupted, to count its events.
-    Printed whole = run_worker({url, "whole", dir.file("whole.ledger"), "start", "--approve"});
+    Printed whole = run_program(program, {url, "whole", dir.file("whole.ledger"), "start", "--approve"});
     REQUIRE(whole.exit_status == 0);
-    check_finished(read_session(url, "whole"), dir.file("whole.ledger"), whole.committed);
+    check(read_session(url, "whole"), dir.file("whole.ledger"), whole.committed);
     const std::size_t total = whole.committed.size();
-    REQUIRE(total > 20);
+    REQUIRE(total > at_least);
 
     for (std::size_t k = 1; k < total; ++k) {
         const std::string session = "k" + std::to_string(k);
         const std::string ledger = dir.file(session + ".ledger");
         INFO("killed after " << k << " of " << total << " events");
-        Printed killed = run_worker({url, session, ledger, "start", "--approve"}, k);
+        Printed killed = run_program(program, {url, session, ledger, "start", "--approve"}, k);
         if (killed.ended)
             continue;  // it finished before the signal landed
         const adk::Session before = read_session(url, session);
-        const bool finished = before.events.back().author == "pipeline" && before.events.back().actions.end_of_agent;
-        Printed resumed = run_worker({url, session, ledger, "resume", invocation_of(url, session), "--approve"});
+        const bool finished = before.events.back().author == root && before.events.back().actions.end_of_agent;
+        Printed resumed = run_program(program, {url, session, ledger, "resume", invocation_of(url, session), "--approve"});
         CHECK(resumed.exit_status == (finished ? 1 : 0));  // a finished invocation is not resumed: nothing to do
-        check_finished(read_session(url, session), ledger, killed.committed);
+        check(read_session(url, session), ledger, killed.committed);
     }
+}
+
+void killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
+{
+    kill_at_every_event(worker, "pipeline", check_finished, url, dir, 20);
 }
 
 // The workflow (tests/support/workflow_worker.cpp) finished as one uninterrupted run would have: each node's run
@@ -229,27 +240,7 @@ void check_workflow_finished(const adk::Session& s, const std::string& ledger,
 
 void workflow_killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
 {
-    Printed whole = run_program(workflow_worker, {url, "whole", dir.file("whole.ledger"), "start", "--approve"});
-    REQUIRE(whole.exit_status == 0);
-    REQUIRE(whole.questions.size() == 1);
-    check_workflow_finished(read_session(url, "whole"), dir.file("whole.ledger"), whole.committed);
-    const std::size_t total = whole.committed.size();
-    REQUIRE(total > 12);
-
-    for (std::size_t k = 1; k < total; ++k) {
-        const std::string session = "k" + std::to_string(k);
-        const std::string ledger = dir.file(session + ".ledger");
-        INFO("killed after " << k << " of " << total << " events");
-        Printed killed = run_program(workflow_worker, {url, session, ledger, "start", "--approve"}, k);
-        if (killed.ended)
-            continue;
-        const adk::Session before = read_session(url, session);
-        const bool finished = before.events.back().author == "flow" && before.events.back().actions.end_of_agent;
-        Printed resumed = run_program(workflow_worker,
-                                      {url, session, ledger, "resume", invocation_of(url, session), "--approve"});
-        CHECK(resumed.exit_status == (finished ? 1 : 0));
-        check_workflow_finished(read_session(url, session), ledger, killed.committed);
-    }
+    kill_at_every_event(workflow_worker, "flow", check_workflow_finished, url, dir, 12);
 }
 
 // Paused at the question, the answer's process killed mid-way, another resumes: the question is not asked again.

@@ -5,6 +5,7 @@
 
 #include "support/agents.hpp"
 #include "support/run.hpp"
+#include "support/runner_fixture.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -32,59 +33,8 @@ using wf::START;
 
 namespace {
 
-struct Ran {
-    std::vector<Event> events;
-    std::optional<adk::Error> error;
-};
-
-// A Runner over in-memory services, session "s" of user "u" in app "app".
-struct Fixture {
-    asio::io_context ioc;
-    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
-    std::unique_ptr<adk::Runner> runner;
-
-    explicit Fixture(std::shared_ptr<adk::Agent> agent, bool resumable = false)
-    {
-        runner = std::make_unique<adk::Runner>(adk::RunnerOptions{.app_name = "app",
-                                                                  .agent = std::move(agent),
-                                                                  .session_service = sessions,
-                                                                  .resumability = {.is_resumable = resumable}});
-        run(ioc, [this]() -> asio::awaitable<void> {
-            adk::CreateSessionRequest create("app", "u", "s");
-            co_await sessions->create_session(std::move(create));
-        }());
-    }
-
-    Ran send(adk::RunRequest request)
-    {
-        return run(ioc, [&]() -> asio::awaitable<Ran> {
-            Ran ran;
-            try {
-                auto stream = co_await runner->run(std::move(request));
-                ran.events = co_await drain(stream);
-            } catch (const adk::Error& e) {
-                ran.error = e;
-            }
-            co_return ran;
-        }());
-    }
-    Ran say(std::string text) { return send(adk::RunRequest("u", "s", Content::user(std::move(text)))); }
-    // What the session holds (the events of a run that ended in an error are there, not in Ran::events).
-    std::vector<Event> stored()
-    {
-        return run(ioc, [this]() -> asio::awaitable<std::vector<Event>> {
-            adk::GetSessionRequest get("app", "u", "s");
-            std::optional<adk::Session> s = co_await sessions->get_session(std::move(get));
-            co_return s ? s->events : std::vector<Event>{};
-        }());
-    }
-    Ran resume(std::string invocation)
-    {
-        adk::RunRequest request("u", "s");
-        request.invocation_id = std::move(invocation);
-        return send(std::move(request));
-    }
-};
+using Fixture = adk::test::RunnerFixture;
+using adk::test::Ran;
 
 // A function node that records each input it gets and answers with fn(input).
 using Inputs = std::map<std::string, std::vector<json::value>>;
@@ -425,7 +375,7 @@ TEST_CASE("workflow: a node that fails after its retries ends the workflow with 
     CHECK(message.find("node 'broken' of workflow 'w' failed") != std::string::npos);
     CHECK(message.find("the database is down") != std::string::npos);
     bool reported = false;
-    for (const Event& e : f.stored())
+    for (const Event& e : f.session().events)
         if (e.error_code == "NODE_FAILED") {
             reported = true;
             CHECK(e.author == "broken");
@@ -466,7 +416,7 @@ TEST_CASE("workflow: a node over its timeout fails with NODE_TIMEOUT", "[graph_w
     CHECK(ran.error->code() == adk::errc::timed_out);
     CHECK(ran.error->message().find("node 'slow'") != std::string::npos);
     bool timed_out = false;
-    for (const Event& e : f.stored())
+    for (const Event& e : f.session().events)
         timed_out = timed_out || e.error_code == "NODE_TIMEOUT";
     CHECK(timed_out);
 }
@@ -590,7 +540,7 @@ TEST_CASE("workflow: resumed after a failure, the nodes that finished are passed
     Ran first = f.say("x");
     REQUIRE(first.error);
     CHECK(first.error->message().find("the printer is out of paper") != std::string::npos);
-    const std::string invocation = f.stored().back().invocation_id;
+    const std::string invocation = f.session().events.back().invocation_id;
     CHECK((*runs)["a"] == 1);
     CHECK((*runs)["b"] == 1);
     CHECK((*runs)["c"] == 1);
@@ -632,12 +582,6 @@ std::map<std::string, json::object> questions(const std::vector<Event>& events)
             }
     }
     return out;
-}
-
-Ran answer(Fixture& f, const std::string& id, json::object response)
-{
-    Content message("user", {adk::Part::from_function_response("adk_request_input", std::move(response), id)});
-    return f.send(adk::RunRequest("u", "s", std::move(message)));
 }
 
 // A node that asks `message` and, run again, returns what it was told.
@@ -684,19 +628,19 @@ TEST_CASE("workflow: a node asks a person, the invocation pauses, and the answer
     CHECK(seen->count("ship") == 0);
 
     // An answer that misses the schema is refused and changes nothing.
-    Ran wrong = answer(f, id, json::object{{"result", "maybe"}});
+    Ran wrong = f.answer(id, "adk_request_input", json::object{{"result", "maybe"}});
     REQUIRE(wrong.error);
     CHECK(wrong.error->message().find("response_schema") != std::string::npos);
     CHECK(seen->count("ship") == 0);
 
-    Ran resumed = answer(f, id, json::object{{"result", true}});
+    Ran resumed = f.answer(id, "adk_request_input", json::object{{"result", true}});
     REQUIRE_FALSE(resumed.error);
     CHECK(*runs == 1);  // not run again (rerun_on_resume is off): the answer is its output
     CHECK((*seen)["ship"] == std::vector<json::value>{true});
     CHECK(asked.events.front().invocation_id == resumed.events.back().invocation_id);
 
     // Answered twice: refused.
-    Ran twice = answer(f, id, json::object{{"result", true}});
+    Ran twice = f.answer(id, "adk_request_input", json::object{{"result", true}});
     CHECK(twice.error);
 }
 
@@ -725,12 +669,12 @@ TEST_CASE("workflow: a node that asks twice, run again after each answer, gets b
     REQUIRE_FALSE(one.error);
     auto q1 = questions(one.events);
     REQUIRE(q1.size() == 1);
-    Ran two = answer(f, q1.begin()->first, json::object{{"result", "Ada"}});
+    Ran two = f.answer(q1.begin()->first, "adk_request_input", json::object{{"result", "Ada"}});
     REQUIRE_FALSE(two.error);
     auto q2 = questions(two.events);
     REQUIRE(q2.size() == 1);  // the second question, and only it
     CHECK(q2.begin()->second.at("message") == "Your city?");
-    Ran three = answer(f, q2.begin()->first, json::object{{"result", "London"}});
+    Ran three = f.answer(q2.begin()->first, "adk_request_input", json::object{{"result", "London"}});
     REQUIRE_FALSE(three.error);
     CHECK(questions(three.events).empty());
     CHECK((*seen)["done"] == std::vector<json::value>{json::parse(R"({"name":"Ada","city":"London"})")});
@@ -765,14 +709,14 @@ TEST_CASE("workflow: two branches ask at once, answered in either order, each re
     CHECK(q.count("q-right") == 1);
 
     // The right branch is answered first: it goes on to the join, which waits for the left.
-    Ran r = answer(f, "q-right", json::object{{"result", "R"}});
+    Ran r = f.answer("q-right", "adk_request_input", json::object{{"result", "R"}});
     REQUIRE_FALSE(r.error);
     CHECK(questions(r.events).empty());  // the left question is not asked again
     CHECK(left_after->count("left_next") == 0);
     CHECK(seen->count("done") == 0);
     CHECK((*seen)["split"].size() == 1);  // passed over on resume
 
-    Ran l = answer(f, "q-left", json::object{{"result", "L"}});
+    Ran l = f.answer("q-left", "adk_request_input", json::object{{"result", "L"}});
     REQUIRE_FALSE(l.error);
     // The answers are the asking nodes' outputs (rerun_on_resume is off: the nodes did not run again).
     CHECK((*left_after)["left_next"] == std::vector<json::value>{"L"});
@@ -876,7 +820,7 @@ TEST_CASE("workflow: a resumed workflow follows the routes it recorded, even whe
     Fixture f(wf::Workflow::Builder("w").edge(START, pick).route(pick, "left", left).route(pick, "right", right).build(),
               /*resumable=*/true);
     REQUIRE(f.say("x").error);
-    Ran resumed = f.resume(f.stored().back().invocation_id);
+    Ran resumed = f.resume(f.session().events.back().invocation_id);
     REQUIRE_FALSE(resumed.error);
     CHECK(*calls == 1);  // passed over, with the route it recorded
     CHECK((*seen)["left"].size() == 2);
@@ -899,7 +843,7 @@ TEST_CASE("workflow: a nested workflow that paused continues inside when its inv
     Ran asked = f.say("go");
     REQUIRE_FALSE(asked.error);
     REQUIRE(questions(asked.events).count("q-inner") == 1);
-    Ran done = answer(f, "q-inner", json::object{{"result", "yes"}});
+    Ran done = f.answer("q-inner", "adk_request_input", json::object{{"result", "yes"}});
     REQUIRE_FALSE(done.error);
     CHECK((*runs)["before"] == 1);
     CHECK((*runs)["x"] == 1);  // the nested workflow did not start over

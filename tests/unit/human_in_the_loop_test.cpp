@@ -4,6 +4,7 @@
 
 #include "support/agents.hpp"
 #include "support/run.hpp"
+#include "support/runner_fixture.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -31,60 +32,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// What one run gave back.
-struct Ran {
-    std::vector<Event> events;
-    std::optional<adk::Error> error;
-};
-
-// A Runner over in-memory services, with a session "s" of user "u".
-struct Fixture {
-    asio::io_context ioc;
-    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
-    std::shared_ptr<adk::InMemoryArtifactService> artifacts = std::make_shared<adk::InMemoryArtifactService>();
-    std::unique_ptr<adk::Runner> runner;
-
-    explicit Fixture(std::shared_ptr<adk::Agent> agent, bool resumable = false)
-    {
-        runner = std::make_unique<adk::Runner>(adk::RunnerOptions{.app_name = "app",
-                                                                  .agent = std::move(agent),
-                                                                  .session_service = sessions,
-                                                                  .artifact_service = artifacts,
-                                                                  .resumability = {.is_resumable = resumable}});
-        run(ioc, [this]() -> asio::awaitable<void> {
-            adk::CreateSessionRequest create("app", "u", "s");
-            co_await sessions->create_session(std::move(create));
-        }());
-    }
-
-    Ran send(adk::RunRequest request)
-    {
-        return run(ioc, [&]() -> asio::awaitable<Ran> {
-            Ran ran;
-            try {
-                auto stream = co_await runner->run(std::move(request));
-                ran.events = co_await drain(stream);
-            } catch (const adk::Error& e) {
-                ran.error = e;
-            }
-            co_return ran;
-        }());
-    }
-    Ran say(std::string text) { return send(adk::RunRequest("u", "s", Content::user(std::move(text)))); }
-    Ran answer(std::string id, std::string name, json::object response, std::string user = "u")
-    {
-        Content message("user", {Part::from_function_response(std::move(name), std::move(response), std::move(id))});
-        return send(adk::RunRequest(std::move(user), "s", std::move(message)));
-    }
-    adk::Session session()
-    {
-        return run(ioc, [this]() -> asio::awaitable<adk::Session> {
-            adk::GetSessionRequest get("app", "u", "s");
-            auto s = co_await sessions->get_session(std::move(get));
-            co_return std::move(*s);
-        }());
-    }
-};
+using Fixture = adk::test::RunnerFixture;
+using adk::test::Ran;
 
 std::shared_ptr<ScriptedModel> scripted(std::vector<ScriptedModel::Turn> turns)
 {
