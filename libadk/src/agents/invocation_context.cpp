@@ -91,7 +91,7 @@ asio::awaitable<void> Invocation::commit(Event& event)
     co_await commit_order_->wait_turn();
     CommitOrder::Turn turn(*commit_order_);
     co_await options.session_service->append_event(options.session, event, session_mutex);
-    if (!event.partial) {
+    if (!event.partial && RunState::matters(event)) {
         std::size_t index = 0;
         {
             std::lock_guard lock(session_mutex);

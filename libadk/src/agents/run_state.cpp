@@ -88,14 +88,15 @@ std::optional<json::value> output_of(const Event& event)
     return std::nullopt;
 }
 
-bool matters(const Event& event)
+
+}  // namespace
+
+bool RunState::matters(const Event& event)
 {
     return event.actions.agent_state || event.actions.end_of_agent || event.actions.route ||
            !event.long_running_tool_ids.empty() || calls_tools(event) ||
            (event.node_info && (event.output || event.node_info->message_as_output));
 }
-
-}  // namespace
 
 RunState::RunState(const std::vector<Event>& events, std::string_view invocation_id, const Agent* root)
     : root_(root), by_author_too_(true)

@@ -55,6 +55,9 @@ public:
 
     // A committed event of the invocation, at `index` among the session's events. Safe from any branch.
     void record(const Event& event, std::size_t index);
+    // Whether record() keeps anything of the event (most events, a model's text among them, say nothing of where
+    // a node stands).
+    static bool matters(const Event& event);
 
     // What the node at `path` recorded; nullopt when it recorded nothing.
     std::optional<NodeProgress> find(std::string_view path) const;
