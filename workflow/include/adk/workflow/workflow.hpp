@@ -76,8 +76,9 @@ struct NodeOptions {
 };
 
 // A question to a person from a running node (ADK's RequestInput): an adk_request_input function call whose id is
-// interrupt_id (a new id when empty), listed in longRunningToolIds. The invocation pauses; the person's answer, a
-// functionResponse to that id (checked against response_schema), resumes it.
+// interrupt_id (a new id when empty; one you give must be unique in the session, as every call id is), listed in
+// longRunningToolIds. The invocation pauses; the person's answer, a functionResponse to that id (checked against
+// response_schema), resumes it.
 struct RequestInput {
     std::string message;
     json::value payload;                        // what the person should see with it; null: none
