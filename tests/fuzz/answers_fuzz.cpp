@@ -132,8 +132,13 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         const adk::FunctionResponse& r = *p.function_response;
         adk::fuzz::check(seen.insert(r.id).second, "a call is answered once per message");
         adk::fuzz::check(r.id == "c-pay" || r.id == "c-read" || r.id == "c-long" || r.id == "q-confirm" ||
-                             r.id == "q-credential",
+                             r.id == "q-credential" || r.id == "q-input",
                          "an answer names a call of the session");
+        if (r.name == adk::request_input_function) {
+            const json::value schema = input_schema();
+            adk::fuzz::check(adk::fuzz::only_adk_errors([&] { (void)adk::read_input_answer(r.response, &schema); }),
+                             "an answer the Runner takes fits the question's schema");
+        }
         const adk::Event* maker = nullptr;
         for (const adk::Event& e : session.events) {
             for (const adk::FunctionCall& call : e.function_calls())
