@@ -110,13 +110,16 @@ asio::awaitable<void> run(std::string ticket)
                         .session_service = sessions,
                         .resumability = {.is_resumable = true}});
     adk::Session session = co_await sessions->create_session({"support", "customer"});
-    std::optional<std::string> question =
-        co_await show(co_await runner.run("customer", session.id, adk::Content::user(ticket)));
+    adk::Content message = adk::Content::user(ticket);
+    adk::EventStream first = co_await runner.run("customer", session.id, std::move(message));
+    std::optional<std::string> question = co_await show(std::move(first));
     if (question) {
         std::cout << "(paused; the person answers: yes)\n";
         adk::Content yes("user", {adk::Part::from_function_response(std::string(adk::request_input_function),
                                                                     {{"result", true}}, *question)});
-        co_await show(co_await runner.run(adk::RunRequest("customer", session.id, std::move(yes))));
+        adk::RunRequest answer("customer", session.id, std::move(yes));
+        adk::EventStream rest = co_await runner.run(std::move(answer));
+        co_await show(std::move(rest));
     }
     std::optional<adk::Session> after = co_await sessions->get_session({"support", "customer", session.id});
     std::cout << "state: " << json::serialize(after->state) << "\n";

@@ -76,7 +76,8 @@ asio::awaitable<json::array> run(std::string message)
     adk::Runner runner({.app_name = "parity", .agent = graph(), .session_service = sessions});
     adk::CreateSessionRequest create("parity", "u", "s");
     co_await sessions->create_session(std::move(create));
-    auto stream = co_await runner.run("u", "s", adk::Content::user(std::move(message)));
+    adk::Content content = adk::Content::user(std::move(message));
+    auto stream = co_await runner.run("u", "s", std::move(content));
     json::array events;
     while (auto event = co_await stream.next())
         events.push_back(json::value_from(*event));
