@@ -333,7 +333,7 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v)
     }
     e.isolation_scope = r.string("isolationScope");
     // ADK TypeScript writes a node's route at the top of the event; ADK Python (and adk-cpp) in its actions.
-    if (!e.actions.route)
+    if (!e.actions.route && r.unread() > 0)  // most events hold nothing more: no lookup for them
         if (const json::value* route = r.find("route"))
             e.actions.route = read_route(r, *route);
     e.extra = r.rest();
