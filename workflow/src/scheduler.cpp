@@ -1,5 +1,5 @@
 #include "scheduler.hpp"
-#include "detail.hpp"
+#include "node_runner.hpp"
 
 #include <adk/core/error.hpp>
 
@@ -7,9 +7,7 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/experimental/channel.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -144,132 +142,43 @@ private:
 
     void start(Trigger t)
     {
+        static const std::vector<std::string> not_last;
         Slot& slot = slots_[t.node];
-        const Node& node = *g_.nodes[t.node];
+        Node& node = *g_.nodes[t.node];
         const int run = ++slot.runs;
         if (t.split)  // one of several nodes an edge fans out to: a branch of its own, "name@run" as ADK names it
             t.branch = sub_branch(t.branch, node.name() + "@" + std::to_string(run));
-        std::shared_ptr<Agent> agent = node.agent();
-        InvocationContext node_ctx = agent ? ctx_.for_agent(*agent, run) : ctx_.for_node(node.name(), run);
-        if (t.branch != node_ctx.branch())
-            node_ctx = node_ctx.with_branch(t.branch);
-        std::vector<std::string> output_for{node_ctx.node_path()};
-        if (g_.terminal[t.node])
-            output_for.insert(output_for.end(), owners_.begin(), owners_.end());
-        node_ctx = node_ctx.as_workflow_node(std::move(output_for), t.input);
+        InvocationContext node_ctx =
+            node_context(ctx_, node, run, t.branch, g_.terminal[t.node] ? owners_ : not_last, t.input);
         slot.branch = t.branch;
-        slot.paused = false;
-        if (std::optional<NodeOutcome> recorded = node_ctx.node_outcome()) {
-            slot.output = recorded->output ? std::move(*recorded->output) : json::value();
-            slot.route = std::move(recorded->route);
+        std::optional<Settled> settled = settle(node, node_ctx);
+        if (settled && !settled->record) {  // passed over: no coroutine to start
+            take(slot, std::move(settled->result));
             complete(t.node);
             return;
         }
-        // A node that asked a person and is not run again: the answers are its output, once they all came.
-        std::optional<json::value> answered;
-        if (!node.agent() && !node.options().rerun_on_resume)
-            if (std::vector<std::string> asked = node_ctx.node_interrupts(); !asked.empty()) {
-                answered = answers_to(node_ctx, asked);
-                if (!answered) {
-                    node_ctx.pause();
-                    slot.paused = true;
-                    complete(t.node);
-                    return;
-                }
-            }
         slot.status = Status::running;
         slot.cancel = std::make_shared<asio::cancellation_signal>();
         ++running_;
         const std::size_t index = t.node;
-        asio::co_spawn(ex_, run_node(std::move(node_ctx), std::move(t), std::move(answered)),
+        asio::co_spawn(ex_, run_slot(std::move(node_ctx), std::move(t), std::move(settled)),
                        asio::bind_cancellation_slot(slot.cancel->slot(), [this, index](std::exception_ptr e) {
                            done_.try_send(boost::system::error_code{}, Done{index, std::move(e)});
                        }));
     }
 
-    // Runs one node to its end: its attempts (RetryConfig), each within its timeout; then its output event.
-    // `answered`: the answers of a node that asked a person, which are its output without running it again.
-    asio::awaitable<void> run_node(InvocationContext node_ctx, Trigger t, std::optional<json::value> answered)
+    asio::awaitable<void> run_slot(InvocationContext node_ctx, Trigger t, std::optional<Settled> settled)
     {
-        Node& node = *g_.nodes[t.node];
-        Slot& slot = slots_[t.node];
-        if (answered) {
-            NodeContext nc(node_ctx, out_, node.name(), t.from, 1);
-            slot.output = std::move(*answered);
-            slot.route.reset();
-            co_await record(node_ctx, nc, t.node);
-            co_return;
-        }
-        check_schema(node.options().input_schema, t.input, node, "input");
-        for (int attempt = 1;; ++attempt) {
-            NodeContext nc(node_ctx, out_, node.name(), t.from, attempt);
-            bool interrupted = false;
-            try {
-                json::value output = co_await attempt_once(node, nc, t.input);
-                if (node.agent() && node_ctx.paused()) {
-                    slot.paused = true;
-                    co_return;
-                }
-                if (!output.is_null())
-                    check_schema(node.options().output_schema, output, node, "output");
-                slot.output = std::move(output);
-                slot.route = nc.route();
-                if (!node.agent())
-                    co_await record(node_ctx, nc, t.node);
-                co_return;
-            } catch (const NodeInterrupted&) {
-                interrupted = true;
-            } catch (const std::exception& e) {
-                const std::optional<RetryConfig>& retry = node.options().retry;
-                if (is_cancellation(e, ctx_) || !retry || attempt >= retry->max_attempts ||
-                    (retry->retry_on && !retry->retry_on(e)))
-                    throw;
-            }
-            if (interrupted) {
-                node_ctx.pause();
-                slot.paused = true;
-                co_return;
-            }
-            asio::steady_timer timer(ex_, node.options().retry->delay_after(attempt, unit_random()));
-            co_await timer.async_wait(asio::use_awaitable);
-        }
+        NodeResult result = co_await run_node(*g_.nodes[t.node], std::move(node_ctx), out_, std::move(t.from),
+                                              std::move(t.input), std::move(settled));
+        take(slots_[t.node], std::move(result));
     }
 
-    asio::awaitable<json::value> attempt_once(Node& node, NodeContext& nc, const json::value& input)
+    static void take(Slot& slot, NodeResult result)
     {
-        const std::chrono::milliseconds timeout = node.options().timeout;
-        if (timeout.count() == 0)
-            co_return co_await node.run(nc, input);
-        using namespace asio::experimental::awaitable_operators;
-        asio::steady_timer timer(ex_, timeout);
-        auto result = co_await (node.run(nc, input) || timer.async_wait(asio::use_awaitable));
-        if (result.index() == 1)
-            throw Error(errc::timed_out, "node '" + node.name() + "' did not finish within its timeout of " +
-                                             std::to_string(timeout.count()) + " ms");
-        co_return std::move(std::get<0>(result));
-    }
-
-    // A function's or join's output, route and state changes as its event; in a resumable app a node that said
-    // nothing records its end, so that a resumed workflow passes over it.
-    asio::awaitable<void> record(const InvocationContext& node_ctx, NodeContext& nc, std::size_t index)
-    {
-        const Slot& slot = slots_[index];
-        json::object state_delta = nc.take_state_delta();
-        const bool said = !slot.output.is_null() || slot.route || !state_delta.empty();
-        if (!said && !node_ctx.is_resumable())
-            co_return;
-        Event event = node_ctx.make_event();
-        event.author = g_.nodes[index]->name();
-        event.actions.state_delta = std::move(state_delta);
-        event.actions.route = slot.route;
-        if (!slot.output.is_null()) {
-            event.content = content_of(slot.output, false);
-            event.output = slot.output;
-            event.node_info->output_for = node_ctx.node_output_for();
-        }
-        if (slot.output.is_null() && !slot.route && node_ctx.is_resumable())
-            event.actions.end_of_agent = true;
-        co_await out_.emit(std::move(event));
+        slot.output = std::move(result.output);
+        slot.route = std::move(result.route);
+        slot.paused = result.paused;
     }
 
     // A node ended: the edges out of it fire.
