@@ -69,16 +69,21 @@ Workflow::Graph Workflow::Graph::make(std::string_view workflow, std::vector<Wor
 {
     const std::string wf(workflow);
     Graph g;
-    std::map<const Agent*, std::size_t> by_agent;
+    std::map<const void*, std::size_t> by_source;  // the node made for an agent or a tool
     std::map<std::string, std::size_t, std::less<>> by_name;
     auto index_of = [&](const Step& step) -> std::size_t {
         if (step.is_start())
             return static_cast<std::size_t>(-1);
         std::shared_ptr<Node> node = step.node();
-        if (step.agent()) {
-            if (auto it = by_agent.find(step.agent().get()); it != by_agent.end())
+        const void* source = step.agent() ? static_cast<const void*>(step.agent().get())
+                                          : static_cast<const void*>(step.tool().get());
+        if (source) {
+            if (auto it = by_source.find(source); it != by_source.end())
                 return it->second;
-            node = std::make_shared<AgentNode>(step.agent());
+            if (step.agent())
+                node = std::make_shared<AgentNode>(step.agent());
+            else
+                node = std::make_shared<ToolNode>(step.tool());
         }
         const std::string& name = node->name();
         if (auto it = by_name.find(name); it != by_name.end()) {
@@ -90,8 +95,8 @@ Workflow::Graph Workflow::Graph::make(std::string_view workflow, std::vector<Wor
         const std::size_t i = g.nodes.size();
         g.nodes.push_back(node);
         by_name.emplace(name, i);
-        if (step.agent())
-            by_agent.emplace(step.agent().get(), i);
+        if (source)
+            by_source.emplace(source, i);
         g.out.emplace_back();
         g.in.emplace_back();
         return i;

@@ -67,14 +67,17 @@ asio::awaitable<void> record(const Node& node, const InvocationContext& node_ctx
                              const NodeResult& result)
 {
     json::object state_delta = nc.take_state_delta();
-    const bool said = !result.output.is_null() || result.route || !state_delta.empty();
+    const bool output = !result.output.is_null() && !nc.output_emitted();
+    if (nc.output_emitted() && !result.route && state_delta.empty())
+        co_return;
+    const bool said = output || result.route || !state_delta.empty();
     if (!said && !node_ctx.is_resumable())
         co_return;
     Event event = node_ctx.make_event();
     event.author = node.name();
     event.actions.state_delta = std::move(state_delta);
     event.actions.route = result.route;
-    if (!result.output.is_null()) {
+    if (output) {
         event.content = content_of(result.output, false);
         event.output = result.output;
         event.node_info->output_for = node_ctx.node_output_for();

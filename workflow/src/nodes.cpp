@@ -1,12 +1,19 @@
-#include "detail.hpp"
+#include "node_runner.hpp"
 
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -135,6 +142,20 @@ asio::awaitable<void> NodeContext::emit(Content content)
     co_await out_.emit(std::move(event));
 }
 
+asio::awaitable<void> NodeContext::emit_output(Event event, json::value output)
+{
+    if (!event.node_info) {
+        event.node_info.emplace();
+        event.node_info->path = ctx_.node_path();
+    }
+    event.node_info->output_for = ctx_.node_output_for();
+    event.output = std::move(output);
+    for (auto& [key, value] : std::exchange(state_delta_, {}))
+        event.actions.state_delta.insert_or_assign(key, std::move(value));
+    output_emitted_ = true;
+    co_await out_.emit(std::move(event));
+}
+
 asio::awaitable<json::value> NodeContext::request_input(RequestInput request)
 {
     if (!ctx_.is_resumable())
@@ -161,6 +182,57 @@ asio::awaitable<json::value> NodeContext::request_input(RequestInput request)
     throw NodeInterrupted{};
 }
 
+asio::awaitable<json::value> NodeContext::run_node(std::shared_ptr<Agent> agent, json::value input,
+                                                   RunNodeOptions options)
+{
+    if (!agent)
+        throw Error(errc::invalid_argument, "node '" + name_ + "': run_node was given no agent");
+    auto node = std::make_shared<AgentNode>(std::move(agent));
+    co_return co_await run_node(std::move(node), std::move(input), options);
+}
+
+asio::awaitable<json::value> NodeContext::run_node(std::shared_ptr<Node> node, json::value input,
+                                                   RunNodeOptions options)
+{
+    if (!node)
+        throw Error(errc::invalid_argument, "node '" + name_ + "': run_node was given no node");
+    if (options.run < 0)
+        throw Error(errc::invalid_argument, "node '" + name_ + "': RunNodeOptions::run must be 1 or more (0: the next)");
+    auto named = std::find_if(child_runs_.begin(), child_runs_.end(),
+                              [&](const auto& entry) { return entry.first == node->name(); });
+    if (named == child_runs_.end())
+        named = child_runs_.insert(child_runs_.end(), {node->name(), {}});
+    std::vector<int>& runs = named->second;
+    const int run = options.run > 0 ? options.run : (runs.empty() ? 1 : *std::max_element(runs.begin(), runs.end()) + 1);
+    if (std::find(runs.begin(), runs.end(), run) != runs.end())
+        throw Error(errc::invalid_argument, "node '" + name_ + "' ran node '" + node->name() + "' as run " +
+                                                std::to_string(run) + " twice: give each run a number of its own");
+    runs.push_back(run);
+    const std::string segment = node->name() + "@" + std::to_string(run);
+    std::string branch = ctx_.branch();
+    if (options.own_branch)
+        branch = branch.empty() ? segment : branch + "." + segment;
+    InvocationContext child = detail::node_context(ctx_, *node, run, branch, {}, input);
+    std::optional<detail::Settled> settled = detail::settle(*node, child);
+    detail::NodeResult result;
+    std::optional<Error> failed;
+    try {
+        result = co_await detail::run_node(*node, std::move(child), out_, name_, std::move(input), std::move(settled));
+    } catch (const Error& e) {
+        if (detail::is_cancellation(e, ctx_))
+            throw;
+        failed.emplace(e.code(), "node '" + node->name() + "' (run by '" + name_ + "') failed: " + e.message());
+    } catch (const std::exception& e) {
+        if (detail::is_cancellation(e, ctx_))
+            throw;
+        failed.emplace(errc::agent_failed, "node '" + node->name() + "' (run by '" + name_ + "') failed: " + e.what());
+    }
+    if (failed)
+        throw *failed;
+    if (result.paused)
+        throw NodeInterrupted{};
+    co_return std::move(result.output);
+}
 
 // --- nodes ---
 
@@ -207,10 +279,11 @@ asio::awaitable<json::value> AgentNode::run(NodeContext& ctx, json::value input)
 {
     const InvocationContext& node = ctx.invocation();
     // The input becomes a user turn on the node's branch, recorded (agentState) so that a resumed node does not
-    // hear it twice. The user's own message is in the session already; a nested workflow takes its input from
-    // its context (InvocationContext::node_input).
-    if (!input.is_null() && ctx.from() != start_name && !dynamic_cast<const Workflow*>(agent_.get()) &&
-        !node.agent_state()) {
+    // hear it twice. The user's own message is in the session already, where every branch sees it; a nested
+    // workflow takes its input from its context (InvocationContext::node_input).
+    const std::optional<Content>& message = node.user_content();
+    const bool users_message = input.is_string() && message && message->text() == input.get_string();
+    if (!input.is_null() && !users_message && !dynamic_cast<const Workflow*>(agent_.get()) && !node.agent_state()) {
         Event turn = node.make_event(content_of(input, true));
         turn.author = "user";
         turn.actions.agent_state = json::object{{"input", input}};
@@ -221,6 +294,148 @@ asio::awaitable<json::value> AgentNode::run(NodeContext& ctx, json::value input)
     if (outcome && outcome->route)
         ctx.set_route(*outcome->route);
     co_return outcome && outcome->output ? std::move(*outcome->output) : json::value();
+}
+
+namespace {
+
+NodeOptions rerun_on_resume(NodeOptions options)
+{
+    options.rerun_on_resume = true;
+    return options;
+}
+
+}  // namespace
+
+ParallelWorker::ParallelWorker(std::shared_ptr<Node> inner, int max_workers, NodeOptions options)
+    : Node(inner ? inner->name() : std::string("worker"), rerun_on_resume(std::move(options))),
+      inner_(std::move(inner)), max_workers_(max_workers)
+{
+    if (!inner_)
+        throw Error(errc::invalid_argument, "ParallelWorker was given no node to run");
+    if (max_workers_ < 1)
+        throw Error(errc::invalid_argument, "ParallelWorker '" + name() + "': max_workers must be 1 or more");
+}
+
+asio::awaitable<json::value> ParallelWorker::run(NodeContext& ctx, json::value input)
+{
+    json::array items = input.is_array() ? std::move(input.get_array()) : json::array{std::move(input)};
+    json::array results(items.size());
+    std::size_t next = 0;
+    bool stop = false;
+    bool interrupted = false;
+    std::exception_ptr failure;
+    auto worker = [&]() -> asio::awaitable<void> {
+        while (!stop && next < items.size()) {
+            const std::size_t i = next++;
+            RunNodeOptions options;
+            options.run = static_cast<int>(i) + 1;
+            options.own_branch = true;
+            try {
+                results[i] = co_await ctx.run_node(inner_, items[i], options);
+            } catch (const NodeInterrupted&) {
+                interrupted = true;  // the others go on: their items are done when the answer comes
+            } catch (...) {
+                if (!failure)
+                    failure = std::current_exception();
+                stop = true;
+            }
+        }
+    };
+    const std::size_t workers = std::min(items.size(), static_cast<std::size_t>(max_workers_));
+    if (workers > 0) {
+        auto ex = co_await asio::this_coro::executor;
+        using op_type = decltype(asio::co_spawn(ex, worker, asio::deferred));
+        std::vector<op_type> ops;
+        for (std::size_t w = 0; w < workers; ++w)
+            ops.push_back(asio::co_spawn(ex, worker, asio::deferred));
+        auto group = asio::experimental::make_parallel_group(std::move(ops));
+        auto [order, errors] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+        (void)order;
+        for (const std::exception_ptr& e : errors)
+            if (e && !failure)
+                failure = e;
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+    if (interrupted)
+        throw NodeInterrupted{};
+    co_return json::value(std::move(results));
+}
+
+namespace {
+
+std::string_view trim(std::string_view text)
+{
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    while (!text.empty() && space(text.front()))
+        text.remove_prefix(1);
+    while (!text.empty() && space(text.back()))
+        text.remove_suffix(1);
+    return text;
+}
+
+// A ToolNode's input as the call's arguments.
+json::object tool_args(const std::string& node, json::value input)
+{
+    if (const json::string* text = input.if_string()) {
+        const std::string_view trimmed = trim(*text);
+        if (trimmed.empty())
+            return {};
+        boost::system::error_code ec;
+        json::value parsed = json::parse(trimmed, ec);
+        if (ec || !parsed.is_object())
+            throw Error(errc::invalid_argument, "ToolNode '" + node + "': its input is text that is not a JSON object "
+                                                "of the tool's arguments: " + std::string(trimmed.substr(0, 200)));
+        return std::move(parsed.get_object());
+    }
+    if (input.is_null())
+        return {};
+    if (json::object* args = input.if_object())
+        return std::move(*args);
+    throw Error(errc::invalid_argument, "ToolNode '" + node + "': its input must be an object of the tool's "
+                                        "arguments (or a text holding one, or null for none), not " +
+                                        json::serialize(input).substr(0, 200));
+}
+
+}  // namespace
+
+ToolNode::ToolNode(std::shared_ptr<Tool> tool, NodeOptions options)
+    : Node(tool ? tool->name() : std::string("tool"), std::move(options)), tool_(std::move(tool))
+{
+    if (!tool_)
+        throw Error(errc::invalid_argument, "ToolNode was given no tool");
+    if (tool_->is_long_running())
+        throw Error(errc::invalid_argument, "ToolNode '" + name() + "': a long-running tool waits in a model's turn; "
+                                            "give it to an LlmAgent, or run it in a FunctionNode");
+    if (tool_->auth_config())
+        throw Error(errc::invalid_argument, "ToolNode '" + name() + "': a tool that needs a credential asks for it "
+                                            "in a model's turn; give it to an LlmAgent");
+}
+
+asio::awaitable<json::value> ToolNode::run(NodeContext& ctx, json::value input)
+{
+    json::object args = tool_args(name(), std::move(input));
+    if (tool_->requires_confirmation(args))
+        throw Error(errc::invalid_argument, "ToolNode '" + name() + "': this call needs a person's confirmation, "
+                                            "which a model's turn asks for; give the tool to an LlmAgent, or ask in a "
+                                            "FunctionNode (NodeContext::request_input)");
+    const std::string id = ctx.node_path();  // one call per run of the node
+    ToolContext tool_ctx(ctx.invocation(), id);
+    json::value result = co_await tool_->run(tool_ctx, std::move(args));
+    EventActions& actions = tool_ctx.actions();
+    if (!actions.requested_tool_confirmations.empty() || !actions.requested_auth_configs.empty())
+        throw Error(errc::invalid_argument, "ToolNode '" + name() + "': the tool asked for a confirmation or a "
+                                            "credential, which only a model's turn can wait for; give it to an "
+                                            "LlmAgent");
+    json::object response =
+        result.is_object() ? std::move(result.get_object()) : json::object{{"result", std::move(result)}};
+    Event event = ctx.invocation().make_event(
+        Content("user", {Part::from_function_response(tool_->name(), response, id)}));
+    event.author = name();
+    event.actions = std::move(actions);
+    json::value output(std::move(response));
+    co_await ctx.emit_output(std::move(event), output);
+    co_return output;
 }
 
 std::shared_ptr<FunctionNode> function_node(std::string name, FunctionNode::Function fn, NodeOptions options)

@@ -1,4 +1,5 @@
 #include "graph.hpp"
+#include "detail.hpp"
 #include "scheduler.hpp"
 
 #include <adk/core/error.hpp>
@@ -21,16 +22,25 @@ Workflow::Workflow(std::string name, std::unique_ptr<Graph> graph, WorkflowOptio
                                                 "': max_concurrency must be 0 (no limit) or more");
 }
 
+Workflow::Workflow(std::string name, Entry entry, WorkflowOptions options)
+    : Agent(std::move(name), options.description, {}), entry_(std::move(entry)), options_(std::move(options))
+{
+    if (!entry_)
+        throw Error(errc::invalid_argument, "workflow '" + this->name() + "' was given no entry and no edges");
+}
+
 Workflow::~Workflow() = default;
 
 std::vector<std::shared_ptr<Node>> Workflow::nodes() const
 {
-    return graph_->nodes;
+    return graph_ ? graph_->nodes : std::vector<std::shared_ptr<Node>>{};
 }
 
 std::vector<Workflow::EdgeView> Workflow::edges() const
 {
     std::vector<EdgeView> out;
+    if (!graph_)
+        return out;
     for (std::size_t s : graph_->starts)
         out.push_back(EdgeView{nullptr, graph_->nodes[s].get(), std::nullopt});
     for (std::size_t i = 0; i < graph_->nodes.size(); ++i)
@@ -95,7 +105,45 @@ asio::awaitable<void> Workflow::run_impl(InvocationContext& ctx, EventSink& out)
         if (!text.empty())
             input = json::value(text);
     }
-    co_await detail::run_graph(*this, *graph_, options_.max_concurrency, ctx, out, std::move(input));
+    if (entry_)
+        co_await run_entry(ctx, out, std::move(input));
+    else
+        co_await detail::run_graph(*this, *graph_, options_.max_concurrency, ctx, out, std::move(input));
+}
+
+asio::awaitable<void> Workflow::run_entry(InvocationContext& ctx, EventSink& out, json::value input)
+{
+    NodeContext nc(ctx, out, name(), std::string(detail::start_name), 1);
+    json::value output;
+    bool interrupted = false;
+    try {
+        output = co_await entry_(nc, std::move(input));
+    } catch (const detail::NodeInterrupted&) {
+        interrupted = true;
+    }
+    if (interrupted) {  // a node it ran waits for a person: so does the workflow
+        ctx.pause();
+        co_return;
+    }
+    // Its output, route and state changes, as a node's are recorded (its end is recorded as every agent's is).
+    json::object state_delta = nc.take_state_delta();
+    if (output.is_null() && !nc.route() && state_delta.empty())
+        co_return;
+    Event event = ctx.make_event();
+    if (!event.node_info) {
+        event.node_info.emplace();
+        event.node_info->path = ctx.node_path();
+    }
+    event.actions.state_delta = std::move(state_delta);
+    event.actions.route = nc.route();
+    if (!output.is_null()) {
+        event.content = detail::content_of(output, false);
+        event.output = std::move(output);
+        event.node_info->output_for = ctx.node_output_for();
+        if (event.node_info->output_for.empty())
+            event.node_info->output_for.push_back(ctx.node_path());
+    }
+    co_await out.emit(std::move(event));
 }
 
 

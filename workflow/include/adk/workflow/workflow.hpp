@@ -22,6 +22,7 @@
 #pragma once
 
 #include <adk/agents/agent.hpp>
+#include <adk/tools/tool.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -87,6 +88,18 @@ struct RequestInput {
 };
 
 class Workflow;
+class Node;
+
+// How NodeContext::run_node runs a node below the calling one.
+struct RunNodeOptions {
+    // Which run of the node it is: its path is the caller's plus "name@run". 0: the next run of that name in this
+    // caller. A caller that runs nodes from several coroutines at once numbers them itself, so that a resumed run
+    // gives each call the same number again.
+    int run = 0;
+    // A branch of its own below the caller's ("branch.name@run"), as a fan-out gives: what the nodes running at
+    // once should have, so that an LlmAgent among them sees only its own conversation.
+    bool own_branch = false;
+};
 
 // What a running node sees: its invocation context (its node path, branch and session), its input's sender, the
 // state, and where it says its output and route.
@@ -110,10 +123,23 @@ public:
     void set_route(json::value route);
     // A message from the node (an event authored by it), with the state changes made so far.
     asio::awaitable<void> emit(Content content);
+    // The event that carries the node's output, for a node whose output is more than a message (a tool's
+    // response): `output` and nodeInfo.outputFor are set here, and the workflow records no other event of it.
+    asio::awaitable<void> emit_output(Event event, json::value output);
+    bool output_emitted() const noexcept { return output_emitted_; }
     // Asks a person. The first time, the question is emitted and the node stops there (the workflow's other
     // branches go on; the invocation pauses when they are done). When the node runs again after the answer came
     // (rerun_on_resume), the same call returns the answer. A node may ask several questions, one after another.
     asio::awaitable<json::value> request_input(RequestInput request);
+
+    // Runs `node` (or an agent, as an AgentNode) below this node, as ADK's ctx.run_node does: its path is this
+    // node's plus "name@run", its events go out with this node's, and its output is returned. A child that fails
+    // (after its retries) throws adk::Error naming it. In a resumed invocation a child that finished is passed over
+    // with the output it recorded, so a node that runs again (rerun_on_resume, a dynamic workflow's entry) runs
+    // each child once. A child that asks a person pauses this node too: run_node does not return (it throws an
+    // exception that is not an std::exception; let it pass), and this node runs again when the answer came.
+    asio::awaitable<json::value> run_node(std::shared_ptr<Node> node, json::value input, RunNodeOptions options = {});
+    asio::awaitable<json::value> run_node(std::shared_ptr<Agent> agent, json::value input, RunNodeOptions options = {});
 
     // What the workflow records when the node ends: the route it chose, and the state changes not yet stored.
     const std::optional<json::value>& route() const noexcept { return route_; }
@@ -128,6 +154,8 @@ private:
     json::object state_delta_;
     std::optional<json::value> route_;
     std::size_t asked_ = 0;  // request_input calls so far in this attempt
+    bool output_emitted_ = false;
+    std::vector<std::pair<std::string, std::vector<int>>> child_runs_;  // run_node's runs so far, by node name
 };
 
 class Node {
@@ -184,10 +212,41 @@ private:
     std::shared_ptr<Agent> agent_;
 };
 
+// Runs `inner` once per item of its input (a JSON array; anything else is one item) on up to `max_workers` items
+// at once, each as a run of its own ("inner@1", "inner@2", ... below this node, each on a branch of its own); its
+// output is the array of their outputs, in the items' order (ADK's ParallelWorker; @google/adk numbers the runs
+// from 0). The first item that fails fails it (the items running then finish, and no other starts). An item that
+// asks a person pauses it when the items running are done; when the answer comes it runs again, and the items that
+// finished are passed over.
+class ParallelWorker final : public Node {
+public:
+    explicit ParallelWorker(std::shared_ptr<Node> inner, int max_workers = 8, NodeOptions options = {});
+    const std::shared_ptr<Node>& inner() const noexcept { return inner_; }
+    asio::awaitable<json::value> run(NodeContext& ctx, json::value input) override;
+
+private:
+    std::shared_ptr<Node> inner_;
+    int max_workers_;
+};
+
+// Runs a Tool as a node (ADK's ToolNode): its input is the call's arguments (a JSON object, a text holding one, or
+// null for none), its event the function's response, and its output that response (a result that is not an object
+// as {"result": ...}, as a model sees it). A failure of the tool fails the node (so RetryConfig applies). Tools that
+// run long, or ask for a confirmation or a credential, need a model's turn to wait in: they are refused.
+class ToolNode final : public Node {
+public:
+    explicit ToolNode(std::shared_ptr<Tool> tool, NodeOptions options = {});
+    asio::awaitable<json::value> run(NodeContext& ctx, json::value input) override;
+
+private:
+    std::shared_ptr<Tool> tool_;
+};
+
 std::shared_ptr<FunctionNode> function_node(std::string name, FunctionNode::Function fn, NodeOptions options = {});
 std::shared_ptr<JoinNode> join_node(std::string name, NodeOptions options = {});
 
-// One end of an edge: START, a node, or an agent (run by an AgentNode; one node per agent however often named).
+// One end of an edge: START, a node, an agent (run by an AgentNode; one node per agent however often named) or a
+// tool (run by a ToolNode).
 class Step {
 public:
     Step(StartNode) {}
@@ -199,13 +258,20 @@ public:
     Step(std::shared_ptr<A> agent) : agent_(std::move(agent))
     {
     }
-    bool is_start() const noexcept { return !node_ && !agent_; }
+    // A tool: run by a ToolNode of its name (one node per tool however often named).
+    template <std::derived_from<Tool> T>
+    Step(std::shared_ptr<T> tool) : tool_(std::move(tool))
+    {
+    }
+    bool is_start() const noexcept { return !node_ && !agent_ && !tool_; }
     const std::shared_ptr<Node>& node() const noexcept { return node_; }
     const std::shared_ptr<Agent>& agent() const noexcept { return agent_; }
+    const std::shared_ptr<Tool>& tool() const noexcept { return tool_; }
 
 private:
     std::shared_ptr<Node> node_;
     std::shared_ptr<Agent> agent_;
+    std::shared_ptr<Tool> tool_;
 };
 
 struct WorkflowOptions {
@@ -224,6 +290,12 @@ public:
     // Throws adk::Error for a graph it cannot run: no edge from START, an edge into START, a node no edge from
     // START reaches, two nodes of one name, a route that is not a string, number, bool or array of them.
     Workflow(std::string name, std::vector<Edge> edges, WorkflowOptions options = {});
+
+    // A workflow without edges, whose entry runs its nodes itself (NodeContext::run_node; ADK's dynamicEntry):
+    // entry(ctx, input) gets the workflow's input and returns its output (null: none). In a resumed invocation the
+    // entry runs again from its start, and run_node passes over each node that finished, with its output.
+    using Entry = std::function<asio::awaitable<json::value>(NodeContext&, json::value)>;
+    Workflow(std::string name, Entry entry, WorkflowOptions options = {});
     ~Workflow() override;
 
     class Builder {
@@ -245,7 +317,7 @@ public:
     };
 
     // Its nodes, in the order its edges name them, and its edges (an edge from START has a null `from`): what the
-    // web UI draws (ApiServer's build_graph).
+    // web UI draws (ApiServer's build_graph). A workflow with an entry has none.
     struct EdgeView {
         const Node* from;
         const Node* to;
@@ -262,7 +334,10 @@ protected:
 private:
     Workflow(std::string name, std::unique_ptr<Graph> graph, WorkflowOptions options);
 
-    std::unique_ptr<Graph> graph_;
+    asio::awaitable<void> run_entry(InvocationContext& ctx, EventSink& out, json::value input);
+
+    std::unique_ptr<Graph> graph_;  // null for a workflow with an entry
+    Entry entry_;
     WorkflowOptions options_;
 };
 
