@@ -6,7 +6,7 @@
 #   tools/web.sh                          # then open http://127.0.0.1:8000/dev-ui/
 #   tools/web.sh --port 9000              # any flag of `web` (tools/web.sh --help lists them)
 #   ADK_MODEL=openai/gpt-4o-mini OPENAI_API_KEY=... tools/web.sh
-# Sessions are kept in .adk/sessions.db; Ctrl-C stops.
+# The apps are resumable (refund_desk asks a person). Sessions are kept in .adk/sessions.db; Ctrl-C stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -16,7 +16,7 @@ program=build/release/samples/sample_agents
 if [ "${1:-}" = --help ]; then
   exec "$program" web --help
 fi
-args=()
+args=(--resumable)  # refund_desk asks a person, and a question waits in a resumable app
 pids=()
 # Ctrl-C, a kill of this script or its end stops the server and mock-llm with it.
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT

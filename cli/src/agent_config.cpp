@@ -10,6 +10,9 @@
 #include <adk/mcp/mcp_toolset.hpp>
 #include <adk/net/url.hpp>
 #include <adk/tools/builtin_tools.hpp>
+#include <adk/workflow/workflow.hpp>
+
+#include <boost/json/value.hpp>
 
 #include <yaml-cpp/yaml.h>
 
@@ -148,17 +151,198 @@ private:
             for (const auto& field : item)
                 if (field.first.Scalar() != "config_path")
                     fail(file, field.first, "'sub_agents': unknown field '" + field.first.Scalar() + "'");
-            const std::string relative = text(file, item["config_path"], "config_path");
-            const fs::path path = file.parent_path() / relative;
-            std::error_code ec;
-            if (!fs::exists(path, ec))
-                fail(file, item["config_path"], "'config_path': " + relative + " does not exist");
-            const fs::path canonical = fs::canonical(path, ec);
-            if (ec || !is_under(app_dir_, canonical))
-                fail(file, item["config_path"], "'config_path': " + relative + " is outside the app's folder");
-            out.push_back(load(path));
+            out.push_back(agent_file(file, item["config_path"], "config_path"));
         }
         return out;
+    }
+
+    // An agent's YAML file named by `node` (relative to `file`, in the app's folder).
+    std::shared_ptr<Agent> agent_file(const fs::path& file, const YAML::Node& node, std::string_view field)
+    {
+        const std::string relative = text(file, node, field);
+        const fs::path path = file.parent_path() / relative;
+        std::error_code ec;
+        if (!fs::exists(path, ec))
+            fail(file, node, "'" + std::string(field) + "': " + relative + " does not exist");
+        const fs::path canonical = fs::canonical(path, ec);
+        if (ec || !is_under(app_dir_, canonical))
+            fail(file, node, "'" + std::string(field) + "': " + relative + " is outside the app's folder");
+        return load(path);
+    }
+
+    // --- agent_class: Workflow ---
+
+    // The nodes one workflow's edges named so far, by the text that named them and by their names.
+    using Named = std::map<std::string, workflow::Step, std::less<>>;
+
+    static bool is_yaml_file(std::string_view ref) { return ref.ends_with(".yaml") || ref.ends_with(".yml"); }
+
+    // A map in a chain is a node when it says so (agent_class, config_path, or name with only an agent's fields);
+    // otherwise it is a routing map {route: node}, as ADK tells them apart.
+    static bool names_a_node(const YAML::Node& map)
+    {
+        if (map["agent_class"] || map["config_path"] || map["func_code"] || map["code"])
+            return true;
+        static const std::set<std::string, std::less<>> agent_fields{
+            "name", "description", "model", "instruction", "tools", "output_key", "include_contents",
+            "generate_content_config", "disallow_transfer_to_parent", "disallow_transfer_to_peers",
+            "global_instruction", "static_instruction", "sub_agents", "max_iterations", "edges"};
+        if (!map["name"])
+            return false;
+        for (const auto& field : map)
+            if (!field.first.IsScalar() || !agent_fields.contains(field.first.Scalar()))
+                return false;
+        return true;
+    }
+
+    workflow::Step node_of(const fs::path& file, const YAML::Node& node, Named& named)
+    {
+        auto remember = [&](std::string key, workflow::Step step, const std::string& name) {
+            named.emplace(std::move(key), step);
+            named.emplace(name, step);
+            return step;
+        };
+        if (node.IsScalar()) {
+            const std::string ref = node.Scalar();
+            if (ref == "START")
+                return workflow::START;
+            if (auto it = named.find(ref); it != named.end())
+                return it->second;
+            if (is_yaml_file(ref)) {
+                std::shared_ptr<Agent> agent = agent_file(file, node, "edges");
+                const std::string agent_name = agent->name();
+                return remember(ref, workflow::Step(std::move(agent)), agent_name);
+            }
+            // A code reference ("my.module.fn", ".agent.fn") names the C++ node of its last segment.
+            const std::string name = ref.substr(ref.rfind('.') == std::string::npos ? 0 : ref.rfind('.') + 1);
+            if (auto it = named.find(name); it != named.end())
+                return remember(ref, it->second, name);
+            if (auto it = options_.nodes.find(name); it != options_.nodes.end() && it->second)
+                return remember(ref, workflow::Step(it->second), name);
+            if (std::shared_ptr<Tool> tool = options_.tools.find(name))
+                return remember(ref, workflow::Step(std::move(tool)), name);
+            fail(file, node, "'edges': no node named '" + name + "': register it in AgentConfigOptions::nodes (C++), "
+                             "name a tool of the registry, or give an agent's YAML file");
+        }
+        if (node.IsMap()) {
+            if (node["func_code"] || (node["code"] && !node["agent_class"]))
+                fail(file, node, "'edges': a 'func_code' or 'code' reference names Python code; name a node of "
+                                 "AgentConfigOptions::nodes instead");
+            if (node["config_path"]) {
+                for (const auto& field : node)
+                    if (field.first.Scalar() != "config_path")
+                        fail(file, field.first, "'edges': unknown field '" + field.first.Scalar() + "'");
+                const std::string ref = text(file, node["config_path"], "config_path");
+                if (auto it = named.find(ref); it != named.end())
+                    return it->second;
+                std::shared_ptr<Agent> agent = agent_file(file, node["config_path"], "config_path");
+                const std::string agent_name = agent->name();
+                return remember(ref, workflow::Step(std::move(agent)), agent_name);
+            }
+            if (node["name"] && node["name"].IsScalar())
+                if (auto it = named.find(node["name"].Scalar()); it != named.end())
+                    return it->second;
+            std::shared_ptr<Agent> agent = build(file, node);
+            const std::string agent_name = agent->name();
+            return remember(agent_name, workflow::Step(std::move(agent)), agent_name);
+        }
+        fail(file, node, "'edges': a node is START, a name, an agent's YAML file or an inline agent config");
+    }
+
+    // The nodes of a chain element: one, or a list of them (a fan-out).
+    std::vector<workflow::Step> nodes_of(const fs::path& file, const YAML::Node& element, Named& named)
+    {
+        std::vector<workflow::Step> out;
+        if (!element.IsSequence()) {
+            out.push_back(node_of(file, element, named));
+            return out;
+        }
+        if (element.size() == 0)
+            fail(file, element, "'edges': an empty list of nodes");
+        for (const auto& n : element)
+            out.push_back(node_of(file, n, named));
+        return out;
+    }
+
+    static json::value route_of(const fs::path& file, const YAML::Node& node)
+    {
+        if (node.IsScalar())
+            return json::value(node.Scalar());
+        if (node.IsSequence() && node.size() > 0) {
+            json::array routes;
+            for (const auto& r : node) {
+                if (!r.IsScalar())
+                    fail(file, r, "'edges': a route is a word, a number or true/false");
+                routes.emplace_back(r.Scalar());
+            }
+            return routes;
+        }
+        fail(file, node, "'edges': a route is a word, a number or true/false, or a list of them");
+    }
+
+    std::shared_ptr<Agent> workflow(const fs::path& file, const YAML::Node& root, const std::string& name,
+                                    const std::string& description)
+    {
+        const YAML::Node edges = root["edges"];
+        if (!edges)
+            fail(file, root, "'edges' is missing: a Workflow lists its edges, starting from START");
+        if (!edges.IsSequence() || edges.size() == 0)
+            fail(file, edges, "'edges' must be a list of chains ([START, a, b]) and edges ({from_node, to_node})");
+        workflow::Workflow::Builder builder(name);
+        builder.description(description);
+        if (root["max_concurrency"]) {
+            const int n = number<int>(file, root["max_concurrency"], "max_concurrency", "a whole number");
+            if (n < 0)
+                fail(file, root["max_concurrency"], "'max_concurrency' must be 0 (no limit) or more");
+            builder.max_concurrency(n);
+        }
+        Named named;
+        for (const auto& item : edges) {
+            if (item.IsMap()) {
+                for (const auto& field : item) {
+                    const std::string key = field.first.Scalar();
+                    if (key != "from_node" && key != "to_node" && key != "route")
+                        fail(file, field.first, "'edges': an edge has from_node, to_node and route, not '" + key + "'");
+                }
+                if (!item["from_node"] || !item["to_node"])
+                    fail(file, item, "'edges': an edge needs from_node and to_node");
+                workflow::Step from = node_of(file, item["from_node"], named);
+                workflow::Step to = node_of(file, item["to_node"], named);
+                if (item["route"] && !item["route"].IsNull())
+                    builder.route(std::move(from), route_of(file, item["route"]), std::move(to));
+                else
+                    builder.edge(std::move(from), std::move(to));
+                continue;
+            }
+            if (!item.IsSequence() || item.size() < 2)
+                fail(file, item, "'edges': a chain lists two or more nodes ([START, a, b])");
+            std::vector<workflow::Step> before;
+            for (std::size_t i = 0; i < item.size(); ++i) {
+                const YAML::Node element = item[i];
+                if (element.IsMap() && !names_a_node(element)) {
+                    if (i == 0 || i + 1 != item.size())
+                        fail(file, element, "'edges': a routing map {route: node} ends a chain, after the node "
+                                            "whose routes it maps");
+                    for (const auto& entry : element) {
+                        const json::value route = route_of(file, entry.first);
+                        for (const workflow::Step& to : nodes_of(file, entry.second, named))
+                            for (const workflow::Step& from : before)
+                                builder.route(from, route, to);
+                    }
+                    continue;
+                }
+                std::vector<workflow::Step> now = nodes_of(file, element, named);
+                for (const workflow::Step& from : before)
+                    for (const workflow::Step& to : now)
+                        builder.edge(from, to);
+                before = std::move(now);
+            }
+        }
+        try {
+            return builder.build();
+        } catch (const Error& e) {
+            throw Error(e.code(), where(file, edges.Mark()) + e.message());
+        }
     }
 
     // An LlmAgent's `tools`: registered tools by name, and MCP toolsets ({name: McpToolset, args: ...}).
@@ -404,24 +588,29 @@ private:
             if (agent_class == "Agent")
                 agent_class = "LlmAgent";
         }
+        if (agent_class == "workflow.Workflow" || agent_class == "google.adk.workflow.Workflow")
+            agent_class = "Workflow";
         const bool llm = agent_class == "LlmAgent";
         const bool loop = agent_class == "LoopAgent";
-        if (!llm && !loop && agent_class != "SequentialAgent" && agent_class != "ParallelAgent")
-            fail(file, root["agent_class"], "'agent_class': '" + agent_class +
-                                                "' is not one of LlmAgent, SequentialAgent, ParallelAgent, LoopAgent");
+        const bool graph = agent_class == "Workflow";
+        if (!llm && !loop && !graph && agent_class != "SequentialAgent" && agent_class != "ParallelAgent")
+            fail(file, root["agent_class"], "'agent_class': '" + agent_class + "' is not one of LlmAgent, "
+                                                "SequentialAgent, ParallelAgent, LoopAgent, Workflow");
         if (!root["name"])
             fail(file, root, "'name' is missing: every agent has a name");
         const std::string name = text(file, root["name"], "name");
         if (!is_identifier(name) || name == "user")
             fail(file, root["name"], "'name': '" + name + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, not 'user')");
 
-        static const std::set<std::string, std::less<>> common{"agent_class", "name", "description", "sub_agents"};
+        static const std::set<std::string, std::less<>> common{"agent_class", "name", "description"};
+        static const std::set<std::string, std::less<>> graph_fields{"edges", "max_concurrency"};
         static const std::set<std::string, std::less<>> llm_fields{
             "model", "instruction", "tools", "output_key", "include_contents", "generate_content_config",
             "disallow_transfer_to_parent", "disallow_transfer_to_peers", "global_instruction", "static_instruction"};
         for (const auto& field : root) {
             const std::string key = field.first.Scalar();
-            if (common.contains(key) || (llm && llm_fields.contains(key)) || (loop && key == "max_iterations"))
+            if (common.contains(key) || (!graph && key == "sub_agents") || (llm && llm_fields.contains(key)) ||
+                (loop && key == "max_iterations") || (graph && graph_fields.contains(key)))
                 continue;
             if (key.ends_with("_callback") || key.ends_with("_callbacks") || key.ends_with("_schema"))
                 fail(file, field.first, "'" + key + "' names Python code, which adk-cpp's YAML cannot load: give the "
@@ -430,6 +619,8 @@ private:
         }
 
         const std::string description = root["description"] ? text(file, root["description"], "description") : "";
+        if (graph)
+            return workflow(file, root, name, description);
         std::vector<std::shared_ptr<Agent>> subs;
         if (root["sub_agents"])
             subs = sub_agents(file, root["sub_agents"]);

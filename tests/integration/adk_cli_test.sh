@@ -127,7 +127,7 @@ start_server() {  # start_server LOG ARGS...: sets $base from the first line
   [ -n "$base" ] || fail "the server did not start: $(cat "$log")"
 }
 start_server api.log "$samples_program" api_server --port 0 --session_service_uri "sqlite:///$work/api.db" "$samples"
-[ "$(curl -sf "$base/list-apps")" = '["bank_agent","coordinator","refine_loop","research_pipeline","weather_agent"]' ] ||
+[ "$(curl -sf "$base/list-apps")" = '["bank_agent","coordinator","refine_loop","refund_desk","research_pipeline","weather_agent"]' ] ||
   fail "list-apps: $(curl -s "$base/list-apps")"
 sid=$(curl -sf -X POST "$base/apps/weather_agent/users/u1/sessions" | sed 's/.*"id":"\([^"]*\)".*/\1/')
 curl -sfN -X POST "$base/run_sse" -H 'content-type: application/json' \

@@ -33,7 +33,7 @@ mock_url=$(sed -n '1s/^listening on //p' mock.log)
 [ -n "$mock_url" ] || { echo "FAIL: mock-llm did not start: $(cat mock.log)"; exit 1; }
 rm -f web.db
 GOOGLE_GEMINI_BASE_URL=$mock_url GEMINI_API_KEY=test-key \
-  "$program" web --port 0 --ui_dir "$ui" --session_service_uri "sqlite:///$work/web.db" \
+  "$program" web --resumable --port 0 --ui_dir "$ui" --session_service_uri "sqlite:///$work/web.db" \
   --artifact_service_uri memory:// "$samples" >web.log 2>&1 &
 pids+=($!)
 for _ in $(seq 200); do grep -q serving web.log 2>/dev/null && break; sleep 0.05; done

@@ -7,8 +7,10 @@
 #include <adk/mcp/mcp_toolset.hpp>
 #include <adk/testing/scripted_model.hpp>
 #include <adk/tools/function_tool.hpp>
+#include <adk/workflow/workflow.hpp>
 
 #include "command_line.hpp"
+#include "support/runner_fixture.hpp"
 #include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
@@ -19,6 +21,7 @@
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
+namespace json = boost::json;
 using adk::cli::AgentConfigOptions;
 
 namespace {
@@ -161,6 +164,99 @@ sub_agents: [{config_path: writer.yaml}]
         adk::cli::load_agent_config(app / "root_agent.yaml", options);
         CHECK(others.made == std::vector<std::string>{"openai/gpt-4o-mini"});
     }
+}
+
+TEST_CASE("agent config: a graph Workflow as ADK spells it, with C++ nodes and tools, runs", "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    const fs::path app = dir.path() / "desk";
+    write(app / "root_agent.yaml", R"(
+agent_class: Workflow
+name: desk
+description: Triage, then fix or answer.
+max_concurrency: 2
+edges:
+  - [START, agents/classify.yaml, .agent.route]
+  - - route
+    - bug: [{name: fix, model: m-fix, instruction: Fix it.}, log_ticket]
+      __DEFAULT__: {config_path: agents/answer.yaml}
+  - [fix, done]
+  - {from_node: log_ticket, to_node: done, route: null}
+)");
+    write(app / "agents" / "classify.yaml", "name: classify\nmodel: m-classify\ninstruction: One word.\n");
+    write(app / "agents" / "answer.yaml", "name: answer\nmodel: m-answer\n");
+    AgentConfigOptions options;
+    std::map<std::string, std::shared_ptr<adk::testing::ScriptedModel>> models;
+    options.make_model = [&](const std::string& id) {
+        std::vector<adk::testing::ScriptedModel::Turn> turns;
+        if (id == "m-classify")
+            turns.push_back(adk::LlmResponse::text("bug"));
+        if (id == "m-fix")
+            turns.push_back(adk::LlmResponse::text("patched"));
+        auto model = std::make_shared<adk::testing::ScriptedModel>(std::move(turns), id);
+        models[id] = model;
+        return model;
+    };
+    options.nodes["route"] = adk::workflow::function_node(
+        "route", [](adk::workflow::NodeContext& ctx, json::value in) -> asio::awaitable<json::value> {
+            ctx.set_route(in);
+            co_return json::object{{"summary", in}};
+        });
+    options.nodes["done"] = adk::workflow::join_node("done");
+    options.tools.add(adk::FunctionTool::create(
+        "log_ticket", "Logs a ticket.", json::parse(R"({"type":"object"})"),
+        [](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
+            co_return json::object{{"ticket", "T-1"}, {"about", args.at("summary")}};
+        }));
+    auto root = adk::cli::load_agent_config(app / "root_agent.yaml", options);
+    auto* flow = dynamic_cast<adk::workflow::Workflow*>(root.get());
+    REQUIRE(flow);
+    CHECK(flow->description() == "Triage, then fix or answer.");
+    std::vector<std::string> names;
+    for (const auto& n : flow->nodes())
+        names.push_back(n->name());
+    CHECK(names == std::vector<std::string>{"classify", "route", "fix", "log_ticket", "answer", "done"});
+    std::vector<std::string> edges;
+    for (const auto& e : flow->edges())
+        edges.push_back((e.from ? e.from->name() : "START") + ">" + e.to->name() +
+                        (e.route ? "/" + std::string(e.route->as_string()) : ""));
+    CHECK(edges == std::vector<std::string>{"START>classify", "classify>route", "route>fix/bug", "route>log_ticket/bug",
+                                            "route>answer/__DEFAULT__", "fix>done", "log_ticket>done"});
+
+    adk::test::RunnerFixture f(root);
+    adk::test::Ran ran = f.say("it crashes on start");
+    REQUIRE_FALSE(ran.error);
+    const adk::Event& last = ran.events.back();
+    REQUIRE(last.output);
+    CHECK(*last.output == json::parse(R"({"fix":"patched","log_ticket":{"ticket":"T-1","about":"bug"}})"));
+    CHECK(models.at("m-answer")->requests().empty());
+}
+
+TEST_CASE("agent config: a Workflow's edges that cannot be read say where and what to do", "[cli][config]")
+{
+    adk::test::TempDir dir("config");
+    const fs::path yaml = dir.path() / "app" / "root_agent.yaml";
+    Models models;
+    AgentConfigOptions options = models.options();
+    auto error_of = [&](const std::string& edges) {
+        write(yaml, "agent_class: Workflow\nname: w\nedges:\n" + edges);
+        return load_error(yaml, options);
+    };
+    CHECK_THAT(error_of("  - [START, nowhere]\n"), Catch::Contains("root_agent.yaml:4:") &&
+                                                      Catch::Contains("no node named 'nowhere'"));
+    CHECK_THAT(error_of("  - [START, {a: b.yaml}, c.yaml]\n"), Catch::Contains("routing map"));
+    CHECK_THAT(error_of("  - [START]\n"), Catch::Contains("two or more nodes"));
+    CHECK_THAT(error_of("  - {from_node: START}\n"), Catch::Contains("from_node and to_node"));
+    CHECK_THAT(error_of("  - [START, {func_code: my.module.fn}]\n"), Catch::Contains("Python code"));
+    CHECK_THAT(error_of("  - [START, ../elsewhere.yaml]\n"), Catch::Contains("does not exist"));
+    write(dir.path() / "outside.yaml", "name: outside\nmodel: m\n");
+    CHECK_THAT(error_of("  - [START, ../outside.yaml]\n"), Catch::Contains("outside the app's folder"));
+    write(yaml.parent_path() / "a.yaml", "name: a\nmodel: m\n");
+    CHECK_THAT(error_of("  - [a.yaml, a.yaml]\n"), Catch::Contains("edge from START"));
+    write(yaml, "agent_class: Workflow\nname: w\nsub_agents: []\nedges: [[START, a.yaml]]\n");
+    CHECK_THAT(load_error(yaml, options), Catch::Contains("'sub_agents' is not a field of Workflow"));
+    write(yaml, "agent_class: Workflow\nname: w\n");
+    CHECK_THAT(load_error(yaml, options), Catch::Contains("'edges' is missing"));
 }
 
 TEST_CASE("agent config: each error names the file, the line and the field", "[cli][config]")

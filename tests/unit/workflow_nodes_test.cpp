@@ -478,3 +478,44 @@ TEST_CASE("typed state: a node reads the state as a struct, and what it changes 
     REQUIRE(failed.error);
     CHECK(failed.error->message().find("state key 'attempts'") != std::string::npos);
 }
+
+TEST_CASE("isolation scope: an agent node in a scope of its own keeps its conversation from the agents outside it",
+          "[graph_workflow]")
+{
+    using Turn = adk::testing::ScriptedModel::Turn;
+    auto planner_model = std::make_shared<adk::testing::ScriptedModel>(
+        std::vector<Turn>{adk::LlmResponse::text("secret plan")});
+    auto writer_model = std::make_shared<adk::testing::ScriptedModel>(
+        std::vector<Turn>{adk::LlmResponse::text("public text")});
+    auto planner = adk::LlmAgent::builder("planner").model(planner_model).instruction("Plan.").build();
+    auto writer = adk::LlmAgent::builder("writer").model(writer_model).instruction("Write.").build();
+    wf::NodeOptions isolated;
+    isolated.isolation_scope = "";
+    auto plan = std::make_shared<wf::AgentNode>(planner, isolated);
+    auto brief = wf::function_node("brief", [](NodeContext&, json::value) -> asio::awaitable<json::value> {
+        co_return json::value("write it up");
+    });
+    Fixture f(wf::Workflow::Builder("w").chain({START, plan, brief, writer}).build());
+    Ran ran = f.say("go");
+    REQUIRE_FALSE(ran.error);
+    const Event* secret = output_event(ran.events, "w@1/planner@1");
+    REQUIRE(secret);
+    CHECK(secret->isolation_scope == std::optional<std::string>("w@1/planner@1"));
+    const Event* text = output_event(ran.events, "w@1/writer@1");
+    REQUIRE(text);
+    CHECK_FALSE(text->isolation_scope);
+    // The writer saw the user's message and its brief, not the planner's answer.
+    const std::vector<adk::LlmRequest> requests = writer_model->requests();
+    REQUIRE(requests.size() == 1);
+    std::vector<std::string> seen;
+    for (const adk::Content& c : requests[0].contents)
+        seen.push_back(c.text());
+    CHECK(std::find(seen.begin(), seen.end(), "write it up") != seen.end());
+    for (const std::string& s : seen)
+        CHECK(s.find("secret plan") == std::string::npos);
+    // Stored, the scope reads back.
+    bool stored = false;
+    for (const Event& e : f.session().events)
+        stored = stored || (e.isolation_scope == std::optional<std::string>("w@1/planner@1") && e.output);
+    CHECK(stored);
+}

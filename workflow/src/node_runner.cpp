@@ -16,6 +16,8 @@ InvocationContext node_context(const InvocationContext& parent, const Node& node
     InvocationContext ctx = agent ? parent.for_agent(*agent, run) : parent.for_node(node.name(), run);
     if (branch != ctx.branch())
         ctx = ctx.with_branch(branch);
+    if (const std::optional<std::string>& scope = node.options().isolation_scope)
+        ctx = ctx.with_isolation_scope(scope->empty() ? ctx.node_path() : *scope);
     std::vector<std::string> output_for{ctx.node_path()};
     output_for.insert(output_for.end(), owners.begin(), owners.end());
     return ctx.as_workflow_node(std::move(output_for), std::move(input));

@@ -122,6 +122,7 @@ InvocationContext InvocationContext::for_agent(Agent& agent, int run) const
 {
     InvocationContext ctx(inv_, &agent, branch_, executor_, node_path::child(node_path_, agent.name(), run));
     ctx.in_workflow_ = in_workflow_;
+    ctx.isolation_scope_ = isolation_scope_;
     return ctx;
 }
 
@@ -129,6 +130,7 @@ InvocationContext InvocationContext::for_node(std::string_view name, int run) co
 {
     InvocationContext ctx(inv_, agent_, branch_, executor_, node_path::child(node_path_, name, run));
     ctx.in_workflow_ = in_workflow_;
+    ctx.isolation_scope_ = isolation_scope_;
     return ctx;
 }
 
@@ -154,6 +156,13 @@ const std::vector<std::string>& InvocationContext::node_output_for() const noexc
 const json::value* InvocationContext::node_input() const noexcept
 {
     return role_ ? &role_->input : nullptr;
+}
+
+InvocationContext InvocationContext::with_isolation_scope(std::string scope) const
+{
+    InvocationContext ctx = *this;
+    ctx.isolation_scope_ = std::move(scope);
+    return ctx;
 }
 
 InvocationContext InvocationContext::with_branch(std::string branch, asio::any_io_executor executor) const
@@ -301,6 +310,8 @@ Event InvocationContext::make_event() const
         e.node_info.emplace();
         e.node_info->path = node_path_;
     }
+    if (!isolation_scope_.empty())
+        e.isolation_scope = isolation_scope_;
     return e;
 }
 

@@ -111,14 +111,15 @@ std::vector<bool> rewound(const std::vector<Event>& events)
 }  // namespace
 
 std::vector<Content> build_contents(const std::vector<Event>& events, std::string_view agent_name,
-                                    std::string_view branch, IncludeContents mode)
+                                    std::string_view branch, IncludeContents mode, std::string_view isolation_scope)
 {
     const std::vector<bool> taken_back = rewound(events);
     std::vector<Event> summaries;  // what the compactions' summaries stand for, when there are any
     const auto compacted = detail::apply_compactions(events, taken_back, agent_name, summaries);
     std::vector<const Event*> kept;
     auto consider = [&](const Event& e) {
-        if (!e.partial && has_content(e) && belongs_to_branch(branch, e) && has_visible_part(e))
+        const bool in_scope = !e.isolation_scope || *e.isolation_scope == isolation_scope;
+        if (!e.partial && has_content(e) && belongs_to_branch(branch, e) && in_scope && has_visible_part(e))
             kept.push_back(&e);
     };
     if (compacted) {

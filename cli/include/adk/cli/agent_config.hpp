@@ -2,7 +2,8 @@
 // folder holding its root_agent.yaml.
 //
 //   agents/weather_agent/root_agent.yaml:
-//     agent_class: LlmAgent              # or SequentialAgent, ParallelAgent, LoopAgent (LlmAgent when absent)
+//     agent_class: LlmAgent              # or SequentialAgent, ParallelAgent, LoopAgent, Workflow (LlmAgent when
+//                                        # absent)
 //     name: weather_agent
 //     model: gemini-2.5-flash            # any id adk::make_model takes
 //     description: Answers questions about the weather.
@@ -19,6 +20,20 @@
 //     disallow_transfer_to_peers: false
 //     max_iterations: 3                  # LoopAgent only
 //
+//   A graph workflow (agent_class: Workflow), as ADK spells it:
+//     agent_class: Workflow
+//     name: triage
+//     max_concurrency: 4                 # optional
+//     edges:
+//       - [START, classify.yaml, route]  # a chain: START -> classify -> route
+//       - - route                        # a chain whose last element is a routing map
+//         - {bug: fix.yaml, __DEFAULT__: answer.yaml}
+//       - {from_node: fix, to_node: done, route: null}   # one edge
+//   A node is an agent's YAML file (relative, in the app's folder), {config_path: FILE}, an inline agent config
+//   (a map with agent_class or name), a node of AgentConfigOptions::nodes (a C++ FunctionNode, JoinNode, ...: by
+//   name, or by a Python code reference whose last segment names it, as ".agent.route" names "route"), a tool of
+//   the registry (run as a ToolNode), or the name of a node an earlier edge gave. A list of nodes is a fan-out.
+//
 // Anything else (callbacks and schemas given as Python code, `code:` references, unknown fields) is refused:
 // a YAML error is an adk::Error (invalid_argument) whose message starts with "FILE:LINE:COLUMN:" and names the
 // field. Link adk::cli.
@@ -31,6 +46,7 @@
 #include <adk/server/api_server.hpp>
 #include <adk/tools/tool.hpp>
 #include <adk/tools/tool_registry.hpp>
+#include <adk/workflow/workflow.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -52,6 +68,9 @@ class AgentConfigOptions {
 public:
     AgentConfigOptions();
     ToolRegistry tools;
+    // The workflow nodes a YAML file may name (agent_class: Workflow), by name: what ADK Python finds by a code
+    // reference, written in C++.
+    std::map<std::string, std::shared_ptr<workflow::Node>, std::less<>> nodes;
     // Makes the model of an id; adk::make_model by default. Called once per id.
     std::function<std::shared_ptr<Model>(const std::string& id)> make_model;
     // When set, every LlmAgent uses this model id instead of its `model:` (adk's --model flag).

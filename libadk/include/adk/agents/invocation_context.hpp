@@ -97,6 +97,11 @@ public:
     const std::vector<std::string>& node_output_for() const noexcept;
     // The input this context's node was given; nullptr when it is no workflow's node.
     const json::value* node_input() const noexcept;
+    // The same invocation, its events in isolation scope `scope` (Event::isolation_scope, a workflow node's
+    // NodeOptions::isolation_scope): an LlmAgent in it sees only the events of its scope and those of none. The
+    // contexts made from it keep it. Empty: none.
+    InvocationContext with_isolation_scope(std::string scope) const;
+    const std::string& isolation_scope() const noexcept { return isolation_scope_; }
     // The same invocation and agent on another branch ("parallel.child"), running on `executor` (the
     // branch's own strand) when one is given.
     InvocationContext with_branch(std::string branch, asio::any_io_executor executor = {}) const;
@@ -202,6 +207,7 @@ private:
     std::string branch_;
     asio::any_io_executor executor_;  // empty: the invocation's
     std::string node_path_;
+    std::string isolation_scope_;  // with_isolation_scope; empty: none
     struct NodeRole;
     bool in_workflow_ = false;                // write node paths (as_workflow_node)
     std::shared_ptr<const NodeRole> role_;    // as_workflow_node; null otherwise

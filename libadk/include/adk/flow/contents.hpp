@@ -25,7 +25,9 @@
 
 namespace adk {
 
+// `isolation_scope`: the agent's (InvocationContext::isolation_scope); an event in another scope is left out.
 std::vector<Content> build_contents(const std::vector<Event>& events, std::string_view agent_name,
-                                    std::string_view branch, IncludeContents mode);
+                                    std::string_view branch, IncludeContents mode,
+                                    std::string_view isolation_scope = {});
 
 }  // namespace adk

@@ -12,7 +12,8 @@ asio::awaitable<void> ContentsRequestProcessor::process_request(InvocationContex
 {
     const LlmAgent& agent = llm_agent_of(ctx);
     std::vector<Content> history = ctx.with_session([&](const Session& s) {
-        return build_contents(s.events, agent.name(), ctx.branch(), agent.config().include_contents);
+        return build_contents(s.events, agent.name(), ctx.branch(), agent.config().include_contents,
+                              ctx.isolation_scope());
     });
     if (request.contents.empty())
         request.contents = std::move(history);

@@ -74,6 +74,10 @@ struct NodeOptions {
     // A node that asked a person (NodeContext::request_input) runs again when the answer comes, and
     // request_input returns it. Otherwise (ADK's default) the node is not run again: the answer is its output.
     bool rerun_on_resume = false;
+    // The node's events, and those of what runs below it, in an isolation scope (Event::isolation_scope): an
+    // LlmAgent in the scope sees only its events and those of no scope, and agents outside it do not see them.
+    // "": a scope of each run of its own (its node path); a name: the scope nodes that give that name share.
+    std::optional<std::string> isolation_scope;
 };
 
 // A question to a person from a running node (ADK's RequestInput): an adk_request_input function call whose id is
