@@ -24,9 +24,11 @@ inline std::shared_ptr<adk::workflow::Node> route_request_node()
         });
 }
 
-// Asks a person (RequestInput): the answer, typed in the web UI, is the node's output.
+// Asks a person (RequestInput), then runs again when the answer came (rerun_on_resume), and says what was decided.
 inline std::shared_ptr<adk::workflow::Node> approve_refund_node()
 {
+    adk::workflow::NodeOptions options;
+    options.rerun_on_resume = true;
     return adk::workflow::function_node(
         "approve_refund",
         [](adk::workflow::NodeContext& ctx, boost::json::value) -> boost::asio::awaitable<boost::json::value> {
@@ -34,8 +36,13 @@ inline std::shared_ptr<adk::workflow::Node> approve_refund_node()
             question.message = "Refund 30 euros for order A-17? Answer yes or no.";
             question.payload = boost::json::object{{"order", "A-17"}, {"amount", 30}};
             question.response_schema = boost::json::parse(R"({"type": "string"})");
-            co_return co_await ctx.request_input(std::move(question));
-        });
+            const boost::json::value answer = co_await ctx.request_input(std::move(question));
+            const bool approved = answer.is_string() && answer.get_string().starts_with("y");
+            ctx.set_state("refund_approved", approved);
+            co_return boost::json::value(approved ? "A manager approved the refund of 30 euros for order A-17."
+                                                  : "A manager refused the refund for order A-17.");
+        },
+        options);
 }
 
 inline std::map<std::string, std::shared_ptr<adk::workflow::Node>, std::less<>> refund_nodes()

@@ -4,7 +4,8 @@
 # playwright-core (web_ui/web_ui_test.mjs). Screenshots are left in WORK_DIR/screenshots. Skipped (77), with
 # the reason, only where chromium or the npm registry cannot be had. Then the OAuth step of an MCP server in the
 # web UI: `adk web` over a YAML app whose McpToolset reaches an MCP server that asks for OAuth
-# (adk_mcp_http_test_server --oauth); the UI's popup authorizes, and the agent calls the server's tool.
+# (adk_mcp_http_test_server --oauth); the UI's popup authorizes, and the agent calls the server's tool. The apps
+# are resumable: refund_desk, a graph workflow, asks a person in the UI.
 #   run_web_ui.sh SAMPLE_AGENTS MOCK_LLM SAMPLES_DIR WORK_DIR ADK MCP_HTTP_TEST_SERVER
 set -euo pipefail
 program=$1 mock=$2 samples=$3 work=$4 adk=$5 mcp_server=$6

@@ -3,7 +3,8 @@
 // streamed answer and the tool call, start a second session, list the sessions and reopen the first, and
 // reload it from its address; then ask bank_agent for a transfer, see its confirmation request, approve it
 // and see the tool run. Then, on MCP_BASE_URL (`adk web` over a YAML app whose MCP server asks for OAuth): send a
-// message, authorize in the UI's popup, and see the server's tool answer. Screenshots go to SCREENSHOT_DIR.
+// message, authorize in the UI's popup, and see the server's tool answer. Then a graph workflow (refund_desk): its
+// graph drawn, its question shown and answered in the UI, and the reply. Screenshots go to SCREENSHOT_DIR.
 //   node web_ui_test.mjs BASE_URL SCREENSHOT_DIR MCP_BASE_URL
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -152,6 +153,46 @@ try {
   check(credentialReply.body.includes("echo from the web UI"), `the agent called the server's echo tool (${credentialReply.body.slice(0, 300)})`);
   check(!credentialReply.body.includes("access_token") && !credentialReply.body.includes("\"at-"), "no token reaches the client");
   await mcp.screenshot({ path: `${shots}/07_mcp_oauth.png` });
+
+  // A graph workflow (refund_desk, agent-config YAML with C++ nodes): the UI draws its graph, shows the question
+  // its approve_refund node asks (RequestInput), and the person's answer there resumes it to the reply.
+  const desk = await context.newPage();
+  const deskRuns = [];
+  const graphs = [];
+  desk.on('pageerror', e => serverErrors.push(`page error: ${e.message}`));
+  desk.on('response', async r => {
+    if (r.status() >= 500) serverErrors.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    if (r.url().includes('/build_graph_image')) graphs.push(await r.text().catch(() => ''));
+    if (r.url().endsWith('/run_sse'))
+      deskRuns.push({ status: r.status(), request: r.request().postData() || '', body: await r.text().catch(() => '') });
+  });
+  await desk.goto(`${base}/dev-ui/?app=refund_desk`);
+  const deskBox = desk.locator('textarea').first();
+  await deskBox.waitFor({ timeout: 15000 });
+  await deskBox.fill('I want my money back for order A-17');
+  await deskBox.press('Enter');
+  const question = desk.getByText('Refund 30 euros for order A-17? Answer yes or no.');
+  await question.first().waitFor({ timeout: 20000 });
+  check(await desk.getByText('route: refund').count() > 0, "the router's route is shown (route: refund)");
+  check(graphs.some(g => g.includes('approve_refund') && g.includes('refund_replier') && g.includes('  refund')),
+        'the workflow graph is drawn with its nodes and its route');
+  const asking = deskRuns[0] || { body: '' };
+  check(asking.body.includes('"name":"adk_request_input"') && asking.body.includes('"longRunningToolIds"') &&
+        !asking.body.includes('refund_replier'), 'the workflow paused at the question (adk_request_input)');
+  await desk.screenshot({ path: `${shots}/08_workflow_question.png` });
+  const response = desk.getByPlaceholder('Enter your response...');
+  await response.fill('yes');
+  await response.press('Enter');
+  const deskReply = 'Good news: your refund of 30 euros for order A-17 is on its way.';
+  await desk.getByText(deskReply, { exact: true }).waitFor({ timeout: 20000 });
+  const answered = deskRuns.find(r => r.request.includes('adk_request_input')) || { request: '', body: '', status: 0 };
+  const answerPart = answered.request ? JSON.parse(answered.request).newMessage?.parts?.[0]?.functionResponse : undefined;
+  check(answerPart?.name === 'adk_request_input' && answerPart?.response?.result === 'yes',
+        `the UI answered the question (${answered.request.slice(0, 300)})`);
+  check(answered.status === 200 && answered.body.includes('A manager approved the refund') &&
+        answered.body.includes('"refund_approved":true'), 'the answer resumed the node that asked, which approved');
+  check(!answered.body.includes('"name":"adk_request_input"'), 'the question was not asked again');
+  await desk.screenshot({ path: `${shots}/09_workflow_answered.png` });
 
   check(serverErrors.length === 0, `no server error or page error (${serverErrors.join('; ')})`);
 } catch (e) {
