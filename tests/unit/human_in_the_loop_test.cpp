@@ -316,6 +316,40 @@ TEST_CASE("long-running tools: the invocation pauses, the client's updates and f
     CHECK(late.error->code() == adk::errc::already_exists);
 }
 
+TEST_CASE("long-running tools: a call id the model used before names the new call, and its answer is taken",
+          "[hitl]")
+{
+    auto lookup = adk::FunctionTool::create("lookup", "Looks up.", json::parse(R"({"type":"object","properties":{}})"),
+                                            [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                                                co_return json::object{{"found", true}};
+                                            });
+    auto wait = adk::FunctionTool::create(
+        "wait_for_human", "Asks a person.", json::parse(R"({"type":"object","properties":{}})"),
+        [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> { co_return nullptr; },
+        /*is_long_running=*/true);
+    // Providers that number calls per turn ("call_0") give two turns' calls the same id.
+    auto model = scripted({LlmResponse::function_call("lookup", {}, "call_0"), LlmResponse::text("Found it."),
+                           LlmResponse::function_call("wait_for_human", {}, "call_0"),
+                           LlmResponse::text("The person said yes.")});
+    Fixture f(adk::LlmAgent::builder("agent").model(model).tool(lookup).tool(wait).build());
+    Ran first = f.say("look it up");
+    REQUIRE(!first.error);
+    CHECK(first.events.back().text() == "Found it.");
+    Ran asked = f.say("now ask a person");
+    REQUIRE(!asked.error);
+    REQUIRE(asked.events.size() == 1);
+    CHECK(asked.events[0].long_running_tool_ids == std::vector<std::string>{"call_0"});
+
+    // The answer is for the newest call_0, the open one, not the lookup answered long ago.
+    Ran answered = f.answer("call_0", "wait_for_human", {{"status", "yes"}});
+    REQUIRE(!answered.error);
+    REQUIRE(!answered.events.empty());
+    CHECK(answered.events.back().text() == "The person said yes.");
+    Ran again = f.answer("call_0", "wait_for_human", {{"status", "yes"}});
+    REQUIRE(again.error);
+    CHECK(again.error->code() == adk::errc::already_exists);
+}
+
 TEST_CASE("credentials: the tool asks once per user, the credential is kept by the service, not in the session",
           "[hitl]")
 {

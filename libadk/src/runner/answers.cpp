@@ -16,24 +16,30 @@ struct FoundCall {
     const FunctionCall* call = nullptr;
 };
 
+// The latest call with this id: a model may give the same id to calls of different turns ("call_0"), and the one
+// an answer can still be for is the newest.
 FoundCall find_call(const Session& session, const std::string& id)
 {
+    FoundCall found;
     for (const Event& e : session.events) {
         if (e.author == "user" || !e.content)
             continue;
         for (const Part& p : e.content->parts)
             if (p.function_call && p.function_call->id == id)
-                return {&e, &*p.function_call};
+                found = {&e, &*p.function_call};
     }
-    return {};
+    return found;
 }
 
-// Whether the call already has its answer: a response of the agent's (a tool's result), or a client's answer
-// that is not an update of a long-running tool ({"status": "pending"}).
-bool answered(const Session& session, const std::string& id, bool long_running)
+// Whether the call (made in event `made`) already has its answer after it: a response of the agent's (a tool's
+// result), or a client's answer that is not an update of a long-running tool ({"status": "pending"}).
+bool answered(const Session& session, const std::string& id, bool long_running, const Event* made)
 {
+    bool after = made == nullptr;
     for (const Event& e : session.events) {
-        if (!e.content)
+        if (&e == made)
+            after = true;
+        if (!after || !e.content)
             continue;
         for (const Part& p : e.content->parts) {
             if (!p.function_response || p.function_response->id != id)
@@ -80,12 +86,12 @@ Answers check_answers(const Session& session, Content& message, const std::strin
             throw Error(errc::invalid_argument, "function call " + quoted + " is a call of '" + found.call->name +
                                                     "', not of '" + r.name.substr(0, 100) + "': answer it with its own name");
         const bool long_running = is_long_running(*found.event, r.id);
-        if (answered(session, r.id, long_running))
+        if (answered(session, r.id, long_running, found.event))
             throw Error(errc::already_exists, "function call " + quoted + " was already answered: an answer counts "
                                                   "once, so this one changes nothing");
         if (is_question(r.name)) {
             const std::string original = asked_about(*found.call);
-            if (answered(session, original, false))
+            if (answered(session, original, false, find_call(session, original).event))
                 throw Error(errc::already_exists, "the call that question " + quoted + " is about was already "
                                                       "answered: this answer changes nothing");
         }
