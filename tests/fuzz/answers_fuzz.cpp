@@ -1,9 +1,9 @@
 // A client's answers to an agent's function calls (the newMessage of a run that answers a confirmation, a
 // credential request, a workflow's question (adk_request_input, its answer checked against its response_schema)
-// or a long-running tool): any JSON read as the message either is refused with adk::Error
-// or passes the Runner's checks; a message that passes answers only calls the session holds, once each, that an
-// agent made here (none of an imported history), and no credential is left in it. The input is the message, or
-// {"history": [events imported before the agent's], "message": ...}.
+// or a long-running tool): any JSON read as the message either is refused with adk::Error or passes the Runner's
+// checks; a message that passes answers only calls the session holds, once each, that an agent made here (the
+// newest call of each id, never one of an imported history), and no credential is left in it. The input is the
+// message, or {"history": [events imported before the agent's], "message": ...}.
 #include <adk/core/error.hpp>
 #include <adk/core/event.hpp>
 #include <adk/tools/json_schema.hpp>
@@ -139,14 +139,12 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
             adk::fuzz::check(adk::fuzz::only_adk_errors([&] { (void)adk::read_input_answer(r.response, &schema); }),
                              "an answer the Runner takes fits the question's schema");
         }
+        // The call answered is the newest of its id (a model may reuse an id); an imported one is never answered.
         const adk::Event* maker = nullptr;
-        for (const adk::Event& e : session.events) {
+        for (const adk::Event& e : session.events)
             for (const adk::FunctionCall& call : e.function_calls())
                 if (call.id == r.id && e.author != "user")
                     maker = &e;
-            if (maker)
-                break;
-        }
         adk::fuzz::check(maker && !adk::is_imported(*maker), "no answer is taken for a call that was imported");
         if (r.name == adk::request_credential_function)
             adk::fuzz::check(!holds_secret(json::value(r.response)), "no credential is left in the stored answer");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Graph workflows on adk-cpp (workflow_bench) and on @google/adk 2.0.0 (ts/workflow_bench.mjs), in one run: a
 # chain of N function nodes, a fan-out of N nodes into a join, and the resume of a run of 10 x N nodes (the
-# answer to the question its last node asked). Prints a Markdown table: the median ms per invocation, wall and
+# answer to the question its last node asked), N runs of one node from a workflow's entry (run_node), and a
+# ParallelWorker over N items. Prints a Markdown table: the median ms per invocation, wall and
 # CPU, in-memory sessions. Both are warmed up first (the TypeScript ADK is a JIT runtime).
 #   tools/bench/workflow.sh [nodes] [rounds]
 set -euo pipefail
@@ -29,7 +30,7 @@ echo "|---|---|---|---|---|"
 node -e '
 const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
 const ms = (v) => v >= 10 ? v.toFixed(1) + " ms" : v.toFixed(2) + " ms";
-for (const s of ["chain", "fanout", "resume"]) {
+for (const s of ["chain", "fanout", "resume", "dynamic", "workers"]) {
   const c = lines.find((r) => r.runtime === "adk-cpp" && r.scenario === s);
   const t = lines.find((r) => r.runtime === "@google/adk" && r.scenario === s);
   console.log(`| ${s} | ${c.nodes} | ${ms(c.wall_ms)} / ${ms(c.cpu_ms)} | ${ms(t.wall_ms)} / ${ms(t.cpu_ms)} | ${(t.cpu_ms / c.cpu_ms).toFixed(1)}x |`);

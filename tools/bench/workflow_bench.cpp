@@ -5,6 +5,8 @@
 //   fanout  one node, N nodes after it at once, a JoinNode of them all
 //   resume  N nodes in a row, then a node that asks a person (request_input); measured: the answer's run, which
 //           passes over the N nodes whose outputs the session holds, to the end
+//   dynamic a workflow whose entry runs one function node N times in a row (NodeContext::run_node)
+//   workers a ParallelWorker over a list of N items (8 at once)
 // Prints one JSON object per scenario: the median of the rounds in ms per invocation, CPU included.
 //   build/release/tools/bench/workflow_bench [nodes] [rounds] [warmup]
 #include <adk/adk.hpp>
@@ -67,6 +69,29 @@ std::shared_ptr<wf::Workflow> fanout(int n)
         b.edge(first, node).edge(node, join);
     }
     return b.build();
+}
+
+std::shared_ptr<wf::Workflow> dynamic(int n)
+{
+    auto step = pass("step");
+    return std::make_shared<wf::Workflow>(
+        "dynamic", [step, n](wf::NodeContext& ctx, json::value input) -> asio::awaitable<json::value> {
+            for (int i = 0; i < n; ++i)
+                input = co_await ctx.run_node(step, std::move(input));
+            co_return input;
+        });
+}
+
+std::shared_ptr<wf::Workflow> workers(int n)
+{
+    auto items = wf::function_node("items", [n](wf::NodeContext&, json::value) -> asio::awaitable<json::value> {
+        json::array list;
+        for (int i = 0; i < n; ++i)
+            list.emplace_back(i);
+        co_return list;
+    });
+    auto each = std::make_shared<wf::ParallelWorker>(pass("each"), 8);
+    return wf::Workflow::Builder("workers").chain({wf::START, items, each}).build();
 }
 
 double cpu_ms()
@@ -155,4 +180,6 @@ int main(int argc, char** argv)
     scenario("chain", nodes, chain(nodes, false), false, rounds, warmup);
     scenario("fanout", nodes, fanout(nodes), false, rounds, warmup);
     scenario("resume", nodes * 10, chain(nodes * 10, true), true, rounds, warmup);
+    scenario("dynamic", nodes, dynamic(nodes), false, rounds, warmup);
+    scenario("workers", nodes, workers(nodes), false, rounds, warmup);
 }

@@ -2,14 +2,10 @@
 
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/core/workers.hpp>
 #include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -341,20 +337,7 @@ asio::awaitable<json::value> ParallelWorker::run(NodeContext& ctx, json::value i
             }
         }
     };
-    const std::size_t workers = std::min(items.size(), static_cast<std::size_t>(max_workers_));
-    if (workers > 0) {
-        auto ex = co_await asio::this_coro::executor;
-        using op_type = decltype(asio::co_spawn(ex, worker, asio::deferred));
-        std::vector<op_type> ops;
-        for (std::size_t w = 0; w < workers; ++w)
-            ops.push_back(asio::co_spawn(ex, worker, asio::deferred));
-        auto group = asio::experimental::make_parallel_group(std::move(ops));
-        auto [order, errors] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
-        (void)order;
-        for (const std::exception_ptr& e : errors)
-            if (e && !failure)
-                failure = e;
-    }
+    co_await run_workers(std::min(items.size(), static_cast<std::size_t>(max_workers_)), worker);
     if (failure)
         std::rethrow_exception(failure);
     if (interrupted)

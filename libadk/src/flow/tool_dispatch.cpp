@@ -5,11 +5,9 @@
 #include "../plugins/plugin_manager.hpp"
 
 #include <adk/core/ids.hpp>
+#include <adk/core/workers.hpp>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -219,17 +217,7 @@ asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const Invo
                 outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tools);
             }
         };
-        auto ex = co_await asio::this_coro::executor;
-        using op_type = decltype(asio::co_spawn(ex, worker, asio::deferred));
-        std::vector<op_type> ops;
-        for (std::size_t w = 0; w < workers; ++w)
-            ops.push_back(asio::co_spawn(ex, worker, asio::deferred));
-        auto group = asio::experimental::make_parallel_group(std::move(ops));
-        auto [order, failures] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
-        (void)order;
-        for (const auto& failure : failures)
-            if (failure)
-                std::rethrow_exception(failure);
+        co_await run_workers(workers, worker);
     }
 
     Dispatched result;

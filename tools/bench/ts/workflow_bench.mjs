@@ -3,7 +3,7 @@
 //   node workflow_bench.mjs [nodes] [rounds] [warmup]
 // Warm-up rounds run first, unmeasured: V8 compiles the hot code only after it has run for a while.
 import {
-  FunctionNode, InMemoryRunner, JoinNode, LogLevel, RequestInput, START, Workflow, setLogLevel,
+  FunctionNode, InMemoryRunner, JoinNode, LogLevel, ParallelWorker, RequestInput, START, Workflow, setLogLevel,
 } from '@google/adk';
 
 setLogLevel(LogLevel.ERROR);
@@ -26,6 +26,24 @@ function fanout(n) {
     edges.push([first, node], [node, join]);
   }
   return new Workflow({ name: 'fanout', edges });
+}
+
+function dynamic(n) {
+  const step = pass('step');
+  return new Workflow({
+    name: 'dynamic',
+    dynamicEntry: async (ctx, input) => {
+      let value = input;
+      for (let i = 0; i < n; i += 1) value = (await ctx.runNode(step, value)).output;
+      return value;
+    },
+  });
+}
+
+function workers(n) {
+  const items = new FunctionNode('items', () => Array.from({ length: n }, (_, i) => i));
+  const each = new ParallelWorker(pass('each'), { maxParallelWorkers: 8 });
+  return new Workflow({ name: 'workers', edges: [[START, items, each]] });
 }
 
 async function drain(iterator) {
@@ -68,3 +86,5 @@ async function scenario(name, n, agent, resume) {
 await scenario('chain', nodes, chain(nodes, false), false);
 await scenario('fanout', nodes, fanout(nodes), false);
 await scenario('resume', nodes * 10, chain(nodes * 10, true), true);
+await scenario('dynamic', nodes, dynamic(nodes), false);
+await scenario('workers', nodes, workers(nodes), false);
