@@ -519,3 +519,30 @@ TEST_CASE("isolation scope: an agent node in a scope of its own keeps its conver
         stored = stored || (e.isolation_scope == std::optional<std::string>("w@1/planner@1") && e.output);
     CHECK(stored);
 }
+
+TEST_CASE("ParallelWorker and run_node: on an io_context of four threads, agent items keep to the invocation's strand",
+          "[graph_workflow][threads]")
+{
+    adk::test::Harness h(4);
+    std::vector<adk::testing::ScriptedModel::Turn> turns(24, adk::LlmResponse::text("checked"));
+    auto checker = adk::LlmAgent::builder("checker")
+                       .model(std::make_shared<adk::testing::ScriptedModel>(std::move(turns)))
+                       .instruction("Check.")
+                       .build();
+    auto list = wf::function_node("list", [](NodeContext&, json::value) -> asio::awaitable<json::value> {
+        co_return json::array{"a", "b", "c", "d"};
+    });
+    auto seen = std::make_shared<Inputs>();
+    auto done = node("done", seen, [](const json::value& in) { return in; });
+    auto workers = std::make_shared<wf::ParallelWorker>(std::make_shared<wf::AgentNode>(checker), 4);
+    auto again = wf::function_node("again", [checker](NodeContext& ctx, json::value in) -> asio::awaitable<json::value> {
+        json::value first = co_await ctx.run_node(checker, json::value("once more"));
+        co_return json::object{{"items", std::move(in)}, {"again", std::move(first)}};
+    });
+    auto flow = wf::Workflow::Builder("threads").chain({START, list, workers, again, done}).build();
+    for (int i = 0; i < 3; ++i)
+        REQUIRE_FALSE(h.send(flow, "go", {}, "s" + std::to_string(i)).empty());
+    REQUIRE((*seen)["done"].size() == 3);
+    for (const json::value& out : (*seen)["done"])
+        CHECK(out == json::parse(R"({"items":["checked","checked","checked","checked"],"again":"checked"})"));
+}
