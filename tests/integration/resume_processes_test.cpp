@@ -187,8 +187,9 @@ void killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
 }
 
 // The workflow (tests/support/workflow_worker.cpp) finished as one uninterrupted run would have: each node's run
-// stored its output once, no node whose output was stored before the kill ran again, the join joined, and the
-// charge tool ran once for its stored response.
+// stored its output once (the ParallelWorker's items and the runs of the entry of the nested workflow too), no node
+// whose output was stored before the kill ran again, the join joined, and the charge tool ran once for its stored
+// response.
 void check_workflow_finished(const adk::Session& s, const std::string& ledger,
                              const std::set<std::string>& stored_before_kill)
 {
@@ -197,7 +198,7 @@ void check_workflow_finished(const adk::Session& s, const std::string& ledger,
     std::map<std::string, int> outputs;              // node path -> output events
     std::map<std::string, std::string> output_event;  // node path -> the event with its output
     int ends = 0, charges = 0;
-    std::optional<json::value> joined, final_output;
+    std::optional<json::value> joined, final_output, items, tail;
     for (const adk::Event& e : s.events) {
         CHECK(e.invocation_id == invocation);
         ends += e.author == "flow" && e.actions.end_of_agent;
@@ -210,13 +211,19 @@ void check_workflow_finished(const adk::Session& s, const std::string& ledger,
             joined = *e.output;
         if (*e.node_info->path == "flow@1/done@1")
             final_output = *e.output;
+        if (*e.node_info->path == "flow@1/item@1")
+            items = *e.output;
+        if (*e.node_info->path == "flow@1/tail@1")
+            tail = *e.output;
     }
     CHECK(ends == 1);
     CHECK(s.events.back().author == "flow");
     CHECK(charges == 1);
     const std::vector<std::string> nodes{"flow@1/prepare@1", "flow@1/payer@1", "flow@1/stock@1", "flow@1/joined@1",
                                          "flow@1/approve@1", "flow@1/ship@1",  "flow@1/count@1", "flow@1/count@2",
-                                         "flow@1/count@3",   "flow@1/done@1"};
+                                         "flow@1/count@3",   "flow@1/done@1", "flow@1/listing@1", "flow@1/item@1",
+                                         "flow@1/item@1/item@1", "flow@1/item@1/item@2", "flow@1/item@1/item@3",
+                                         "flow@1/tail@1/step@1", "flow@1/tail@1/step@2", "flow@1/tail@1"};
     for (const std::string& path : nodes) {
         INFO(path);
         CHECK(outputs[path] == 1);
@@ -224,10 +231,12 @@ void check_workflow_finished(const adk::Session& s, const std::string& ledger,
     CHECK(outputs.size() == nodes.size());
     CHECK(joined == json::parse(R"({"payer":"charge done","stock":"in stock"})"));
     CHECK(final_output == json::value("counted 3"));
+    CHECK(items == json::parse("[10,20,30]"));
+    CHECK(tail == json::parse(R"({"seen":{"seen":[10,20,30]}})"));
     std::map<std::string, int> runs = ledger_runs(ledger);  // node path (or charge call id) -> runs
     for (const auto& [path, event] : output_event) {
         if (path.find("payer") != std::string::npos || path.find("joined") != std::string::npos ||
-            path.find("approve") != std::string::npos)
+            path.find("approve") != std::string::npos || path == "flow@1/item@1" || path == "flow@1/tail@1")
             continue;  // not function nodes of the ledger
         INFO(path);
         CHECK(runs[path] >= 1);

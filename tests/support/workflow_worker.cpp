@@ -8,10 +8,13 @@
 //
 // The workflow "flow":
 //   START -> prepare -> {payer, stock} -> joined -> approve -> ship -> count -(again)-> count ... -(done)-> done
-//   prepare, stock, ship, count, done  function nodes; stock waits 5 ms first; count runs three times
+//         -> listing -> item -> tail
+//   prepare, stock, ship, count, done, listing  function nodes; stock waits 5 ms first; count runs three times
 //   payer    an LlmAgent whose model calls charge(amount), then answers "charge done"
 //   joined   a JoinNode
 //   approve  asks a person (adk_request_input); the answer is its output
+//   item     a ParallelWorker (2 at once) of the function node "item" over listing's [1, 2, 3]: x -> 10 x
+//   tail     a workflow with an entry: it runs the function node "step" twice (run_node), step(x) = {"seen": x}
 // Each function node and the tool append "<node path or tool> <id>" to LEDGER when they run, before they return.
 // Printed, one line each, flushed: "committed <event id>" for every event read from the stream, "question <call
 // id>", and "end".
@@ -87,6 +90,16 @@ std::shared_ptr<adk::Agent> app(const std::string& ledger)
     auto done = logged("done", ledger, [](const json::value& in, wf::NodeContext&) {
         return json::value("counted " + std::to_string(in.as_int64()));
     });
+    auto listing = logged("listing", ledger, [](const json::value&, wf::NodeContext&) { return json::array{1, 2, 3}; });
+    auto item = logged("item", ledger, [](const json::value& in, wf::NodeContext&) { return json::value(in.as_int64() * 10); },
+                       /*slow=*/true);
+    auto items = std::make_shared<wf::ParallelWorker>(item, 2);
+    auto step = logged("step", ledger, [](const json::value& in, wf::NodeContext&) { return json::object{{"seen", in}}; });
+    auto tail = std::make_shared<wf::Workflow>(
+        "tail", [step](wf::NodeContext& ctx, json::value input) -> asio::awaitable<json::value> {
+            json::value once = co_await ctx.run_node(step, std::move(input));
+            co_return co_await ctx.run_node(step, std::move(once));
+        });
     return wf::Workflow::Builder("flow")
         .edge(wf::START, prepare)
         .edges(prepare, {payer, stock})
@@ -95,6 +108,7 @@ std::shared_ptr<adk::Agent> app(const std::string& ledger)
         .chain({joined, approve, ship, count})
         .route(count, "again", count)
         .route(count, "done", done)
+        .chain({done, listing, items, tail})
         .build();
 }
 
