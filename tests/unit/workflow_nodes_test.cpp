@@ -132,6 +132,16 @@ TEST_CASE("run_node: one run number twice, a negative one, or no node is refused
         REQUIRE(ran.error);
         CHECK(ran.error->message().find("1 or more") != std::string::npos);
     }
+    {
+        auto none = wf::function_node("caller", [](NodeContext& ctx, json::value in) -> asio::awaitable<json::value> {
+            std::shared_ptr<wf::Node> missing;
+            co_return co_await ctx.run_node(std::move(missing), std::move(in));
+        });
+        Fixture f(wf::Workflow::Builder("w").edge(START, none).build());
+        Ran ran = f.say("x");
+        REQUIRE(ran.error);
+        CHECK(ran.error->message().find("was given no node") != std::string::npos);
+    }
 }
 
 TEST_CASE("dynamic workflow: the entry runs nodes and agents, and its result is the workflow's output",

@@ -47,6 +47,27 @@ std::optional<Settled> settle(const Node& node, const InvocationContext& node_ct
     return s;
 }
 
+Event said_event(const InvocationContext& ctx, const std::string& author, json::object state_delta,
+                 const std::optional<json::value>& route, const json::value& output)
+{
+    Event event = ctx.make_event();
+    event.author = author;
+    if (!event.node_info) {
+        event.node_info.emplace();
+        event.node_info->path = ctx.node_path();
+    }
+    event.actions.state_delta = std::move(state_delta);
+    event.actions.route = route;
+    if (!output.is_null()) {
+        event.content = content_of(output, false);
+        event.output = output;
+        event.node_info->output_for = ctx.node_output_for();
+        if (event.node_info->output_for.empty())
+            event.node_info->output_for.push_back(ctx.node_path());
+    }
+    return event;
+}
+
 namespace {
 
 asio::awaitable<json::value> attempt_once(Node& node, NodeContext& nc, const json::value& input)
@@ -75,15 +96,8 @@ asio::awaitable<void> record(const Node& node, const InvocationContext& node_ctx
     const bool said = output || result.route || !state_delta.empty();
     if (!said && !node_ctx.is_resumable())
         co_return;
-    Event event = node_ctx.make_event();
-    event.author = node.name();
-    event.actions.state_delta = std::move(state_delta);
-    event.actions.route = result.route;
-    if (output) {
-        event.content = content_of(result.output, false);
-        event.output = result.output;
-        event.node_info->output_for = node_ctx.node_output_for();
-    }
+    Event event = said_event(node_ctx, node.name(), std::move(state_delta), result.route,
+                             output ? result.output : json::value());
     if (result.output.is_null() && !result.route && node_ctx.is_resumable())
         event.actions.end_of_agent = true;
     co_await out.emit(std::move(event));

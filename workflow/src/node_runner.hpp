@@ -31,6 +31,11 @@ struct Settled {
 };
 std::optional<Settled> settle(const Node& node, const InvocationContext& node_ctx);
 
+// The event of `author` in `ctx` that records what a node said when it ended: its state changes, its route, and
+// its output (null: none) for the paths of ctx.node_output_for(), or ctx's own path when it is no workflow's node.
+Event said_event(const InvocationContext& ctx, const std::string& author, json::object state_delta,
+                 const std::optional<json::value>& route, const json::value& output);
+
 // Runs the node to its end: its attempts (RetryConfig), each within its timeout, then its output event. Throws what
 // its last attempt threw. `settled`: settle's answer for it, when it has one to record.
 asio::awaitable<NodeResult> run_node(Node& node, InvocationContext node_ctx, EventSink& out, std::string from,

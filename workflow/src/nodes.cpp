@@ -194,16 +194,12 @@ asio::awaitable<json::value> NodeContext::run_node(std::shared_ptr<Node> node, j
         throw Error(errc::invalid_argument, "node '" + name_ + "': run_node was given no node");
     if (options.run < 0)
         throw Error(errc::invalid_argument, "node '" + name_ + "': RunNodeOptions::run must be 1 or more (0: the next)");
-    auto named = std::find_if(child_runs_.begin(), child_runs_.end(),
-                              [&](const auto& entry) { return entry.first == node->name(); });
-    if (named == child_runs_.end())
-        named = child_runs_.insert(child_runs_.end(), {node->name(), {}});
-    std::vector<int>& runs = named->second;
-    const int run = options.run > 0 ? options.run : (runs.empty() ? 1 : *std::max_element(runs.begin(), runs.end()) + 1);
-    if (std::find(runs.begin(), runs.end(), run) != runs.end())
+    ChildRuns& runs = child_runs_[node->name()];
+    const int run = options.run > 0 ? options.run : runs.highest + 1;
+    if (!runs.used.insert(run).second)
         throw Error(errc::invalid_argument, "node '" + name_ + "' ran node '" + node->name() + "' as run " +
                                                 std::to_string(run) + " twice: give each run a number of its own");
-    runs.push_back(run);
+    runs.highest = std::max(runs.highest, run);
     const std::string segment = node->name() + "@" + std::to_string(run);
     std::string branch = ctx_.branch();
     if (options.own_branch)
@@ -214,14 +210,13 @@ asio::awaitable<json::value> NodeContext::run_node(std::shared_ptr<Node> node, j
     std::optional<Error> failed;
     try {
         result = co_await detail::run_node(*node, std::move(child), out_, name_, std::move(input), std::move(settled));
-    } catch (const Error& e) {
-        if (detail::is_cancellation(e, ctx_))
-            throw;
-        failed.emplace(e.code(), "node '" + node->name() + "' (run by '" + name_ + "') failed: " + e.message());
     } catch (const std::exception& e) {
         if (detail::is_cancellation(e, ctx_))
             throw;
-        failed.emplace(errc::agent_failed, "node '" + node->name() + "' (run by '" + name_ + "') failed: " + e.what());
+        const auto* error = dynamic_cast<const Error*>(&e);
+        failed.emplace(error ? error->code() : make_error_code(errc::agent_failed),
+                       "node '" + node->name() + "' (run by '" + name_ + "') failed: " +
+                           (error ? error->message() : std::string(e.what())));
     }
     if (failed)
         throw *failed;

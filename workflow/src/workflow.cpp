@@ -1,5 +1,5 @@
 #include "graph.hpp"
-#include "detail.hpp"
+#include "node_runner.hpp"
 #include "scheduler.hpp"
 
 #include <adk/core/error.hpp>
@@ -129,20 +129,7 @@ asio::awaitable<void> Workflow::run_entry(InvocationContext& ctx, EventSink& out
     json::object state_delta = nc.take_state_delta();
     if (output.is_null() && !nc.route() && state_delta.empty())
         co_return;
-    Event event = ctx.make_event();
-    if (!event.node_info) {
-        event.node_info.emplace();
-        event.node_info->path = ctx.node_path();
-    }
-    event.actions.state_delta = std::move(state_delta);
-    event.actions.route = nc.route();
-    if (!output.is_null()) {
-        event.content = detail::content_of(output, false);
-        event.output = std::move(output);
-        event.node_info->output_for = ctx.node_output_for();
-        if (event.node_info->output_for.empty())
-            event.node_info->output_for.push_back(ctx.node_path());
-    }
+    Event event = detail::said_event(ctx, name(), std::move(state_delta), nc.route(), output);
     co_await out.emit(std::move(event));
 }
 

@@ -30,8 +30,10 @@
 #include <concepts>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -159,7 +161,11 @@ private:
     std::optional<json::value> route_;
     std::size_t asked_ = 0;  // request_input calls so far in this attempt
     bool output_emitted_ = false;
-    std::vector<std::pair<std::string, std::vector<int>>> child_runs_;  // run_node's runs so far, by node name
+    struct ChildRuns {
+        std::set<int> used;
+        int highest = 0;
+    };
+    std::map<std::string, ChildRuns, std::less<>> child_runs_;  // run_node's runs so far, by node name
 };
 
 class Node {
