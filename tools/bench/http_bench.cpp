@@ -5,6 +5,7 @@
 //   http_bench --url BASE --app APP --server-pid PID invocations --concurrency N --invocations N [--warmup N]
 //   http_bench --url BASE --app APP --server-pid PID streams --streams N
 //   http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]
+//   http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] [--settle S]
 //
 // invocations: each invocation creates a session (POST /apps/APP/users/u/sessions) and runs it (POST /run_sse,
 // "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
@@ -14,6 +15,15 @@
 // streams: opens N /run_sse streams at once against a model that stalls after its first chunk (mock-llm
 // --chunk-delay-ms), waits until each has its first partial frame, then reads the server's RSS: RSS per open
 // stream is (RSS with N streams open - RSS before) / N. Then drops them all.
+//
+// paced: N /run_sse streams at once against a model that paces its chunks (mock-llm --chunk-delay-ms --stamp,
+// each chunk's text "stamp:{t} ") and whose answer outlasts the measurement. When every stream has its first
+// partial frame, and --settle seconds later, the window of --seconds starts: no invocation starts or ends in
+// it, so what the server spends in it is what streaming costs. Prints the chunks delivered, the server's CPU
+// per chunk (utime + stime over the window / partial frames read in it), the streams one core holds at that
+// cost and the chunk rate seen, the latency each chunk's frame adds after the model wrote it (the frame's
+// arrival here minus the chunk's stamp: both the monotonic clock of this machine), p50 and p99, the server's
+// RSS per open stream, and how busy the machine was (/proc/stat): with the cores full, latency is queueing.
 //
 // stuck: N clients that never read. Each creates a session, then sends POST /run_sse ("streaming": true) on a
 // socket of its own whose receive buffer is 4 KiB, and reads nothing. For S seconds (the runs finish within
@@ -65,6 +75,7 @@ struct Options {
     int streams = 1000;
     int clients = 60;
     int seconds = 20;
+    int settle = 2;
     bool drain = false;
 };
 
@@ -80,6 +91,21 @@ double process_cpu_seconds(int pid)
         if (i == 14 || i == 15)
             ticks += std::stod(field);
     return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Busy and total jiffies of the whole machine (/proc/stat's first line): busy is all but idle and iowait.
+std::pair<double, double> machine_jiffies()
+{
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    in >> cpu;
+    double busy = 0, total = 0, v = 0;
+    for (int i = 0; i < 10 && in >> v; ++i) {
+        total += v;
+        if (i != 3 && i != 4)
+            busy += v;
+    }
+    return {busy, total};
 }
 
 long rss_kib(int pid)
@@ -277,6 +303,147 @@ public:
         ioc_.restart();
     }
 
+    void paced()
+    {
+        phase_streams_warmup();
+        const long before = rss_kib(o_.server_pid);
+        const int n = o_.concurrency;
+        int open = 0;
+        int failed = 0;
+        int ended = 0;
+        int started = 0;
+        bool measuring = false;
+        long chunks = 0;
+        std::vector<float> added_us;
+        std::vector<adk::net::HttpResponse*> streams(static_cast<std::size_t>(n), nullptr);
+        std::vector<char> begun(static_cast<std::size_t>(n), 0);  // the stream's first partial frame came, or it failed
+        asio::steady_timer window(ioc_);
+        // One stream: opened, then read frame by frame until the window is over. A partial frame carries its
+        // chunk's stamp: the time mock-llm wrote the chunk.
+        auto stream = [&](int slot) -> asio::awaitable<void> {
+            bool counted = false;
+            try {
+                const std::string session = co_await create_session();
+                adk::net::HttpResponse res = co_await client_.send(run_request(session));
+                if (res.status() != 200)
+                    throw std::runtime_error("run_sse: " + std::to_string(res.status()));
+                streams[static_cast<std::size_t>(slot)] = &res;
+                std::string tail;
+                for (;;) {
+                    std::string_view chunk = co_await res.read_some();
+                    if (chunk.empty())
+                        break;
+                    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         Clock::now().time_since_epoch()).count();
+                    tail += chunk;
+                    for (auto at = tail.find("\n\n"); at != std::string::npos; at = tail.find("\n\n")) {
+                        const std::string_view frame = std::string_view(tail).substr(0, at);
+                        if (frame.find("data: {\"error\"") != std::string_view::npos)
+                            throw std::runtime_error("an error frame: " + std::string(frame.substr(0, 300)));
+                        const auto stamp = frame.find("stamp:");
+                        if (stamp != std::string_view::npos && frame.find("\"partial\":true") != std::string_view::npos) {
+                            if (!counted) {
+                                counted = true;
+                                begun[static_cast<std::size_t>(slot)] = 1;
+                                ++open;
+                            }
+                            if (measuring) {
+                                ++chunks;
+                                long long t = 0;
+                                for (std::size_t i = stamp + 6; i < frame.size() && frame[i] >= '0' && frame[i] <= '9'; ++i)
+                                    t = t * 10 + (frame[i] - '0');
+                                added_us.push_back(static_cast<float>(now - t) / 1000.0f);
+                            }
+                        }
+                        tail.erase(0, at + 2);
+                    }
+                }
+                streams[static_cast<std::size_t>(slot)] = nullptr;
+                if (!counted)
+                    throw std::runtime_error("the stream ended before its first partial frame");
+                ++ended;  // the answer ended before the window did: the script's answer is too short
+            } catch (const std::exception& e) {
+                streams[static_cast<std::size_t>(slot)] = nullptr;
+                ++failed;
+                if (!counted) {
+                    begun[static_cast<std::size_t>(slot)] = 1;
+                    ++open;  // counted as begun, so that the window still starts
+                }
+                if (first_error_.empty())
+                    first_error_ = e.what();
+            }
+        };
+        // At most 200 being opened at once: a server's accept queue is not what is measured.
+        auto launcher = [&]() -> asio::awaitable<void> {
+            asio::steady_timer poll(ioc_);
+            while (started < n) {
+                const int slot = started++;
+                // Each stream is its own coroutine; the launcher waits only for its first partial frame.
+                asio::co_spawn(ioc_, stream(slot), asio::detached);
+                while (!begun[static_cast<std::size_t>(slot)]) {
+                    poll.expires_after(std::chrono::milliseconds(5));
+                    co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
+                }
+            }
+        };
+        const auto t_open = Clock::now();
+        double open_seconds = 0;
+        json::object out{{"mode", "paced"}, {"concurrency", n}, {"seconds", o_.seconds}};
+        auto conductor = [&]() -> asio::awaitable<void> {
+            while (open < n) {
+                window.expires_after(std::chrono::milliseconds(20));
+                co_await window.async_wait(asio::as_tuple(asio::use_awaitable));
+            }
+            open_seconds = std::chrono::duration<double>(Clock::now() - t_open).count();
+            window.expires_after(std::chrono::seconds(o_.settle));
+            co_await window.async_wait(asio::as_tuple(asio::use_awaitable));
+            const long rss_open = rss_kib(o_.server_pid);
+            const int ended_before = ended;
+            const auto [busy0, total0] = machine_jiffies();
+            const double cpu0 = process_cpu_seconds(o_.server_pid);
+            const auto t0 = Clock::now();
+            measuring = true;
+            window.expires_after(std::chrono::seconds(o_.seconds));
+            co_await window.async_wait(asio::as_tuple(asio::use_awaitable));
+            measuring = false;
+            const double cpu = process_cpu_seconds(o_.server_pid) - cpu0;
+            const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+            const auto [busy1, total1] = machine_jiffies();
+            const double per_chunk_us = chunks ? cpu * 1e6 / static_cast<double>(chunks) : 0.0;
+            const double rate = static_cast<double>(chunks) / seconds / std::max(1, n);
+            std::vector<double> lat(added_us.begin(), added_us.end());
+            out["streams_open"] = open - failed;
+            out["failed"] = failed;
+            out["ended_in_window"] = ended - ended_before;
+            out["seconds_to_open"] = open_seconds;
+            out["chunks"] = chunks;
+            out["chunks_per_s_per_stream"] = rate;
+            out["server_cpu_cores"] = cpu / seconds;
+            out["server_cpu_us_per_chunk"] = per_chunk_us;
+            out["streams_per_core"] = per_chunk_us > 0 && rate > 0 ? 1e6 / (per_chunk_us * rate) : 0.0;
+            out["added_latency_ms_p50"] = percentile(lat, 0.50) / 1000;
+            out["added_latency_ms_p99"] = percentile(lat, 0.99) / 1000;
+            out["machine_busy_cores"] =
+                total1 > total0 ? (busy1 - busy0) / (total1 - total0) * static_cast<double>(std::thread::hardware_concurrency()) : 0.0;
+            out["server_rss_mib_before"] = static_cast<double>(before) / 1024;
+            out["server_rss_mib_open"] = static_cast<double>(rss_open) / 1024;
+            out["server_kib_per_stream"] = open ? static_cast<double>(rss_open - before) / (open - failed) : 0.0;
+            if (!first_error_.empty())
+                out["first_error"] = first_error_.substr(0, 300);
+            std::cout << json::serialize(out) << std::endl;
+            failed_ += failed;
+            for (auto* r : streams)
+                if (r)
+                    r->abort();
+            ioc_.stop();
+        };
+        for (int i = 0; i < std::min(200, n); ++i)
+            asio::co_spawn(ioc_, launcher(), asio::detached);
+        asio::co_spawn(ioc_, conductor(), asio::detached);
+        ioc_.run();
+        ioc_.restart();
+    }
+
     void stuck()
     {
         phase_streams_warmup();
@@ -394,7 +561,7 @@ int main(int argc, char** argv)
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "invocations" || a == "streams" || a == "stuck") {
+        if (a == "invocations" || a == "streams" || a == "stuck" || a == "paced") {
             o.mode = a;
             continue;
         }
@@ -416,6 +583,7 @@ int main(int argc, char** argv)
         else if (a == "--streams") o.streams = std::stoi(v);
         else if (a == "--clients") o.clients = std::stoi(v);
         else if (a == "--seconds") o.seconds = std::stoi(v);
+        else if (a == "--settle") o.settle = std::stoi(v);
         else {
             std::cerr << "http_bench: unknown argument " << a << "\n";
             return 2;
@@ -425,7 +593,8 @@ int main(int argc, char** argv)
         std::cerr << "usage: http_bench --url BASE --app APP --server-pid PID invocations --concurrency N "
                      "--invocations N [--warmup N]\n"
                      "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n"
-                     "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]\n";
+                     "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]\n"
+                     "       http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] [--settle S]\n";
         return 2;
     }
     Bench bench(o);
@@ -433,6 +602,8 @@ int main(int argc, char** argv)
         bench.invocations();
     else if (o.mode == "stuck")
         bench.stuck();
+    else if (o.mode == "paced")
+        bench.paced();
     else
         bench.streams();
     return bench.failures() ? 1 : 0;

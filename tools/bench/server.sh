@@ -14,68 +14,16 @@
 # esbuild on first use), then 300 invocations, before anything is measured; adk-cpp gets the same.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
+source tools/bench/server_lib.sh
+: >"$results"
 quick=${1:-}
-tools/setup.sh
-cmake --preset release >/dev/null
-cmake --build --preset release --target mock-llm http_bench bench_server >/dev/null
-bin=$root/build/release/tools
-work=$root/build/release/bench_server
-mkdir -p "$work/agents"
-cp tools/bench/ts/package.json "$work/"
-cp -r tools/bench/ts/server_agents/weather "$work/agents/"
-(cd "$work" && npm install --no-audit --no-fund --loglevel=error >npm.log 2>&1) ||
-  { echo "server.sh: npm install of @google/adk-devtools failed:"; cat "$work/npm.log"; exit 1; }
-ulimit -n "$(ulimit -Hn)"  # 10,000 streams: a socket each at the generator, two at the server, one at the mock
 
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-start_mock() {  # NAME SCRIPT [mock-llm options]: sets $mock_url
-  local log=$work/mock_$1.log
-  echo "$2" >"$work/script_$1.json"
-  "$bin/mock_llm/mock-llm" --script "$work/script_$1.json" "${@:3}" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.05; done
-  mock_url=$(sed -n '1s/^listening on //p' "$log")
-}
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 start_mock fast "{\"turns\": [$call, {\"chunks\": [\"sunny \"], \"repeat\": 20}]}"
 fast=$mock_url
 # After its first chunk the model waits 10 minutes: the streams stay open while they are counted.
 start_mock stalled "{\"turns\": [$call, {\"chunks\": [\"sunny \"], \"repeat\": 2}]}" --chunk-delay-ms 600000
 stalled=$mock_url
-
-port=18200
-server_pid=""
-start_server() {  # cpp|ts MOCK_URL: starts the server on a fresh port, sets $server_pid and $base
-  port=$((port + 1))
-  base=http://127.0.0.1:$port
-  local log=$work/server_$1_$port.log
-  if [ "$1" = cpp ]; then
-    GOOGLE_GEMINI_BASE_URL=$2 "$root/build/release/tools/bench/bench_server" api_server --port "$port" \
-      --session_service_uri memory:// --artifact_service_uri memory:// --log_level error >"$log" 2>&1 &
-  else
-    (cd "$work" && GOOGLE_GEMINI_BASE_URL=$2 GEMINI_API_KEY=bench exec ./node_modules/.bin/adk api_server \
-      --host 127.0.0.1 --port "$port" --log_level error agents) >"$log" 2>&1 &
-  fi
-  server_pid=$!
-  pids+=($server_pid)
-  for _ in $(seq 300); do curl -sf "$base/list-apps" >/dev/null 2>&1 && return; sleep 0.1; done
-  echo "server.sh: the $1 server did not start: $(tail -5 "$log")" >&2
-  exit 1
-}
-stop_server() {
-  kill "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-}
-results=$work/results.jsonl
-: >"$results"
-measure() {  # cpp|ts ARGS...: one http_bench run, its JSON line tagged with the server
-  local out
-  out=$("$bin/bench/http_bench" --url "$base" --app weather --server-pid "$server_pid" "${@:2}") ||
-    echo "server.sh: $1: some invocations failed" >&2
-  printf '%s\n' "$out" | sed "s/^{/{\"server\":\"$1\",/" | tee -a "$results"
-}
 
 c50=3000 c1000=5000 streams=10000
 [ -n "$quick" ] && { c50=300; c1000=1000; streams=1000; }

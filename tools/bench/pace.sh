@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The paced benchmark: streams at a real model's pace. mock-llm writes each chunk 50 ms (20 per second) or
+# 20 ms (50 per second) after the last, stamped with the time it wrote it; the agent is agent_bench's
+# workload (a) (a tool call, then the streamed answer), served over ADK's HTTP API by adk-cpp (bench_server
+# api_server, in-memory sessions, and on SQLite) and by @google/adk-devtools' `adk api_server`. http_bench
+# opens N /run_sse streams at once and, when all are streaming, measures a window in which no invocation
+# starts or ends (http_bench.cpp, mode paced): the server's CPU per chunk, the streams one core holds at that
+# cost, the latency each frame adds after its chunk left the model (p50, p99), the server's RSS per stream,
+# and how busy the machine was (with both cores full, latency is queueing, not the server's own).
+#   tools/bench/pace.sh [quick]
+#   PACE_RUNS="cpp:20:50 ts:20:1000" tools/bench/pace.sh    only these runs (server:chunks per second:streams)
+# Concurrency 50, 1,000, 5,000 and the most this machine's descriptor limit allows up to 10,000 (the server
+# holds two sockets per stream); the TypeScript server at 50 (about 85 paced streams at 20 per second fill the
+# one core its event loop runs on: at 1,000 it takes minutes to open the streams and never catches up). Each measurement gets a fresh server, warmed up by creating sessions (http_bench), so that no run of an
+# earlier one is still going. Prints one JSON line per measurement and a table.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tools/bench/server_lib.sh
+: >"$results"
+quick=${1:-}
+
+seconds=10 settle=2
+most=$(( ($(ulimit -n) - 100) / 2 ))
+[ "$most" -gt 10000 ] && most=10000
+concurrencies="50 1000 5000 $most" ts_concurrencies=50 sqlite_concurrencies="50 1000 5000"
+[ -n "$quick" ] && { seconds=5; concurrencies="50 1000"; ts_concurrencies=50; sqlite_concurrencies=50; }
+
+call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
+# The answer outlasts opening every stream, the settling and the window: 300 s of chunks.
+start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 --stamp
+pace20=$mock_url
+start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 --stamp
+pace50=$mock_url
+
+paced() {  # SERVER RATE CONCURRENCY
+  local url=$pace20
+  [ "$2" = 50 ] && url=$pace50
+  start_server "$1" "$url"
+  measure "$1" paced --concurrency "$3" --seconds $seconds --settle $settle |
+    sed "s/^{\"server\":\"$1\",/{\"server\":\"$1\",\"rate\":$2,/" | tee -a "$results.rated"
+  stop_server
+}
+: >"$results.rated"
+if [ -n "${PACE_RUNS:-}" ]; then
+  for run in $PACE_RUNS; do IFS=: read -r server rate c <<<"$run"; paced "$server" "$rate" "$c"; done
+else
+  for c in $concurrencies; do paced cpp 20 "$c"; done
+  for c in $concurrencies; do paced cpp 50 "$c"; done
+  for c in $sqlite_concurrencies; do paced sqlite 20 "$c"; done
+  for c in $ts_concurrencies; do paced ts 20 "$c"; done
+fi
+mv "$results.rated" "$results"
+
+node - "$results" <<'JS'
+const fs = require('node:fs');
+const rows = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const fmt = (v, d = 0) => (v === undefined ? '-' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
+const names = { cpp: 'adk-cpp', sqlite: 'adk-cpp, SQLite', ts: 'TypeScript ADK' };
+console.log('\n| server | chunks/s per stream (asked) | streams | CPU per chunk | streams per core | added p50 | added p99 | machine busy | RSS per stream | failed |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows)
+  console.log(`| ${names[r.server]} | ${fmt(r.chunks_per_s_per_stream, 1)} (${r.rate}) | ${fmt(r.streams_open)} | ${fmt(r.server_cpu_us_per_chunk, 1)} us | ${fmt(r.streams_per_core)} | ${fmt(r.added_latency_ms_p50, 2)} ms | ${fmt(r.added_latency_ms_p99, 2)} ms | ${fmt(r.machine_busy_cores, 2)} cores | ${fmt(r.server_kib_per_stream, 1)} KiB | ${r.failed + r.ended_in_window} |`);
+JS

@@ -1,0 +1,73 @@
+# What the server benchmarks share (sourced by tools/bench/server.sh and tools/bench/pace.sh): the release
+# build of mock-llm, http_bench and bench_server, @google/adk-devtools installed from npm beside the TypeScript
+# agent, and functions that start mock-llm and either server, and run http_bench against it.
+#   start_mock NAME SCRIPT_JSON [mock-llm options]    sets $mock_url
+#   start_server cpp|sqlite|ts MOCK_URL                 sets $server_pid and $base (a fresh port each time)
+#   stop_server
+#   measure cpp|sqlite|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
+# cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, ts
+# @google/adk-devtools' `adk api_server` (in-memory sessions, its default). Every process started is stopped
+# when the script exits.
+root=$PWD
+tools/setup.sh
+cmake --preset release >/dev/null
+cmake --build --preset release --target mock-llm http_bench bench_server >/dev/null
+bin=$root/build/release/tools
+work=$root/build/release/bench_server
+mkdir -p "$work/agents"
+cp tools/bench/ts/package.json "$work/"
+cp -r tools/bench/ts/server_agents/weather "$work/agents/"
+(cd "$work" && npm install --no-audit --no-fund --loglevel=error >npm.log 2>&1) ||
+  { echo "$0: npm install of @google/adk-devtools failed:"; cat "$work/npm.log"; exit 1; }
+# Open streams take a socket each at the generator, two at the server, one at the mock.
+ulimit -n "$(ulimit -Hn)"
+
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+start_mock() {
+  local log=$work/mock_$1.log
+  echo "$2" >"$work/script_$1.json"
+  "$bin/mock_llm/mock-llm" --script "$work/script_$1.json" "${@:3}" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.05; done
+  mock_url=$(sed -n '1s/^listening on //p' "$log")
+}
+
+port=18200
+server_pid=""
+start_server() {
+  port=$((port + 1))
+  base=http://127.0.0.1:$port
+  local log=$work/server_$1_$port.log
+  case $1 in
+    cpp | sqlite)
+      local sessions=memory://
+      if [ "$1" = sqlite ]; then
+        rm -f "$work/sessions.db"*
+        sessions=sqlite:///$work/sessions.db  # four slashes: an absolute path
+      fi
+      GOOGLE_GEMINI_BASE_URL=$2 "$root/build/release/tools/bench/bench_server" api_server --port "$port" \
+        --session_service_uri "$sessions" --artifact_service_uri memory:// --log_level error >"$log" 2>&1 &
+      ;;
+    ts)
+      (cd "$work" && GOOGLE_GEMINI_BASE_URL=$2 GEMINI_API_KEY=bench exec ./node_modules/.bin/adk api_server \
+        --host 127.0.0.1 --port "$port" --log_level error agents) >"$log" 2>&1 &
+      ;;
+  esac
+  server_pid=$!
+  pids+=($server_pid)
+  for _ in $(seq 300); do curl -sf "$base/list-apps" >/dev/null 2>&1 && return; sleep 0.1; done
+  echo "$0: the $1 server did not start: $(tail -5 "$log")" >&2
+  exit 1
+}
+stop_server() {
+  kill "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+}
+results=$work/results.jsonl
+measure() {
+  local out
+  out=$("$bin/bench/http_bench" --url "$base" --app weather --server-pid "$server_pid" "${@:2}") ||
+    echo "$0: $1: some invocations failed" >&2
+  printf '%s\n' "$out" | sed "s/^{/{\"server\":\"$1\",/" | tee -a "$results"
+}
