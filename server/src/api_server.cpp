@@ -183,6 +183,7 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
     detail::RunLimits limits;
     limits.grace = options.run_grace;
     limits.max_log_bytes = options.max_run_log_bytes;
+    limits.max_partial_bytes = options.max_run_partial_bytes;
     limits.max_total_log_bytes = options.max_total_run_log_bytes;
     runs = std::make_shared<detail::RunRegistry>(std::move(executor), limits, options.max_runs,
                                                  options.http.single_threaded);

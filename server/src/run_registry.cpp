@@ -84,15 +84,23 @@ void Run::append(std::string json_text, bool partial)
     json_text.shrink_to_fit();  // not two copies of a large event while the log makes room
     const std::size_t before = log_bytes_;
     log_bytes_ += text.size();
+    if (partial)
+        partial_bytes_ += text.size();
     log_.emplace_back(n, partial, std::move(text));
-    // Past the bound: the oldest partial frame goes first (the whole event after it repeats its text), then
-    // the oldest frame. The newest frame always stays.
-    while (log_bytes_ > limits_.max_log_bytes && log_.size() > 1) {
+    // Past a bound, the oldest partial frame goes first (the whole event after it repeats its text), then the
+    // oldest frame. Partial frames have a bound of their own, so that a long answer keeps only its newest
+    // deltas. The newest frame always stays.
+    while ((log_bytes_ > limits_.max_log_bytes || partial_bytes_ > limits_.max_partial_bytes) && log_.size() > 1) {
         auto victim = std::find_if(log_.begin(), log_.end() - 1, [](const Frame& f) { return f.partial; });
-        if (victim == log_.end() - 1)
+        if (victim == log_.end() - 1) {
+            if (log_bytes_ <= limits_.max_log_bytes)
+                break;  // the newest frame is the only partial one
             victim = log_.begin();
+        }
         if (!victim->partial)
             last_whole_dropped_ = std::max(last_whole_dropped_, victim->n);
+        else
+            partial_bytes_ -= victim->text->size();
         log_bytes_ -= victim->text->size();
         log_.erase(victim);
     }

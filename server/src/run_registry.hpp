@@ -7,6 +7,7 @@
 // Frame ids: "<run id>:<n>", n from 1; a client that sends Last-Event-ID "<run id>:<n>" gets the frames
 // after n. Past the log's bound, partial frames (deltas whose text the next whole event repeats) are dropped
 // first, then the oldest whole ones; a follower that missed a whole frame gets an error frame that says so.
+// Partial frames have a bound of their own (16 KiB): a run keeps its newest deltas, not all it streamed.
 //
 // Memory: a run's log holds at most max_log_bytes, or its newest frame alone when that one is larger (an event
 // is kept whole until the next one comes); all runs' logs together at most about max_total_log_bytes: past it,
@@ -43,6 +44,9 @@ public:
     RunLimits() = default;
     std::chrono::milliseconds grace{std::chrono::seconds(30)};
     std::size_t max_log_bytes = std::size_t{1} << 20;
+    // What of a run's log partial frames may take (deltas whose text the next whole event repeats): a client
+    // that comes back gets the newest of them, and a long answer does not hold every delta it streamed.
+    std::size_t max_partial_bytes = std::size_t{16} << 10;
     // What the logs of every run held may add up to; past it, the oldest finished runs are forgotten first.
     std::size_t max_total_log_bytes = std::size_t{256} << 20;
 };
@@ -152,6 +156,7 @@ private:
     mutable std::mutex mutex_;
     std::deque<Frame> log_;
     std::size_t log_bytes_ = 0;
+    std::size_t partial_bytes_ = 0;  // of log_bytes_, what partial frames take
     std::uint64_t next_frame_ = 1;
     std::uint64_t last_whole_dropped_ = 0;  // the highest frame number of a whole frame dropped from the log
     bool finished_ = false;

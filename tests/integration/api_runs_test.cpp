@@ -426,6 +426,46 @@ TEST_CASE("ApiServer: past the log's bound partial frames go first, and a reader
     }());
 }
 
+TEST_CASE("ApiServer: a long streamed answer keeps only its newest deltas, and the answer that repeats them",
+          "[server][runs]")
+{
+    std::vector<std::string> chunks;
+    for (int i = 0; i < 40; ++i)
+        chunks.push_back(std::string(30, static_cast<char>('a' + i % 26)));
+    Fixture f({ScriptedModel::chunks(chunks)}, 0ms, [](adk::server::ApiServerOptions& o) { o.max_run_partial_bytes = 1200; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", true);
+        std::string run_id;
+        {
+            adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+            run_id = std::string(res.header("x-adk-run-id"));
+            FrameReader reader(res);
+            std::vector<Frame> live = co_await reader.read_all();
+            REQUIRE(!live.empty());  // a reader behind by more than the bound misses deltas, never the answer
+            CHECK(live.back().id == run_id + ":41");
+            CHECK(!partial(live.back()));
+        }
+        const std::string events_path = "/apps/weather/users/u/sessions/s1/runs/" + run_id + "/events";
+        adk::net::HttpResponse replay = co_await get_sse(f.client, *f.server, events_path);
+        FrameReader reader(replay);
+        std::vector<Frame> kept = co_await reader.read_all();
+        REQUIRE(kept.size() >= 2);
+        std::size_t partial_bytes = 0;
+        for (std::size_t i = 0; i + 1 < kept.size(); ++i) {
+            CHECK(partial(kept[i]));
+            CHECK(kept[i].id == run_id + ":" + std::to_string(41 - (kept.size() - 1) + i));  // the newest ones
+            partial_bytes += kept[i].data.size();
+        }
+        CHECK(kept.size() < 10);
+        CHECK(partial_bytes <= 1200);
+        CHECK(!partial(kept.back()));
+        CHECK(kept.back().id == run_id + ":41");
+        CHECK(kept.back().json().at("content").at("parts").at(0).at("text").as_string().size() == 40 * 30);
+        f.server->stop();
+    }());
+}
+
 TEST_CASE("ApiServer: past the budget of all runs' frames the oldest finished runs are forgotten first",
           "[server][runs]")
 {

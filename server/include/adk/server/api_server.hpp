@@ -86,6 +86,9 @@ public:
     std::chrono::milliseconds run_grace{std::chrono::seconds(30)};
     // The frames a run keeps for clients that come back; past it, partial frames go first.
     std::size_t max_run_log_bytes = std::size_t{1} << 20;
+    // Of that, what partial frames (a streamed answer's deltas) may take: a client that comes back gets the
+    // newest deltas, then the whole answer, which repeats them all.
+    std::size_t max_run_partial_bytes = std::size_t{16} << 10;
     // What the frames of all runs held may add up to; past it, the oldest finished runs are forgotten first
     // (before their grace period ends).
     std::size_t max_total_run_log_bytes = std::size_t{256} << 20;
