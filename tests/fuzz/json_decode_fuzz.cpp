@@ -1,5 +1,6 @@
 // ADK's JSON read back: any JSON read as an Event, a Session, a Content or a Part either fails with
-// adk::Error or gives a value whose JSON parses again and reads back to the same value.
+// adk::Error or gives a value whose JSON parses again and reads back to the same value. An event read is also
+// written by to_json_text, which must give the text of its JSON tree exactly.
 //
 // "The same" allows a double to come back one unit in the last place off: Boost.JSON 1.81's parser is not
 // correctly rounded for every number (3.0000000000000002E82, written exactly, reads back as
@@ -81,9 +82,26 @@ void round_trip(const json::value& v)
     }
 }
 
+// The server's writer of events (no JSON tree) against the tree's text.
+void event_text(const json::value& v)
+{
+    adk::Event e;
+    if (!adk::fuzz::only_adk_errors([&] { e = json::value_to<adk::Event>(v); }))
+        return;
+    const std::string tree = json::serialize(json::value_from(e));
+    const std::string text = adk::to_json_text(e);
+    if (text != tree) {
+        std::fprintf(stderr, "tree:         %s
+to_json_text: %s
+", tree.c_str(), text.c_str());
+        adk::fuzz::check(false, "to_json_text writes what the event's JSON tree serializes to");
+    }
+}
+
 void each_type(const json::value& v)
 {
     round_trip<adk::Event>(v);
+    event_text(v);
     round_trip<adk::Session>(v);
     round_trip<adk::Content>(v);
     round_trip<adk::Part>(v);

@@ -3,7 +3,6 @@
 
 #include "json_fields.hpp"
 
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -193,13 +192,6 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Event& v)
     put(o, "isolationScope", v.isolation_scope);
     put_extra(o, v.extra);
     out = std::move(o);
-}
-
-std::string to_json_text(const Event& event)
-{
-    unsigned char scratch[4096];
-    json::monotonic_resource buffer(scratch, sizeof scratch);
-    return json::serialize(json::value_from(event, &buffer));
 }
 
 // ---- JSON in ----------------------------------------------------------------------------------------

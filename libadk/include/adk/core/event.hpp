@@ -155,8 +155,8 @@ NodeInfo tag_invoke(const json::value_to_tag<NodeInfo>&, const json::value& v);
 EventActions tag_invoke(const json::value_to_tag<EventActions>&, const json::value& v);
 Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
 
-// The event as compact JSON text in ADK's wire form (camelCase, as json::value_from writes it). Its JSON
-// tree is built in one scratch buffer, on the stack while it fits: no allocation per node.
+// The event as compact JSON text in ADK's wire form: the same text as json::serialize(json::value_from(event)),
+// written without building the JSON tree (what the server writes for every streamed chunk).
 std::string to_json_text(const Event& event);
 
 // An event a client imported with a session (ApiServer's create with "events") carries customMetadata

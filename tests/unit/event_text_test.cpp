@@ -1,0 +1,101 @@
+// to_json_text writes an event without its JSON tree: the text must be what serializing the tree gives, for
+// every member, every kind of part, strings that need escaping, numbers of every size and extras whose names
+// a known member already took.
+#include <adk/core/event.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace json = boost::json;
+
+namespace {
+
+std::string by_tree(const adk::Event& e)
+{
+    return json::serialize(json::value_from(e));
+}
+
+}  // namespace
+
+TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "[event][json]")
+{
+    SECTION("a streamed chunk")
+    {
+        adk::Event e("weather", adk::Content::model("It is sunny."));
+        e.id = "e-1";
+        e.invocation_id = "i-1";
+        e.timestamp = 1764236789.123456;
+        e.partial = true;
+        e.usage_metadata = adk::UsageMetadata();
+        e.usage_metadata->prompt_token_count = 12;
+        e.usage_metadata->candidates_token_count = 3;
+        e.model_version = "gemini-2.5-flash";
+        CHECK(adk::to_json_text(e) == by_tree(e));
+    }
+    SECTION("strings that need escaping, and UTF-8 as it is")
+    {
+        std::string odd = "quote \" backslash \\ slash / tab \t newline \n cr \r bell \a nul ";
+        odd += '\0';
+        odd += " del \x7f unicode é 日本 \x01\x1f";
+        adk::Event e(odd, adk::Content::model(odd));
+        e.branch = odd;
+        e.error_message = odd;
+        CHECK(adk::to_json_text(e) == by_tree(e));
+    }
+    SECTION("numbers of every size")
+    {
+        for (double t : {0.0, 1.0, 0.1, 1e-7, 1764236789.5, 1.7976931348623157e308, 123456789012345.67}) {
+            adk::Event e("a", adk::Content::model("x"));
+            e.timestamp = t;
+            CHECK(adk::to_json_text(e) == by_tree(e));
+        }
+    }
+    SECTION("every member, every kind of part, and extras named like known members")
+    {
+        const json::value v = json::parse(R"json({
+          "id": "e", "invocationId": "i", "author": "agent", "branch": "root.child", "timestamp": 1.5,
+          "content": {"role": "model", "parts": [
+             {"text": "t", "thought": true, "flavour": [1, 2.5, null, {"a": "b"}]},
+             {"functionCall": {"name": "f", "args": {"x": 1}, "id": "c1"}},
+             {"functionResponse": {"name": "f", "id": "c1", "response": {"ok": true}}},
+             {"inlineData": {"mimeType": "image/png", "data": "AAEC"}},
+             {"fileData": {"mimeType": "text/plain", "fileUri": "gs://b/f"}},
+             {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
+             {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1"}},
+             {"text": "signed", "thoughtSignature": "c2ln"}], "mood": "calm"},
+          "actions": {"stateDelta": {"k": [1, "v"], "n": -3}, "artifactDelta": {"b.txt": 2, "a.txt": 0},
+             "skipSummarization": true, "transferToAgent": "other", "escalate": true,
+             "requestedAuthConfigs": {"c1": {"x": 1}}, "requestedToolConfirmations": {"c2": {"hint": "h"}},
+             "compaction": {"startTimestamp": 1.25, "endTimestamp": 2e10,
+                            "compactedContent": {"role": "user", "parts": [{"text": "sum"}]}, "kept": 1},
+             "endOfAgent": true, "agentState": {"step": 2}, "rewindBeforeInvocationId": "i0",
+             "route": ["a", 1, true], "future": {"x": null}},
+          "partial": true, "turnComplete": true, "interrupted": true, "finishReason": "STOP", "errorCode": "E",
+          "errorMessage": "m", "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 2,
+             "totalTokenCount": 3, "thoughtsTokenCount": 4, "cachedContentTokenCount": 5, "trafficType": "ON_DEMAND"},
+          "modelVersion": "v", "longRunningToolIds": ["c1", "c2"], "customMetadata": {"m": 1.0e-300},
+          "nodeInfo": {"path": "wf@1/n@1", "outputFor": ["wf@1/n@1", "wf@1"], "messageAsOutput": true, "z": 0},
+          "output": {"answer": 42}, "isolationScope": "scope", "extraTop": "kept"})json");
+        adk::Event e = json::value_to<adk::Event>(v);
+        CHECK(adk::to_json_text(e) == by_tree(e));
+        // An extra of a known member's name never comes from reading JSON, but a program may put one there:
+        // the known member wins, as json::object's emplace lets it.
+        e.extra["author"] = "shadow";
+        e.extra["last"] = json::object{{"deep", json::array{1, 2}}};
+        e.content->extra["parts"] = "shadow";
+        e.content->parts[0].extra["text"] = "shadow";
+        e.actions.extra["stateDelta"] = 1;
+        e.usage_metadata->extra["promptTokenCount"] = 9;
+        e.node_info->extra["path"] = "p";
+        CHECK(adk::to_json_text(e) == by_tree(e));
+    }
+    SECTION("an event with nothing set")
+    {
+        adk::Event e;
+        CHECK(adk::to_json_text(e) == by_tree(e));
+    }
+}
