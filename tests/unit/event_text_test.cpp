@@ -45,10 +45,21 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
         e.branch = odd;
         e.error_message = odd;
         CHECK(adk::to_json_text(e) == by_tree(e));
+        // Each character that needs escaping, at every place of a string read eight bytes at a time.
+        for (const char c : {'"', '\\', '\n', '\x01', '\x1f', '\0'})
+            for (std::size_t at = 0; at < 20; ++at) {
+                std::string s(19, 'a');
+                s.insert(at, 1, c);
+                s += "\xc3\xa9\x80\xff";  // bytes past 0x7f stay as they are
+                adk::Event one("a", adk::Content::model(s));
+                CHECK(adk::to_json_text(one) == by_tree(one));
+            }
     }
     SECTION("numbers of every size")
     {
-        for (double t : {0.0, 1.0, 0.1, 1e-7, 1764236789.5, 1.7976931348623157e308, 123456789012345.67}) {
+        for (double t : {0.0, -0.0, 1.0, -1.0, 0.1, 1e-7, 1764236789.5, 1764236789.123456, 1.7976931348623157e308,
+                         123456789012345.67, 5e-324, 2.2250738585072014e-308, 1e21, 1e22, 9007199254740993.0, 100.0,
+                         -3.0000000000000002e82, 0.30000000000000004}) {
             adk::Event e("a", adk::Content::model("x"));
             e.timestamp = t;
             CHECK(adk::to_json_text(e) == by_tree(e));

@@ -13,7 +13,11 @@
 #include <boost/json/serializer.hpp>
 #include <boost/json/value_from.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace adk {
 
@@ -46,20 +50,38 @@ public:
         pop();
     }
 
-    // A member's key; false (and nothing written) when the object has a member of that name already.
-    bool key(std::string_view k)
+    // A member's key, known to need no escaping (the names of ADK's members); each is written once.
+    void key(std::string_view k)
     {
-        Level& level = levels_[depth_ - 1];
+        record(k);
+        char buf[64];
+        std::size_t n = 0;
+        if (!levels_[depth_ - 1].first)
+            buf[n++] = ',';
+        levels_[depth_ - 1].first = false;
+        buf[n++] = '"';
+        const std::size_t len = std::min(k.size(), sizeof buf - 4);  // ADK's names are far shorter
+        std::memcpy(buf + n, k.data(), len);
+        n += len;
+        buf[n++] = '"';
+        buf[n++] = ':';
+        out_.append(buf, n);
+    }
+
+    // The key of an extra member: false (and nothing written) when the object has a member of that name already.
+    bool extra_key(std::string_view k)
+    {
+        const Level& level = levels_[depth_ - 1];
         for (std::size_t i = 0; i < level.keys; ++i)
             if (std::string_view(level.names[i].data, level.names[i].size) == k)
                 return false;
-        if (level.keys < max_keys)
-            level.names[level.keys++] = Name{k.data(), k.size()};
+        record(k);
         separate();
         string(k);
         out_ += ':';
         return true;
     }
+
     // An element of an array.
     void element() { separate(); }
 
@@ -69,9 +91,10 @@ public:
         out_ += '"';
         std::size_t run = 0;
         for (std::size_t i = 0; i < s.size(); ++i) {
+            i = plain_run(s, i);
+            if (i == s.size())
+                break;
             const auto c = static_cast<unsigned char>(s[i]);
-            if (c >= 0x20 && c != '"' && c != '\\')
-                continue;
             out_.append(s.data() + run, i - run);
             run = i + 1;
             switch (c) {
@@ -134,13 +157,57 @@ public:
             serialize(o);
     }
 
+    // As Boost.JSON writes a double: the shortest digits that read back to it, in scientific notation with
+    // an upper-case E and the exponent bare ("1.5E0", "-2.5E-7"). Infinities and NaN (which nothing read from
+    // JSON holds) go through its serializer.
     void number(double d)
     {
-        const json::value v(d);
-        value(v);
+        if (!std::isfinite(d)) {
+            const json::value v(d);
+            serialize(v);
+            return;
+        }
+        char buf[40];
+        const auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+        const char* e = std::find(static_cast<const char*>(buf), static_cast<const char*>(r.ptr), 'e');
+        out_.append(buf, static_cast<std::size_t>(e - buf));
+        out_ += 'E';
+        const char* p = e + 1;
+        if (*p == '-')
+            out_ += *p;
+        ++p;  // the sign
+        while (p + 1 < r.ptr && *p == '0')
+            ++p;
+        out_.append(p, static_cast<std::size_t>(r.ptr - p));
     }
 
 private:
+    static bool escaped(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+    // The index of the first character from `i` on that must be escaped, or s.size(): eight at a time.
+    static std::size_t plain_run(std::string_view s, std::size_t i)
+    {
+        constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+        for (; i + 8 <= s.size(); i += 8) {
+            std::uint64_t v;
+            std::memcpy(&v, s.data() + i, 8);
+            const std::uint64_t quote = v ^ (ones * '"'), backslash = v ^ (ones * '\\');
+            const std::uint64_t hit = ((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash);
+            if (hit & highs)
+                break;  // one of these eight (the test may also stop at a byte past 0x7f: the loop below decides)
+        }
+        while (i < s.size() && !escaped(static_cast<unsigned char>(s[i])))
+            ++i;
+        return i;
+    }
+
+    void record(std::string_view k)
+    {
+        Level& level = levels_[depth_ - 1];
+        if (level.keys < max_keys)
+            level.names[level.keys++] = Name{k.data(), k.size()};
+    }
+
     template <class T>
     void serialize(const T& v)
     {
@@ -187,38 +254,45 @@ private:
 
 void put(Writer& w, std::string_view key, const std::optional<std::string>& v)
 {
-    if (v && w.key(key))
+    if (v) {
+        w.key(key);
         w.string(*v);
+    }
 }
 
 void put_nonempty(Writer& w, std::string_view key, const std::string& v)
 {
-    if (!v.empty() && w.key(key))
+    if (!v.empty()) {
+        w.key(key);
         w.string(v);
+    }
 }
 
 void put_true(Writer& w, std::string_view key, bool v)
 {
-    if (v && w.key(key))
+    if (v) {
+        w.key(key);
         w.boolean(true);
+    }
 }
 
 void put_value(Writer& w, std::string_view key, const json::value& v)
 {
-    if (w.key(key))
-        w.value(v);
+    w.key(key);
+    w.value(v);
 }
 
 void put_value(Writer& w, std::string_view key, const json::object& o)
 {
-    if (w.key(key))
-        w.value(o);
+    w.key(key);
+    w.value(o);
 }
 
 void put_extra(Writer& w, const json::object& extra)
 {
     for (const auto& kv : extra)
-        put_value(w, kv.key(), kv.value());
+        if (w.extra_key(kv.key()))
+            w.value(kv.value());
 }
 
 // A part that holds text only (what a streamed chunk is), written here; any other through tag_invoke.
@@ -253,8 +327,10 @@ void write_content(Writer& w, const Content& c)
 
 void put_count(Writer& w, std::string_view key, const std::optional<std::int64_t>& v)
 {
-    if (v && w.key(key))
+    if (v) {
+        w.key(key);
         w.integer(*v);
+    }
 }
 
 void write_actions(Writer& w, const EventActions& a)
@@ -264,7 +340,7 @@ void write_actions(Writer& w, const EventActions& a)
     w.key("artifactDelta");
     w.begin_object();
     for (const auto& [name, version] : a.artifact_delta)
-        if (w.key(name))
+        if (w.extra_key(name))  // names of files: escaped
             w.integer(version);
     w.end_object();
     put_true(w, "skipSummarization", a.skip_summarization);
@@ -272,15 +348,22 @@ void write_actions(Writer& w, const EventActions& a)
     put_true(w, "escalate", a.escalate);
     put_value(w, "requestedAuthConfigs", a.requested_auth_configs);
     put_value(w, "requestedToolConfirmations", a.requested_tool_confirmations);
-    if (a.compaction && w.key("compaction")) {
+    if (a.compaction) {
         const EventCompaction& c = *a.compaction;
+        w.key("compaction");
         w.begin_object();
-        if (c.start_timestamp && w.key("startTimestamp"))
+        if (c.start_timestamp) {
+            w.key("startTimestamp");
             w.number(*c.start_timestamp);
-        if (c.end_timestamp && w.key("endTimestamp"))
+        }
+        if (c.end_timestamp) {
+            w.key("endTimestamp");
             w.number(*c.end_timestamp);
-        if (c.compacted_content && w.key("compactedContent"))
+        }
+        if (c.compacted_content) {
+            w.key("compactedContent");
             write_content(w, *c.compacted_content);
+        }
         put_extra(w, c.extra);
         w.end_object();
     }
@@ -304,23 +387,26 @@ std::string to_json_text(const Event& e)
     w.begin_object();
     put_nonempty(w, "id", e.id);
     put_nonempty(w, "invocationId", e.invocation_id);
-    if (w.key("author"))
-        w.string(e.author);
+    w.key("author");
+    w.string(e.author);
     put_nonempty(w, "branch", e.branch);
-    if (w.key("timestamp"))
-        w.number(e.timestamp);
-    if (e.content && w.key("content"))
+    w.key("timestamp");
+    w.number(e.timestamp);
+    if (e.content) {
+        w.key("content");
         write_content(w, *e.content);
-    if (w.key("actions"))
-        write_actions(w, e.actions);
+    }
+    w.key("actions");
+    write_actions(w, e.actions);
     put_true(w, "partial", e.partial);
     put_true(w, "turnComplete", e.turn_complete);
     put_true(w, "interrupted", e.interrupted);
     put(w, "finishReason", e.finish_reason);
     put(w, "errorCode", e.error_code);
     put(w, "errorMessage", e.error_message);
-    if (e.usage_metadata && w.key("usageMetadata")) {
+    if (e.usage_metadata) {
         const UsageMetadata& u = *e.usage_metadata;
+        w.key("usageMetadata");
         w.begin_object();
         put_count(w, "promptTokenCount", u.prompt_token_count);
         put_count(w, "candidatesTokenCount", u.candidates_token_count);
@@ -331,7 +417,8 @@ std::string to_json_text(const Event& e)
         w.end_object();
     }
     put(w, "modelVersion", e.model_version);
-    if (!e.long_running_tool_ids.empty() && w.key("longRunningToolIds")) {
+    if (!e.long_running_tool_ids.empty()) {
+        w.key("longRunningToolIds");
         w.begin_array();
         for (const auto& id : e.long_running_tool_ids) {
             w.element();
@@ -341,11 +428,13 @@ std::string to_json_text(const Event& e)
     }
     if (!e.custom_metadata.empty())
         put_value(w, "customMetadata", e.custom_metadata);
-    if (e.node_info && w.key("nodeInfo")) {
+    if (e.node_info) {
         const NodeInfo& n = *e.node_info;
+        w.key("nodeInfo");
         w.begin_object();
         put(w, "path", n.path);
-        if (!n.output_for.empty() && w.key("outputFor")) {
+        if (!n.output_for.empty()) {
+            w.key("outputFor");
             w.begin_array();
             for (const auto& path : n.output_for) {
                 w.element();
