@@ -115,28 +115,27 @@ void Run::finish()
 {
     std::unique_lock lock(mutex_);
     finished_ = true;
-    const bool unfollowed = followers_ == 0;
+    const bool unfollowed = followers_.empty();
     wake_waiting(lock);
     if (unfollowed)
         asio::post(strand_, [self = shared_from_this()] { self->arm_timer(); });
 }
 
-void Run::wake_waiting(std::unique_lock<std::mutex>& lock)
+// Under the mutex: a token to each follower that waits. Its wait ends on its own executor.
+void Run::wake_waiting(std::unique_lock<std::mutex>&)
 {
-    if (waiting_.empty())
-        return;
-    std::map<std::uint64_t, std::function<void()>> wake;
-    wake.swap(waiting_);
-    lock.unlock();
-    for (auto& [key, fn] : wake)
-        fn();
+    for (Follower* f : followers_)
+        if (f->waiting_) {
+            f->waiting_ = false;
+            (void)f->wake_.try_send(boost::system::error_code{});
+        }
 }
 
-void Run::detach(std::uint64_t key)
+void Run::detach(Follower* follower)
 {
     std::lock_guard lock(mutex_);
-    waiting_.erase(key);
-    if (--followers_ == 0)
+    followers_.erase(std::find(followers_.begin(), followers_.end(), follower));
+    if (followers_.empty())
         asio::post(strand_, [self = shared_from_this()] { self->arm_timer(); });
 }
 
@@ -144,7 +143,7 @@ void Run::arm_timer()
 {
     {
         std::lock_guard lock(mutex_);
-        if (followers_ > 0 || closed_)
+        if (!followers_.empty() || closed_)
             return;
     }
     timer_.expires_after(limits_.grace);
@@ -152,7 +151,7 @@ void Run::arm_timer()
         if (ec)
             return;  // re-armed, or the server stopped
         std::unique_lock lock(self->mutex_);
-        if (self->followers_ > 0)
+        if (!self->followers_.empty())
             return;  // someone came back
         if (!self->finished_) {
             lock.unlock();
@@ -208,7 +207,7 @@ std::uint64_t Run::last_frame() const
 std::size_t Run::followers() const
 {
     std::lock_guard lock(mutex_);
-    return followers_;
+    return followers_.size();
 }
 
 std::size_t Run::log_bytes() const
@@ -218,16 +217,15 @@ std::size_t Run::log_bytes() const
 }
 
 Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor)
-    : run_(std::move(run)), executor_(std::move(executor)), timer_(std::make_shared<asio::steady_timer>(executor_))
+    : run_(std::move(run)), wake_(std::move(executor), 1)
 {
     std::lock_guard lock(run_->mutex_);
-    ++run_->followers_;
-    key_ = run_->next_follower_++;
+    run_->followers_.push_back(this);
 }
 
 Run::Follower::~Follower()
 {
-    run_->detach(key_);
+    run_->detach(this);
 }
 
 Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
@@ -245,14 +243,14 @@ Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
     const std::uint64_t after = cursor;
     auto it = std::upper_bound(run_->log_.begin(), run_->log_.end(), after,
                                [](std::uint64_t n, const Frame& f) { return n < f.n; });
-    for (; it != run_->log_.end(); ++it) {
+    // One frame alone (what a follower that keeps up reads), or one larger than max_bytes: shared, not copied.
+    if (it != run_->log_.end() && out.text.empty() && (it + 1 == run_->log_.end() || it->text->size() > max_bytes)) {
+        out.frame = it->text;
+        cursor = it->n;
+        ++it;
+    }
+    for (; !out.frame && it != run_->log_.end(); ++it) {
         const std::string& frame = *it->text;
-        if (out.text.empty() && frame.size() > max_bytes) {
-            out.frame = it->text;  // shared, not copied
-            cursor = it->n;
-            ++it;
-            break;
-        }
         if (out.text.size() + frame.size() > max_bytes)
             break;
         out.text += frame;
@@ -262,26 +260,22 @@ Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
         if (run_->finished_)
             out.finished = true;
         else if (out.text.empty() && !out.frame)
-            run_->waiting_[key_] = [ex = executor_, weak = std::weak_ptr<asio::steady_timer>(timer_)] {
-                asio::post(ex, [weak] {
-                    if (auto timer = weak.lock())
-                        timer->cancel();
-                });
-            };
+            waiting_ = true;
     }
     return out;
 }
 
 asio::awaitable<void> Run::Follower::wait()
 {
-    timer_->expires_at(asio::steady_timer::time_point::max());
-    auto [ec] = co_await timer_->async_wait(asio::as_tuple(asio::use_awaitable));
+    if (wake_.try_receive([](boost::system::error_code) {}))
+        co_return;
+    auto [ec] = co_await wake_.async_receive(asio::as_tuple(asio::use_awaitable));
     (void)ec;
 }
 
 void Run::Follower::stop()
 {
-    timer_->cancel();
+    (void)wake_.try_send(boost::system::error_code{});
 }
 
 RunRegistry::RunRegistry(asio::any_io_executor executor, RunLimits limits, std::size_t max_runs, bool single_threaded)

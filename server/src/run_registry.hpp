@@ -15,13 +15,14 @@
 // at most 64 KiB of small frames per write and shares large ones with the log: a client that stops reading
 // holds no copy of its own of the frame it is stuck on, and is closed after the server's write timeout.
 //
-// Threads: a run's log is guarded by its mutex; its timers live on the run's strand; followers are woken by
-// a post to their own executor.
+// Threads: a run's log is guarded by its mutex; its timers live on the run's strand; a follower that waits is
+// woken through a channel of its own, whose handler runs on the follower's executor.
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
@@ -95,9 +96,9 @@ public:
         Follower(const Follower&) = delete;
         Follower& operator=(const Follower&) = delete;
 
-        // The frames after `cursor` (moved on past them), up to about `max_bytes` (at least one frame).
-        // When there are none and the run is not over, wake() will run once, on the follower's executor,
-        // when there are.
+        // The frames after `cursor` (moved on past them), up to about `max_bytes` (at least one frame; one
+        // frame alone is shared with the log, not copied). When there are none and the run is not over, the
+        // next frame (or the run's end) ends the wait() that follows.
         Read read(std::uint64_t& cursor, std::size_t max_bytes);
         // Waits for frames after read() found none: returns when they come, the run ends, stop() is
         // called, or the awaiting coroutine is cancelled.
@@ -108,9 +109,9 @@ public:
     private:
         friend class Run;
         std::shared_ptr<Run> run_;
-        asio::any_io_executor executor_;
-        std::shared_ptr<asio::steady_timer> timer_;
-        std::uint64_t key_ = 0;
+        // One token: the run sends it when a frame comes while the follower waits (or is about to), stop() too.
+        asio::experimental::concurrent_channel<void(boost::system::error_code)> wake_;
+        bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
     };
 
     // The pump's side. Starts reading `stream` (whose canceller the run was made with) on the run's strand.
@@ -132,7 +133,7 @@ private:
     void append(std::string json, bool partial);
     void finish();
     void wake_waiting(std::unique_lock<std::mutex>& lock);
-    void detach(std::uint64_t key);
+    void detach(Follower* follower);
     void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
 
     class Frame {
@@ -162,9 +163,7 @@ private:
     bool finished_ = false;
     bool closed_ = false;
     std::string invocation_id_;
-    std::map<std::uint64_t, std::function<void()>> waiting_;  // followers to wake at the next frame
-    std::size_t followers_ = 0;
-    std::uint64_t next_follower_ = 1;
+    std::vector<Follower*> followers_;  // each detaches in its destructor
 };
 
 class RunRegistry : public std::enable_shared_from_this<RunRegistry> {

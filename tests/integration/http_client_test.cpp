@@ -223,7 +223,10 @@ TEST_CASE("HTTP: pieces of a body already read are handed out at once, without a
         server.stop();
     }());
     CHECK(got == body);
-    CHECK(pieces == 50);  // one HTTP chunk, one event, per piece: each is handed out as soon as it is whole
+    // One HTTP chunk, one event, per piece: each is handed out as soon as it is whole. The read of the head may
+    // end inside a chunk (it takes what came with the head), whose body then comes in two pieces.
+    CHECK(pieces >= 50);
+    CHECK(pieces <= 51);
     // Two reads of the socket at most: bytes that came with the head, then the rest of the body in one read.
     // Every other piece was already in the buffer.
     CHECK(at_once >= pieces - 2);

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -490,6 +491,39 @@ private:
 
     asio::awaitable<void> write_chunk(std::string_view data, bool last) override
     {
+        if constexpr (plain) {
+            // A stream's chunk usually fits in the socket's send buffer: written here at once, without an
+            // asynchronous operation, its timer, or a trip through the scheduler. What does not fit (a client
+            // that reads slowly) is written below, under the write timeout.
+            if (!last) {
+                char head[24];
+                const auto size = std::to_chars(head, head + sizeof head - 2, data.size(), 16);
+                char* end = size.ptr;
+                *end++ = '\r';
+                *end++ = '\n';
+                const std::array<asio::const_buffer, 3> chunk{
+                    asio::buffer(head, static_cast<std::size_t>(end - head)), asio::buffer(data.data(), data.size()),
+                    asio::buffer("\r\n", 2)};
+                tcp::socket& socket = lowest().socket();
+                error_code ec;
+                if (!socket.non_blocking())
+                    socket.non_blocking(true, ec);
+                const std::size_t written = ec ? 0 : socket.write_some(chunk, ec);
+                if (!ec && written == asio::buffer_size(chunk))
+                    co_return;
+                if (ec && ec != asio::error::would_block && ec != asio::error::try_again)
+                    throw boost::system::system_error(ec, "writing the response's stream");
+                beast::buffers_suffix<std::array<asio::const_buffer, 3>> rest(chunk);
+                rest.consume(written);
+                lowest().expires_after(server_->options.write_timeout);
+                auto [e, n] = co_await asio::async_write(stream_, rest, use_tuple);
+                (void)n;
+                lowest().expires_never();
+                if (e)
+                    throw boost::system::system_error(e, "writing the response's stream");
+                co_return;
+            }
+        }
         lowest().expires_after(server_->options.write_timeout);
         error_code ec;
         if (last) {
