@@ -79,7 +79,12 @@ void Run::append(std::string json_text, bool partial)
 {
     std::unique_lock lock(mutex_);
     const std::uint64_t n = next_frame_++;
-    std::string text = "id: " + id + ":" + std::to_string(n) + "\ndata: " + json_text + "\n\n";
+    // Built at its exact size: the log's bounds count bytes, and a string grown by appends holds up to twice
+    // what it says.
+    const std::string frame_number = std::to_string(n);
+    std::string text;
+    text.reserve(4 + id.size() + 1 + frame_number.size() + 7 + json_text.size() + 2);
+    text.append("id: ").append(id).append(":").append(frame_number).append("\ndata: ").append(json_text).append("\n\n");
     json_text.clear();
     json_text.shrink_to_fit();  // not two copies of a large event while the log makes room
     const std::size_t before = log_bytes_;
