@@ -53,7 +53,7 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
     std::string failure;
     try {
         while (true) {
-            std::optional<Event> event = co_await stream.next();
+            std::unique_ptr<Event> event = co_await stream.next_boxed();
             if (!event)
                 break;
             {

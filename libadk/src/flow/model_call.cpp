@@ -122,7 +122,7 @@ asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContex
     const bool sse = ctx.run_config().streaming_mode == StreamingMode::sse;
     Stream<LlmResponse> stream = co_await cfg.model->generate(request, sse);
     Aggregator aggregate;
-    while (auto chunk = co_await stream.next()) {
+    while (std::unique_ptr<LlmResponse> chunk = co_await stream.next_boxed()) {
         if (!sse) {
             response = std::move(*chunk);
             continue;

@@ -355,10 +355,16 @@ public:
     // cancelled from outside. When the awaiting coroutine is cancelled (asio cancellation), the producer
     // is stopped too and adk::Error(errc::cancelled) is thrown; a pulled stream's source is aborted
     // instead, and next() throws what it throws (as adk::Error, e.g. with asio's operation_aborted).
+    asio::awaitable<std::optional<T>> next() { return unbox(next_boxed()); }
+
+    // The same, the item as it travels: on the heap, nullptr at the end. What a consumer of many items (the
+    // server's run, the model call's loop) awaits: its coroutine frame holds a pointer, where next()'s holds
+    // the T it returns, and a frame over 1020 bytes (one holding an Event) is past what Asio recycles, so
+    // each call costs an allocation.
     //
     // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
     // no channel frame and a channel's frame holds nothing of pulling.
-    asio::awaitable<std::optional<T>> next() { return pull_ ? pull_next(pull_) : receive_next(); }
+    asio::awaitable<std::unique_ptr<T>> next_boxed() { return pull_ ? pull_next(pull_) : receive_next(); }
 
     // Stops the producer (a pulled stream's source is released; a pull under way is aborted first, and its
     // next() returns std::nullopt); next() returns std::nullopt from now on. Safe to call twice, and while
@@ -382,14 +388,19 @@ public:
     }
 
 private:
-    // DESIGN: the frame of receive_next() holds the optional<T> it returns (an Event is over 800 bytes), so
-    // the rest of it is kept small: waiting and the end of the stream are in functions of their own. Asio
-    // recycles coroutine frames of up to 1020 bytes; a larger one costs a malloc and evicts a recycled
-    // frame of another coroutine.
-    asio::awaitable<std::optional<T>> receive_next()
+    static asio::awaitable<std::optional<T>> unbox(asio::awaitable<std::unique_ptr<T>> boxed)
+    {
+        std::unique_ptr<T> item = co_await std::move(boxed);
+        if (!item)
+            co_return std::nullopt;
+        co_return std::move(*item);  // Asio builds the optional<T> result from it in place: one move
+    }
+
+    // Waiting and the end of the stream are in functions of their own, so that this frame stays small.
+    asio::awaitable<std::unique_ptr<T>> receive_next()
     {
         if (!state_ || finished_)
-            co_return std::nullopt;
+            co_return nullptr;
         throw_if_cancelled();
         std::unique_ptr<T> item;
         boost::system::error_code ec;
@@ -399,19 +410,19 @@ private:
             }))
             ec = co_await receive(*state_, item);
         if (!ec && item)
-            co_return std::move(*item);  // Asio builds the optional<T> result from it in place: one move
+            co_return item;
         end(ec);
-        co_return std::nullopt;
+        co_return nullptr;
     }
 
     // A failure of the source ends the stream; the consumer sees it as adk::Error, as from a producer. The
     // frame holds the state, so that a pull under way outlives a Stream cancelled or dropped meanwhile.
-    static asio::awaitable<std::optional<T>> pull_next(std::shared_ptr<detail::PullState<T>> pull)
+    static asio::awaitable<std::unique_ptr<T>> pull_next(std::shared_ptr<detail::PullState<T>> pull)
     {
         StreamSource<T>* source = pull->begin_pull();
         if (!source) {
             pull->throw_if_cancelled();
-            co_return std::nullopt;
+            co_return nullptr;
         }
         std::unique_ptr<T> item;
         std::exception_ptr failure;
@@ -422,13 +433,11 @@ private:
         }
         if (!pull->end_pull(failure || !item)) {
             pull->throw_if_cancelled();
-            co_return std::nullopt;  // stopped while it pulled: what it got is dropped
+            co_return nullptr;  // stopped while it pulled: what it got is dropped
         }
         if (failure)
             std::rethrow_exception(detail::as_adk_error(failure));
-        if (!item)
-            co_return std::nullopt;
-        co_return std::move(*item);
+        co_return item;
     }
 
     static asio::awaitable<boost::system::error_code> receive(detail::StreamState<T>& state, std::unique_ptr<T>& item)
