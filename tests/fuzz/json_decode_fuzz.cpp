@@ -91,9 +91,7 @@ void event_text(const json::value& v)
     const std::string tree = json::serialize(json::value_from(e));
     const std::string text = adk::to_json_text(e);
     if (text != tree) {
-        std::fprintf(stderr, "tree:         %s
-to_json_text: %s
-", tree.c_str(), text.c_str());
+        std::fprintf(stderr, "tree:         %s\nto_json_text: %s\n", tree.c_str(), text.c_str());
         adk::fuzz::check(false, "to_json_text writes what the event's JSON tree serializes to");
     }
 }
