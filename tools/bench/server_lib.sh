@@ -1,4 +1,4 @@
-# What the server benchmarks share (sourced by tools/bench/server.sh and tools/bench/pace.sh): the release
+# What the server benchmarks share (sourced by server.sh, pace.sh and stuck_clients.sh in tools/bench): the release
 # build of mock-llm, http_bench and bench_server, @google/adk-devtools installed from npm beside the TypeScript
 # agent, and functions that start mock-llm and either server, and run http_bench against it.
 #   start_mock NAME SCRIPT_JSON [mock-llm options]    sets $mock_url

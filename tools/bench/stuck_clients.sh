@@ -12,61 +12,30 @@
 #   tools/bench/stuck_clients.sh [CLIENTS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
 clients=${1:-60}
-tools/setup.sh
-cmake --preset release >/dev/null
-cmake --build --preset release --target mock-llm http_bench bench_server >/dev/null
-bin=$root/build/release/tools
-work=$root/build/release/stuck_clients
-mkdir -p "$work/agents"
-cp tools/bench/ts/package.json "$work/"
-cp -r tools/bench/ts/server_agents/weather "$work/agents/"
-(cd "$work" && npm install --no-audit --no-fund --loglevel=error >npm.log 2>&1) ||
-  { echo "stuck_clients.sh: npm install of @google/adk-devtools failed:"; cat "$work/npm.log"; exit 1; }
-
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-chunk=$(head -c 8192 /dev/zero | tr '\0' 'x')
-echo "{\"turns\": [{\"function_calls\": [{\"name\": \"get_weather\", \"args\": {\"city\": \"Paris\"}}]}," \
-  "{\"chunks\": [\"$chunk\"], \"repeat\": 256}]}" >"$work/script.json"
-"$bin/mock_llm/mock-llm" --script "$work/script.json" >"$work/mock.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/mock.log" ] && break; sleep 0.05; done
-mock_url=$(sed -n '1s/^listening on //p' "$work/mock.log")
-
-port=18300
-results=$work/results.jsonl
+source tools/bench/server_lib.sh
 : >"$results"
-run() {  # NAME cpp|ts SESSION_URI [--drain]
-  port=$((port + 1))
-  local base=http://127.0.0.1:$port log=$work/server_$1.log pid
-  if [ "$2" = cpp ]; then
-    rm -f "$work/sessions.db"*
-    GOOGLE_GEMINI_BASE_URL=$mock_url "$root/build/release/tools/bench/bench_server" api_server --port "$port" \
-      --session_service_uri "$3" --artifact_service_uri memory:// --log_level error >"$log" 2>&1 &
-  else
-    (cd "$work" && GOOGLE_GEMINI_BASE_URL=$mock_url GEMINI_API_KEY=bench exec ./node_modules/.bin/adk api_server \
-      --host 127.0.0.1 --port "$port" --log_level error agents) >"$log" 2>&1 &
-  fi
-  pid=$!
-  pids+=($pid)
-  for _ in $(seq 300); do curl -sf "$base/list-apps" >/dev/null 2>&1 && break; sleep 0.1; done
+
+chunk=$(head -c 8192 /dev/zero | tr '\0' 'x')
+start_mock stuck "{\"turns\": [{\"function_calls\": [{\"name\": \"get_weather\", \"args\": {\"city\": \"Paris\"}}]}, {\"chunks\": [\"$chunk\"], \"repeat\": 256}]}"
+stuck_mock=$mock_url
+
+run() {  # cpp|sqlite|ts NAME [--drain]
+  start_server "$1" "$stuck_mock"
   # One invocation read to the end: the TypeScript server bundles its agent on first use.
   local session
   session=$(curl -sf -X POST -H 'content-type: application/json' -d '{}' "$base/apps/weather/users/u/sessions" |
     sed 's/.*"id":"\([^"]*\)".*/\1/')
   curl -sf -o /dev/null -X POST -H 'content-type: application/json' "$base/run_sse" -d \
     "{\"appName\":\"weather\",\"userId\":\"u\",\"sessionId\":\"$session\",\"streaming\":true,\"newMessage\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}"
-  "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$pid" stuck --clients "$clients" --seconds 20 ${4:-} |
-    sed "s/^{/{\"server\":\"$1\",/" | tee -a "$results"
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$server_pid" stuck --clients "$clients" \
+    --seconds 20 ${3:-} | sed "s/^{/{\"server\":\"$2\",/" | tee -a "$results"
+  stop_server
 }
 for drain in "" --drain; do
-  run adk-cpp-memory cpp memory:// $drain
-  run adk-cpp-sqlite cpp "sqlite:///$work/sessions.db" $drain
-  run typescript ts "" $drain
+  run cpp adk-cpp-memory $drain
+  run sqlite adk-cpp-sqlite $drain
+  run ts typescript $drain
 done
 
 node - "$results" <<'EOF'
