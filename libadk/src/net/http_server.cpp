@@ -246,6 +246,7 @@ public:
     }
 
     static constexpr bool plain = std::is_same_v<Stream, beast::tcp_stream>;
+    static constexpr std::size_t max_direct_write = std::size_t{64} << 10;
 
     beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
 
@@ -494,8 +495,10 @@ private:
         if constexpr (plain) {
             // A stream's chunk usually fits in the socket's send buffer: written here at once, without an
             // asynchronous operation, its timer, or a trip through the scheduler. What does not fit (a client
-            // that reads slowly) is written below, under the write timeout.
-            if (!last) {
+            // that reads slowly) is written below, under the write timeout. A large chunk goes below whole, in
+            // writes of at most 64 KiB as Asio makes them: one call would hand the kernel megabytes at once,
+            // whether the client reads them or not, and hold the thread while it copies them.
+            if (!last && data.size() <= max_direct_write) {
                 char head[24];
                 const auto size = std::to_chars(head, head + sizeof head - 2, data.size(), 16);
                 char* end = size.ptr;
