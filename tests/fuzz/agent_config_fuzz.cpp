@@ -11,22 +11,38 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <system_error>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path& app_dir()
-{
-    static const fs::path dir = [] {
+// The agent files the configs may name, in a directory that goes when the fuzzer exits.
+struct AppDir {
+    fs::path path;
+    AppDir()
+    {
         std::string pattern = (fs::temp_directory_path() / "adk-fuzz-config-XXXXXX").string();
         if (!::mkdtemp(pattern.data()))
             std::abort();
-        std::ofstream(fs::path(pattern) / "a.yaml") << "name: helper\nmodel: m\ntools: [exit_loop]\n";
-        std::ofstream(fs::path(pattern) / "b.yaml") << "name: b\nmodel: m\nsub_agents: [{config_path: root_agent.yaml}]\n";
-        return fs::path(pattern);
-    }();
-    return dir;
+        path = pattern;
+        std::ofstream(path / "a.yaml") << "name: helper\nmodel: m\ntools: [exit_loop]\n";
+        std::ofstream(path / "b.yaml") << "name: b\nmodel: m\nsub_agents: [{config_path: root_agent.yaml}]\n";
+    }
+    AppDir(const AppDir&) = delete;
+    AppDir& operator=(const AppDir&) = delete;
+    ~AppDir()
+    {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+};
+
+const fs::path& app_dir()
+{
+    static const AppDir dir;
+    return dir.path;
 }
 
 void check_tree(const adk::Agent& agent, int depth)
