@@ -46,6 +46,7 @@ public:
     asio::awaitable<std::optional<Content>> before_run(InvocationContext& ctx) override;
     asio::awaitable<void> after_run(InvocationContext& ctx) override;
     asio::awaitable<std::optional<Event>> on_event(InvocationContext& ctx, const Event& event) override;
+    bool sees_partial_events() const noexcept override { return false; }  // spans end on whole events
     asio::awaitable<std::optional<Content>> before_agent(Agent& agent, CallbackContext& ctx) override;
     asio::awaitable<std::optional<Content>> after_agent(Agent& agent, CallbackContext& ctx) override;
     asio::awaitable<std::optional<LlmResponse>> before_model(CallbackContext& ctx, LlmRequest& request) override;

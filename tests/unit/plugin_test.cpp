@@ -29,6 +29,9 @@ public:
     std::optional<LlmResponse> model_answer;
     std::optional<json::value> tool_answer;
     bool tag_events = false;
+    bool partials = true;  // sees_partial_events()
+
+    bool sees_partial_events() const noexcept override { return partials; }
 
     asio::awaitable<std::optional<adk::Content>> on_user_message(adk::InvocationContext&, const adk::Content& m) override
     {
@@ -42,7 +45,7 @@ public:
     }
     asio::awaitable<std::optional<adk::Event>> on_event(adk::InvocationContext&, const adk::Event& e) override
     {
-        note("on_event " + e.author);
+        note("on_event " + e.author + (e.partial ? " partial" : ""));
         if (!tag_events)
             co_return std::nullopt;
         adk::Event tagged = e;
@@ -205,6 +208,46 @@ TEST_CASE("plugins short-circuit like callbacks: model, tool, run, user message,
         CHECK(s->events[1].custom_metadata.empty());
     }());
     CHECK(std::find(log2.begin(), log2.end(), "gate:after_run") == log2.end());
+}
+
+TEST_CASE("plugins: a plugin that does not see partial events misses only the deltas", "[plugins][threads]")
+{
+    PluginRun r;
+    std::vector<std::string> log;
+    auto deltas = std::make_shared<Recorder>("deltas", log);
+    auto whole = std::make_shared<Recorder>("whole", log);
+    whole->partials = false;
+    whole->tag_events = true;  // a plugin that replaces whole events still does
+    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+        ScriptedModel::Turn::streamed({LlmResponse::text("It is "), LlmResponse::text("sunny.")})});
+    auto agent = LlmAgent::builder("agent").model(model).build();
+    r.plugins = {deltas, whole};
+    adk::RunConfig sse;
+    sse.streaming_mode = adk::StreamingMode::sse;
+    auto events = r.adk::test::Harness::send(agent, "weather?", sse);
+    REQUIRE(events.size() == 3);
+    CHECK(events[0].partial);
+    CHECK(events[0].custom_metadata.empty());
+    CHECK(events[2].text() == "It is sunny.");
+    CHECK(events[2].custom_metadata.at("seen_by") == "whole");
+    std::vector<std::string> on_event;
+    for (const auto& line : log)
+        if (line.find(":on_event") != std::string::npos)
+            on_event.push_back(line);
+    CHECK(on_event == std::vector<std::string>{"deltas:on_event agent partial", "deltas:on_event agent partial",
+                                               "deltas:on_event agent", "whole:on_event agent"});
+
+    // Without a plugin that sees them, the deltas stream past the plugins altogether.
+    log.clear();
+    r.plugins = {whole};
+    auto model2 = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+        ScriptedModel::Turn::streamed({LlmResponse::text("Rain "), LlmResponse::text("later.")})});
+    auto again = r.adk::test::Harness::send(LlmAgent::builder("agent").model(model2).build(), "and later?", sse, "s2");
+    REQUIRE(again.size() == 3);
+    CHECK(again[1].partial);
+    CHECK(again[1].text() == "later.");
+    CHECK(std::count(log.begin(), log.end(), "whole:on_event agent") == 1);
+    CHECK(std::count_if(log.begin(), log.end(), [](const std::string& l) { return l.find("partial") != std::string::npos; }) == 0);
 }
 
 TEST_CASE("plugins: on_model_error recovers, and the runner refuses bad plugin lists", "[plugins][threads]")

@@ -317,6 +317,13 @@ public:
         std::vector<float> added_us;
         std::vector<adk::net::HttpResponse*> streams(static_cast<std::size_t>(n), nullptr);
         std::vector<char> begun(static_cast<std::size_t>(n), 0);  // the stream's first partial frame came, or it failed
+        std::vector<asio::steady_timer*> waker(static_cast<std::size_t>(n), nullptr);  // the launcher waiting for it
+        auto begin = [&](int slot) {
+            begun[static_cast<std::size_t>(slot)] = 1;
+            ++open;
+            if (auto* w = waker[static_cast<std::size_t>(slot)])
+                w->cancel();
+        };
         asio::steady_timer window(ioc_);
         // One stream: opened, then read frame by frame until the window is over. A partial frame carries its
         // chunk's stamp: the time mock-llm wrote the chunk.
@@ -344,8 +351,7 @@ public:
                         if (stamp != std::string_view::npos && frame.find("\"partial\":true") != std::string_view::npos) {
                             if (!counted) {
                                 counted = true;
-                                begun[static_cast<std::size_t>(slot)] = 1;
-                                ++open;
+                                begin(slot);
                             }
                             if (measuring) {
                                 ++chunks;
@@ -365,25 +371,26 @@ public:
             } catch (const std::exception& e) {
                 streams[static_cast<std::size_t>(slot)] = nullptr;
                 ++failed;
-                if (!counted) {
-                    begun[static_cast<std::size_t>(slot)] = 1;
-                    ++open;  // counted as begun, so that the window still starts
-                }
+                if (!counted)
+                    begin(slot);  // counted as begun, so that the window still starts
                 if (first_error_.empty())
                     first_error_ = e.what();
             }
         };
         // At most 200 being opened at once: a server's accept queue is not what is measured.
+        // Each stream is its own coroutine; its launcher sleeps until the stream begins (which cancels the
+        // launcher's timer), then opens the next.
         auto launcher = [&]() -> asio::awaitable<void> {
-            asio::steady_timer poll(ioc_);
+            asio::steady_timer sleep(ioc_);
             while (started < n) {
-                const int slot = started++;
-                // Each stream is its own coroutine; the launcher waits only for its first partial frame.
-                asio::co_spawn(ioc_, stream(slot), asio::detached);
-                while (!begun[static_cast<std::size_t>(slot)]) {
-                    poll.expires_after(std::chrono::milliseconds(5));
-                    co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
+                const auto slot = static_cast<std::size_t>(started++);
+                waker[slot] = &sleep;
+                asio::co_spawn(ioc_, stream(static_cast<int>(slot)), asio::detached);
+                while (!begun[slot]) {
+                    sleep.expires_after(std::chrono::hours(1));
+                    co_await sleep.async_wait(asio::as_tuple(asio::use_awaitable));
                 }
+                waker[slot] = nullptr;
             }
         };
         const auto t_open = Clock::now();

@@ -45,14 +45,15 @@ bool EventSink::try_emit(std::unique_ptr<Event>& event)
     if (event->timestamp <= 0)
         event->timestamp = now_seconds();
     escalated_ = escalated_ || event->actions.escalate;
-    return event->partial && invocation_->options.plugins.empty() && sink_.try_emit(event);
+    return event->partial && !detail::PluginManager(invocation_->options.plugins).sees(*event) &&
+           sink_.try_emit(event);
 }
 
 asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
 {
     if (!event->partial)
         co_await invocation_->commit(*event);
-    if (!invocation_->options.plugins.empty())
+    if (detail::PluginManager(invocation_->options.plugins).sees(*event))
         co_await apply_plugins(*event);
     co_await sink_.emit(std::move(event));
 }

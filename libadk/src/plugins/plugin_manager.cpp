@@ -24,9 +24,19 @@ asio::awaitable<std::optional<Content>> PluginManager::before_run(InvocationCont
     co_return std::nullopt;
 }
 
+bool PluginManager::sees(const Event& event) const noexcept
+{
+    for (const auto& plugin : plugins_)
+        if (!event.partial || plugin->sees_partial_events())
+            return true;
+    return false;
+}
+
 asio::awaitable<void> PluginManager::on_event(InvocationContext& ctx, Event& event) const
 {
     for (const auto& plugin : plugins_) {
+        if (event.partial && !plugin->sees_partial_events())
+            continue;
         if (auto replaced = co_await plugin->on_event(ctx, event)) {
             event = std::move(*replaced);
             co_return;

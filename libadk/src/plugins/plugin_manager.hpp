@@ -28,6 +28,8 @@ public:
     asio::awaitable<void> on_user_message(InvocationContext& ctx, Content& message) const;
     asio::awaitable<std::optional<Content>> before_run(InvocationContext& ctx) const;
     asio::awaitable<void> on_event(InvocationContext& ctx, Event& event) const;
+    // Whether any plugin's on_event is to see this event (a partial one only goes to plugins that see those).
+    bool sees(const Event& event) const noexcept;
     asio::awaitable<void> after_run(InvocationContext& ctx) const;
 
     // The agents' and the flow's hooks: plugins, then `callbacks`. Each leaves the first answer in `answer`

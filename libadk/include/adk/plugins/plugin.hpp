@@ -44,6 +44,10 @@ public:
     virtual asio::awaitable<std::optional<Content>> before_run(InvocationContext& ctx);
     // Every event on its way to the caller (after it was stored): return what the caller sees instead.
     virtual asio::awaitable<std::optional<Event>> on_event(InvocationContext& ctx, const Event& event);
+    // Whether on_event is also called for partial events (the deltas of a streamed answer, one per chunk).
+    // A plugin that looks only at whole events answers false: the deltas then stream past it, costing it
+    // nothing. True by default, as in ADK.
+    virtual bool sees_partial_events() const noexcept { return true; }
     // After the agent finished without error.
     virtual asio::awaitable<void> after_run(InvocationContext& ctx);
 
