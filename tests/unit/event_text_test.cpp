@@ -110,3 +110,28 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
         CHECK(adk::to_json_text(e) == by_tree(e));
     }
 }
+
+TEST_CASE("an Event fits malloc's per-thread cache, and its boxed members copy and compare as optionals", "[event]")
+{
+    // glibc's tcache serves blocks of up to 1,032 bytes without taking its arena's lists; a streaming server
+    // allocates one Event per chunk (tools/bench/pace.sh). On 64-bit Linux with libstdc++, as CI builds.
+    if constexpr (sizeof(void*) == 8)
+        STATIC_REQUIRE(sizeof(adk::Event) <= 1032);
+
+    adk::Event a;
+    CHECK(!a.node_info);
+    CHECK(!a.actions.compaction);
+    a.node_info.emplace().path = "triage@1";
+    a.actions.compaction.emplace().start_timestamp = 1.5;
+    adk::Event b = a;  // a deep copy: the copy's boxes are its own
+    REQUIRE(b.node_info);
+    b.node_info->path = "route@1";
+    CHECK(*a.node_info->path == "triage@1");
+    CHECK(a != b);
+    b.node_info->path = "triage@1";
+    CHECK(a == b);
+    b.actions.compaction = std::nullopt;
+    CHECK(a != b);
+    const adk::Event back = json::value_to<adk::Event>(json::parse(by_tree(a)));
+    CHECK(back == a);
+}

@@ -5,6 +5,7 @@
 // `extra` and written back as read.
 #pragma once
 
+#include <adk/core/boxed.hpp>
 #include <adk/core/content.hpp>
 
 #include <boost/json/object.hpp>
@@ -78,7 +79,7 @@ public:
     bool escalate = false;
     json::object requested_tool_confirmations;  // function call id -> ToolConfirmation
     json::object requested_auth_configs;        // function call id -> AuthConfig
-    std::optional<EventCompaction> compaction;
+    Boxed<EventCompaction> compaction;  // boxed (as node_info): rare, and 152 bytes inline
     bool end_of_agent = false;                   // the author finished its part of the invocation
     std::optional<json::object> agent_state;     // where the author stands, to resume from (resumable apps)
     std::optional<std::string> rewind_before_invocation_id;  // Runner::rewind's marker
@@ -123,8 +124,10 @@ public:
     std::optional<Content> content;
     EventActions actions;
     // ADK 2.x's workflow fields: the node that wrote the event, its structured output, and the scope that
-    // keeps peer conversations apart.
-    std::optional<NodeInfo> node_info;
+    // keeps peer conversations apart. node_info and actions.compaction are boxed (std::optional's interface,
+    // on the heap): rare members that kept an Event at 1,216 bytes, past the 1,032 that malloc's per-thread
+    // cache serves, and a server allocates one Event per streamed chunk.
+    Boxed<NodeInfo> node_info;
     std::optional<json::value> output;
     std::optional<std::string> isolation_scope;
     json::object extra;
