@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Every benchmark, one command: builds the release preset, runs the micro-benchmarks (tools/bench/adk_bench,
 # tools/bench/codec_bench), then adk-cpp against Google's TypeScript ADK on the agent workloads
-# (tools/bench/compare.sh, which installs @google/adk from npm and starts mock-llm).
-#   tools/bench.sh           the full run (about 10 minutes on 2 cores)
+# (tools/bench/compare.sh, which installs @google/adk from npm and starts mock-llm), then streaming at a model's
+# pace beside @google/adk-devtools' server (tools/bench/pace.sh) and bursts in process and served
+# (tools/bench/bursts.sh).
+#   tools/bench.sh           the full run (about an hour on 2 cores: pace.sh opens up to 10,000 streams)
 #   tools/bench.sh quick     fewer rounds and invocations, a smoke run
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,3 +19,9 @@ build/release/tools/bench/codec_bench "$rounds"
 echo
 echo "## Agent workloads: adk-cpp and the TypeScript ADK against one mock-llm"
 tools/bench/compare.sh "${1:-}"
+echo
+echo "## Streaming at a model's pace: adk-cpp's server and the TypeScript ADK's"
+tools/bench/pace.sh "${1:-}"
+echo
+echo "## Bursts: the runtime in process and behind its HTTP API, at concurrency 50 and 1,000"
+tools/bench/bursts.sh "${1:-}"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Bursts: workload (a) (a tool call, then 20 chunks the mock writes as fast as it can) at concurrency 50 and
+# 1,000, in one sitting, on the runtime in process (agent_bench) and behind ADK's HTTP API (bench_server
+# api_server on in-memory sessions, driven by http_bench). Issue 33 asks that CPU per invocation at 1,000 stay
+# within 1.2x of what it is at 50, for both, and that the server at 50 cost within 1.5x of the runtime in
+# process: what serving over HTTP adds (the request, the session routes, the SSE frames, the run log).
+#   tools/bench/bursts.sh [quick]
+# Prints one JSON line per measurement and a table with the ratios. One run each: compare within a sitting.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tools/bench/server_lib.sh
+cmake --build --preset release --target agent_bench >/dev/null
+results=$work/bursts.jsonl
+: >"$results"
+quick=${1:-}
+
+c50=3000 c1000=5000
+[ -n "$quick" ] && { c50=500; c1000=1000; }
+call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
+start_mock burst "{\"turns\": [$call, {\"chunks\": [\"w{t} \"], \"repeat\": 20}]}" --stamp
+burst=$mock_url
+
+in_process() {  # CONCURRENCY INVOCATIONS
+  "$bin/bench/agent_bench" --mock "$burst" --workload a --concurrency "$1" --invocations "$2" --chunks 20 |
+    sed 's/^{/{"server":"in_process",/' | tee -a "$results"
+}
+in_process 50 $c50
+in_process 1000 $c1000
+start_server cpp "$burst"
+measure cpp invocations --concurrency 50 --invocations $c50 --warmup 300
+measure cpp invocations --concurrency 1000 --invocations $c1000 --warmup 300
+stop_server
+
+node - "$results" <<'JS'
+const fs = require('node:fs');
+const rows = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const get = (server, c) => rows.find((r) => r.server === server && r.concurrency === c) || {};
+const cpu = (r) => r.cpu_ms_per_invocation ?? r.server_cpu_ms_per_invocation;
+const fmt = (v, d = 3) => (v === undefined ? '-' : Number(v).toFixed(d));
+const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '-');
+console.log('\n| workload (a), chunks as fast as the mock writes them | CPU per invocation at 50 | at 1,000 | 1,000 / 50 (target 1.2x) |');
+console.log('|---|---|---|---|');
+for (const [name, label] of [['in_process', 'runtime in process (agent_bench)'], ['cpp', 'server (bench_server api_server)']]) {
+  const a = cpu(get(name, 50)), b = cpu(get(name, 1000));
+  console.log(`| ${label} | ${fmt(a)} ms | ${fmt(b)} ms | ${ratio(b, a)} |`);
+}
+console.log(`\nserver / in process at concurrency 50 (target 1.5x): ${ratio(cpu(get('cpp', 50)), cpu(get('in_process', 50)))}`);
+JS
