@@ -25,6 +25,11 @@ struct TestCertificate {
           dir(std::move(directory)), owner(::getpid())
     {
         std::filesystem::create_directories(dir);
+        const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -keyout '" + key_file + "' -out '" +
+                                    cert_file + "' -days 2 -subj /CN=localhost -addext "
+                                    "subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1";
+        if (std::system(command.c_str()) != 0)
+            FAIL("cannot make a test certificate with: " << command << " (install the openssl package)");
     }
     TestCertificate(const TestCertificate&) = delete;
     TestCertificate& operator=(const TestCertificate&) = delete;
@@ -40,17 +45,8 @@ struct TestCertificate {
 
 inline const TestCertificate& test_certificate()
 {
-    namespace fs = std::filesystem;
-    static const TestCertificate cert{fs::temp_directory_path() / ("adk-test-tls-" + std::to_string(::getpid()))};
-    static const bool made = [] {
-        const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -keyout '" + cert.key_file +
-                                    "' -out '" + cert.cert_file + "' -days 2 -subj /CN=localhost -addext "
-                                    "subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1";
-        if (std::system(command.c_str()) != 0)
-            FAIL("cannot make a test certificate with: " << command << " (install the openssl package)");
-        return true;
-    }();
-    (void)made;
+    static const TestCertificate cert{std::filesystem::temp_directory_path() /
+                                      ("adk-test-tls-" + std::to_string(::getpid()))};
     return cert;
 }
 
