@@ -1,6 +1,7 @@
 #include <adk/agents/agent.hpp>
 
 #include "../plugins/plugin_manager.hpp"
+#include "../telemetry/span_errors.hpp"
 #include <adk/core/error.hpp>
 #include <adk/core/identifier.hpp>
 #include <adk/plugins/plugin.hpp>
@@ -168,6 +169,18 @@ asio::awaitable<void> Agent::run_in(InvocationContext ctx, EventSink& out)
     // A resumed invocation does not run again an agent that finished in it.
     if (ctx.is_resumable() && ctx.agent_ended())
         co_return;
+    // Its span ends however the agent ends: answered, paused, cancelled or failed.
+    telemetry::Span span = ctx.start_span("invoke_agent " + name_);
+    if (span.recording()) {
+        span.set("gen_ai.operation.name", std::string("invoke_agent"));
+        span.set("gen_ai.agent.name", name_);
+        span.set("gen_ai.agent.description", description_);
+        span.set("gen_ai.conversation.id", ctx.session_id());
+        span.set("gcp.vertex.agent.invocation_id", ctx.invocation_id());
+    }
+    if (detail::has_own_context(span, ctx.span_context()))
+        ctx = ctx.with_span(span.context());
+    std::exception_ptr failure;
     try {
         if (co_await run_callbacks(true, ctx, out)) {
             ctx.set_end_invocation();
@@ -184,12 +197,22 @@ asio::awaitable<void> Agent::run_in(InvocationContext ctx, EventSink& out)
             end.actions.end_of_agent = true;
             co_await out.emit(std::move(end));
         }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (!failure)
+        co_return;
+    try {
+        std::rethrow_exception(failure);
     } catch (const boost::system::system_error&) {
+        detail::record_failure(span, failure);
         throw;
     } catch (const std::exception& e) {
-        throw Error(errc::agent_failed, "agent '" + name_ + "' failed: " + e.what() +
-                                            ". The exception escaped the agent; handle it in the agent or fix its "
-                                            "cause");
+        auto error = std::make_exception_ptr(Error(
+            errc::agent_failed, "agent '" + name_ + "' failed: " + e.what() +
+                                    ". The exception escaped the agent; handle it in the agent or fix its cause"));
+        detail::record_failure(span, error);
+        std::rethrow_exception(error);
     }
 }
 

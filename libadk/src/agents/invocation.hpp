@@ -49,6 +49,8 @@ public:
     std::map<std::string, std::any, std::less<>> attributes;
     // The session's turn (SessionService::take_turn), held by the Runner's invocations until they end.
     SessionTurn session_turn;
+    // Who the invocation's spans belong to (telemetry::SpanOwner); null when its tracer records nothing.
+    std::shared_ptr<const telemetry::SpanOwner> span_owner;
     // Where the invocation's nodes stand (resumable apps; null otherwise): read once from the session's events,
     // then kept current by commit().
     std::unique_ptr<RunState> run_state;

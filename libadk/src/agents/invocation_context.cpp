@@ -66,6 +66,9 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
     if (options.invocation_id.empty())
         options.invocation_id = new_invocation_id();
     commit_order_ = std::make_unique<CommitOrder>(options.executor);
+    if (options.tracer && options.tracer->recording())
+        span_owner = std::make_shared<const telemetry::SpanOwner>(telemetry::SpanOwner{
+            options.app_name, options.user_id, options.session.id, options.invocation_id});
     // A workflow reads its nodes' outcomes here in any app; only a resumable app's invocation continues earlier
     // events of its own.
     run_state = options.resumable
@@ -106,6 +109,7 @@ asio::awaitable<void> Invocation::commit(Event& event)
 InvocationContext::InvocationContext(InvocationOptions options, Agent* agent)
     : inv_(std::make_shared<detail::Invocation>(std::move(options))), agent_(agent)
 {
+    span_context_ = inv_->options.trace_parent;
 }
 
 InvocationContext::InvocationContext(std::shared_ptr<detail::Invocation> invocation, Agent* agent,
@@ -114,13 +118,15 @@ InvocationContext::InvocationContext(std::shared_ptr<detail::Invocation> invocat
       agent_(agent),
       branch_(std::move(branch)),
       executor_(std::move(executor)),
-      node_path_(std::move(node_path))
+      node_path_(std::move(node_path)),
+      span_context_(inv_ ? inv_->options.trace_parent : telemetry::SpanContext())
 {
 }
 
 InvocationContext InvocationContext::for_agent(Agent& agent, int run) const
 {
     InvocationContext ctx(inv_, &agent, branch_, executor_, node_path::child(node_path_, agent.name(), run));
+    ctx.span_context_ = span_context_;
     ctx.in_workflow_ = in_workflow_;
     ctx.isolation_scope_ = isolation_scope_;
     return ctx;
@@ -129,6 +135,7 @@ InvocationContext InvocationContext::for_agent(Agent& agent, int run) const
 InvocationContext InvocationContext::for_node(std::string_view name, int run) const
 {
     InvocationContext ctx(inv_, agent_, branch_, executor_, node_path::child(node_path_, name, run));
+    ctx.span_context_ = span_context_;
     ctx.in_workflow_ = in_workflow_;
     ctx.isolation_scope_ = isolation_scope_;
     return ctx;
@@ -163,6 +170,21 @@ InvocationContext InvocationContext::with_isolation_scope(std::string scope) con
     InvocationContext ctx = *this;
     ctx.isolation_scope_ = std::move(scope);
     return ctx;
+}
+
+InvocationContext InvocationContext::with_span(const telemetry::SpanContext& span) const
+{
+    InvocationContext ctx = *this;
+    ctx.span_context_ = span;
+    return ctx;
+}
+
+telemetry::Span InvocationContext::start_span(std::string name, telemetry::SpanKind kind) const
+{
+    const std::shared_ptr<const telemetry::Tracer>& tracer = inv_->options.tracer;
+    if (!tracer || !tracer->recording())
+        return telemetry::Span(span_context_);
+    return tracer->start(std::move(name), span_context_, inv_->span_owner, kind);
 }
 
 InvocationContext InvocationContext::with_branch(std::string branch, asio::any_io_executor executor) const

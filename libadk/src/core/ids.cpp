@@ -49,13 +49,18 @@ private:
     std::uint64_t generation_ = 0;
 };
 
+RandomBuffer& thread_random()
+{
+    thread_local RandomBuffer random;
+    return random;
+}
+
 }  // namespace
 
 std::string new_uuid()
 {
-    thread_local RandomBuffer random;
     std::array<unsigned char, 16> b;
-    random.take(b.data(), b.size());
+    thread_random().take(b.data(), b.size());
     b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);  // version 4
     b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // RFC 4122 variant
 
@@ -69,6 +74,16 @@ std::string new_uuid()
         out[pos++] = hex[b[i] & 0xF];
     }
     return out;
+}
+
+void random_bytes(unsigned char* out, std::size_t n)
+{
+    while (n > 0) {
+        const std::size_t take = n < 256 ? n : 256;
+        thread_random().take(out, take);
+        out += take;
+        n -= take;
+    }
 }
 
 std::string new_invocation_id()

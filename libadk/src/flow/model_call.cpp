@@ -3,6 +3,8 @@
 #include "flow_errors.hpp"
 
 #include "../plugins/plugin_manager.hpp"
+#include "../telemetry/genai_spans.hpp"
+#include "../telemetry/span_errors.hpp"
 
 #include <adk/core/ids.hpp>
 
@@ -186,42 +188,76 @@ asio::awaitable<void> process_response(const LlmAgentConfig& cfg, InvocationCont
         co_await processor->process_response(ctx, response, out);
 }
 
+// The model itself, in its generate_content span (the GenAI convention's inference span), with recovery from its
+// failure.
+asio::awaitable<void> generate(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out, LlmRequest& request,
+                               CallbackContext& cb, const telemetry::Span& call_span, const Event& skeleton,
+                               std::optional<LlmResponse>& response)
+{
+    const LlmAgentConfig& cfg = agent.config();
+    telemetry::Span span = has_own_context(call_span, ctx.span_context())
+                               ? ctx.with_span(call_span.context()).start_span("generate_content " + request.model,
+                                                                               telemetry::SpanKind::client)
+                               : telemetry::Span(ctx.span_context());
+    trace_generate_content(span, ctx, request, skeleton.id);
+    request.span_context = span.context();
+    std::exception_ptr failure;
+    try {
+        co_await stream_model(agent, ctx, out, request, skeleton, response);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure) {
+        record_failure(span, failure);
+        span.end();
+        co_await recover(cfg, ctx, cb, request, failure, response);
+        co_return;
+    }
+    trace_llm_response(span, *response, false);
+}
+
 }  // namespace
 
 asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, InvocationContext& ctx, EventSink& out,
                                                    LlmRequest& request)
 {
     const LlmAgentConfig& cfg = agent.config();
-    CallbackContext cb(ctx);
     auto event = std::make_unique<Event>(ctx.make_event());  // on the heap: this frame lives while streaming
-    std::optional<LlmResponse> response;  // a before-model plugin or callback may answer in the model's place
-    const PluginManager plugins(ctx.plugins());
-    co_await plugins.before_model(cb, request, cfg.before_model_callbacks, response);
-    if (!response) {
-        if (ctx.cancelled())
-            throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
-        ctx.check_and_inc_llm_call();
-        std::exception_ptr failure;
-        try {
-            co_await stream_model(agent, ctx, out, request, *event, response);
-        } catch (...) {
-            failure = std::current_exception();
+    // ADK's call_llm span covers the callbacks too; it ends however the call ends.
+    telemetry::Span span = ctx.start_span("call_llm");
+    std::exception_ptr failure;
+    try {
+        CallbackContext cb(ctx);
+        std::optional<LlmResponse> response;  // a before-model plugin or callback may answer in the model's place
+        const PluginManager plugins(ctx.plugins());
+        co_await plugins.before_model(cb, request, cfg.before_model_callbacks, response);
+        trace_call_llm(span, ctx, request, event->id);
+        if (!response) {
+            if (ctx.cancelled())
+                throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
+            ctx.check_and_inc_llm_call();
+            co_await generate(agent, ctx, out, request, cb, span, *event, response);
         }
-        if (failure)
-            co_await recover(cfg, ctx, cb, request, failure, response);
+        if (response->usage_metadata)
+            ctx.add_tokens(*response->usage_metadata);
+        co_await after_model(cfg, ctx, cb, *response);
+        if (!cfg.response_processors.empty())
+            co_await process_response(cfg, ctx, out, *response);
+        trace_llm_response(span, *response, true);
+        event->timestamp = now_seconds();
+        fill_event(*event, std::move(*response));
+        if (ctx.run_config().max_invocation_tokens > 0 || ctx.run_config().max_session_tokens > 0)
+            event->custom_metadata["adk_token_budget"] =
+                json::object{{"invocationTokens", ctx.invocation_tokens()}, {"sessionTokens", ctx.session_tokens()}};
+        event->partial = false;
+        event->actions = std::move(cb.actions());
+    } catch (...) {
+        failure = std::current_exception();
     }
-    if (response->usage_metadata)
-        ctx.add_tokens(*response->usage_metadata);
-    co_await after_model(cfg, ctx, cb, *response);
-    if (!cfg.response_processors.empty())
-        co_await process_response(cfg, ctx, out, *response);
-    event->timestamp = now_seconds();
-    fill_event(*event, std::move(*response));
-    if (ctx.run_config().max_invocation_tokens > 0 || ctx.run_config().max_session_tokens > 0)
-        event->custom_metadata["adk_token_budget"] =
-            json::object{{"invocationTokens", ctx.invocation_tokens()}, {"sessionTokens", ctx.session_tokens()}};
-    event->partial = false;
-    event->actions = std::move(cb.actions());
+    if (failure) {
+        record_failure(span, failure);
+        std::rethrow_exception(failure);
+    }
     co_return event;
 }
 

@@ -3,6 +3,8 @@
 #include "flow_errors.hpp"
 
 #include "../plugins/plugin_manager.hpp"
+#include "../telemetry/genai_spans.hpp"
+#include "../telemetry/span_errors.hpp"
 
 #include <adk/core/ids.hpp>
 #include <adk/core/workers.hpp>
@@ -24,6 +26,7 @@ struct ToolOutcome {
     std::vector<Part> parts;              // ToolContext::add_response_part
     EventActions actions;
     bool waits = false;
+    std::exception_ptr failure;  // the tool threw: answered by a callback or as {"error": ...}, its span says so
 };
 
 // Runs the tool, cancelled after its timeout (the tool's own, else the agent's): then it throws
@@ -55,9 +58,14 @@ json::object not_available(const FunctionCall& call, const std::vector<std::shar
                                       (names.empty() ? std::string("none") : names) + "."}};
 }
 
-// One call through the stages (tool_dispatch.hpp).
+asio::awaitable<void> run_stages(const LlmAgentConfig& cfg, const InvocationContext& ctx, const PlannedCall& planned,
+                                 Tool& tool, ToolOutcome& outcome);
+
+// One call through the stages (tool_dispatch.hpp), in its execute_tool span; `event_id` is the event its response
+// goes out in.
 asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const InvocationContext& ctx,
-                                      const PlannedCall& planned, const std::vector<std::shared_ptr<Tool>>& tools)
+                                      const PlannedCall& planned, const std::vector<std::shared_ptr<Tool>>& tools,
+                                      const std::string& event_id)
 {
     ToolOutcome outcome;
     const FunctionCall& call = planned.call;
@@ -70,7 +78,36 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
         outcome.response = not_available(call, tools);
         co_return outcome;
     }
-    ToolCall tc(ctx, call, **found);
+    telemetry::Span span = ctx.start_span("execute_tool " + call.name);
+    trace_tool_call(span, ctx, **found, call.id, call.args, event_id);
+    std::exception_ptr failure;
+    try {
+        if (has_own_context(span, ctx.span_context())) {
+            const InvocationContext in_span = ctx.with_span(span.context());  // what the tool calls joins the trace
+            co_await run_stages(cfg, in_span, planned, **found, outcome);
+        } else {
+            co_await run_stages(cfg, ctx, planned, **found, outcome);
+        }
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure) {
+        record_failure(span, failure);
+        std::rethrow_exception(failure);
+    }
+    if (outcome.failure)
+        record_failure(span, outcome.failure);
+    if (outcome.response)
+        trace_tool_result(span, *outcome.response);
+    co_return outcome;
+}
+
+// The stages of a call whose tool was found.
+asio::awaitable<void> run_stages(const LlmAgentConfig& cfg, const InvocationContext& ctx, const PlannedCall& planned,
+                                 Tool& tool, ToolOutcome& outcome)
+{
+    const FunctionCall& call = planned.call;
+    ToolCall tc(ctx, call, tool);
     if (planned.confirmation)
         tc.context.set_tool_confirmation(*planned.confirmation);
     const PluginManager plugins(ctx.plugins());
@@ -88,16 +125,16 @@ asio::awaitable<ToolOutcome> run_tool(const LlmAgentConfig& cfg, const Invocatio
     if (asks_person || !tc.result || (tc.result->is_null() && tc.tool.is_long_running())) {
         outcome.actions = std::move(tc.context.actions());
         outcome.waits = true;
-        co_return outcome;
+        co_return;
     }
     std::optional<json::value> replaced;
     co_await plugins.after_tool(tc.tool, tc.args, tc.context, *tc.result, cfg.after_tool_callbacks, replaced);
     if (replaced)
         tc.result = std::move(replaced);
+    outcome.failure = tc.failure;
     outcome.response = std::move(tc.result);
     outcome.parts = std::move(tc.context.response_parts());
     outcome.actions = std::move(tc.context.actions());
-    co_return outcome;
 }
 
 void merge_actions(EventActions& into, EventActions from)
@@ -191,6 +228,7 @@ asio::awaitable<void> run_stage(const LlmAgentConfig& cfg, ToolCall& call)
     const InvocationContext& ctx = call.context.invocation_context();
     if (stops_invocation(error) || ctx.cancelled())
         std::rethrow_exception(failure);
+    call.failure = failure;
     const PluginManager plugins(ctx.plugins());
     co_await plugins.on_tool_error(call.tool, call.args, call.context, error, cfg.on_tool_error_callbacks,
                                    call.result);
@@ -202,11 +240,13 @@ asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const Invo
                                            const std::vector<PlannedCall>& calls,
                                            const std::vector<std::shared_ptr<Tool>>& tools)
 {
+    // The responses' event is made first, so that each call's span names it.
+    Event event = ctx.make_event(Content("user", {}));
     std::vector<ToolOutcome> outcomes(calls.size());
     const std::size_t workers = std::min(calls.size(), static_cast<std::size_t>(cfg.max_concurrent_tools));
     if (workers == 1) {
         for (std::size_t i = 0; i < calls.size(); ++i)
-            outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tools);
+            outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tools, event.id);
     } else if (workers > 1) {
         // The workers run on this coroutine's executor (the invocation's strand, or its branch's), one step
         // at a time: `next` needs no lock.
@@ -214,7 +254,7 @@ asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const Invo
         auto worker = [&]() -> asio::awaitable<void> {
             while (next < calls.size()) {
                 const std::size_t i = next++;
-                outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tools);
+                outcomes[i] = co_await run_tool(cfg, ctx, calls[i], tools, event.id);
             }
         };
         co_await run_workers(workers, worker);
@@ -222,7 +262,7 @@ asio::awaitable<Dispatched> dispatch_tools(const LlmAgentConfig& cfg, const Invo
 
     Dispatched result;
     result.requests = requests_event(ctx, calls, outcomes);
-    Event event = ctx.make_event(Content("user", {}));
+    event.timestamp = now_seconds();
     for (std::size_t i = 0; i < calls.size(); ++i) {
         result.waits = result.waits || outcomes[i].waits;
         merge_actions(event.actions, std::move(outcomes[i].actions));

@@ -16,6 +16,7 @@
 #include <adk/agents/invocation_context.hpp>
 #include <adk/agents/llm_agent.hpp>
 
+#include <exception>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -36,6 +37,7 @@ public:
     json::object args;                  // as before-tool callbacks left them
     std::optional<json::value> result;  // set by the stage that answers
     bool stopped = false;               // a gate stopped the call: later stages do not run
+    std::exception_ptr failure;         // the tool threw (its result is then a callback's answer or the error)
 };
 
 asio::awaitable<void> confirmation_gate(const LlmAgentConfig& cfg, ToolCall& call);

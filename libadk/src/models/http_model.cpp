@@ -85,6 +85,11 @@ private:
 asio::awaitable<Stream<LlmResponse>> HttpModel::generate(LlmRequest request, bool stream)
 {
     net::HttpRequest http_request = format_->encode(request, stream);
+    if (request.span_context.valid()) {
+        http_request.set("traceparent", request.span_context.traceparent());
+        if (!request.span_context.trace_state.empty())
+            http_request.set("tracestate", request.span_context.trace_state);
+    }
     net::HttpResponse response = co_await http_->send(std::move(http_request));
     co_return pull_stream<LlmResponse>(std::make_unique<ResponseSource>(format_, stream, std::move(response), limits_));
 }

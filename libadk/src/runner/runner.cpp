@@ -13,6 +13,7 @@
 #include "../compaction/compactor.hpp"
 #include "../plugins/plugin_manager.hpp"
 #include "answers.hpp"
+#include "../telemetry/span_errors.hpp"
 
 #include <adk/auth/credential_service.hpp>
 
@@ -395,6 +396,8 @@ asio::awaitable<std::shared_ptr<InvocationContext>> store_run(const RunnerOption
     auto caller_executor = co_await asio::this_coro::executor;
     inv.executor = options.single_threaded ? caller_executor : new_strand(caller_executor);
     inv.plugins = options.plugins;
+    inv.tracer = options.tracer;
+    inv.trace_parent = request.trace_parent;
     auto ctx = std::make_shared<InvocationContext>(std::move(inv), options.agent.get());
     auto invocation = ctx->invocation();
     invocation->session_turn = std::move(run.turn);
@@ -453,6 +456,11 @@ asio::awaitable<void> run_invocation(std::shared_ptr<InvocationContext> ctx, std
         }
     } unregister{*registry, ctx->invocation_id(), *ctx->invocation()};
     EventSink out(std::move(sink), ctx->invocation());
+    // The invocation's span, the root of its agents' (or the child of the request's trace): it ends before the
+    // stream does, however the invocation ends.
+    telemetry::Span span = ctx->start_span("invocation");
+    if (detail::has_own_context(span, ctx->span_context()))
+        *ctx = ctx->with_span(span.context());
     std::exception_ptr failure;
     try {
         if (co_await answered_by_plugin(*ctx, out))
@@ -467,6 +475,8 @@ asio::awaitable<void> run_invocation(std::shared_ptr<InvocationContext> ctx, std
     } catch (...) {
         failure = std::current_exception();
     }
+    if (failure)
+        detail::record_failure(span, failure);
     if (failure && interrupted(failure, *ctx)) {
         // After a cancellation every later co_await throws unless the state is reset (Asio 1.26).
         co_await asio::this_coro::reset_cancellation_state();

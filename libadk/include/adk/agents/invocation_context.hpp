@@ -14,6 +14,7 @@
 #include <adk/core/content.hpp>
 #include <adk/core/event.hpp>
 #include <adk/sessions/session.hpp>
+#include <adk/telemetry/tracer.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -61,6 +62,11 @@ struct InvocationOptions {
     // This run continues invocation_id, which ran before (Runner::run with RunRequest::invocation_id, or an
     // answer to one of its function calls).
     bool resumed = false;
+    // Where the invocation's spans go (adk/telemetry/tracer.hpp); none: no spans. The Tracer outlives the
+    // invocation.
+    std::shared_ptr<const telemetry::Tracer> tracer;
+    // The trace the invocation continues (a request's traceparent); not valid: it starts one.
+    telemetry::SpanContext trace_parent;
 };
 
 namespace detail {
@@ -192,6 +198,16 @@ public:
     void add_tokens(const UsageMetadata& usage) const;
     std::optional<std::string> exhausted_token_budget() const;
 
+    // Telemetry (adk/telemetry/tracer.hpp). The span this context runs in (its agent's, model call's or tool's, else
+    // the invocation's), the parent of the spans started from it; what a call this context makes carries as its
+    // traceparent.
+    const telemetry::SpanContext& span_context() const noexcept { return span_context_; }
+    // The same context, in `span`.
+    InvocationContext with_span(const telemetry::SpanContext& span) const;
+    // A span under span_context(), of the invocation's tracer and owned by its session; one that only passes
+    // span_context() on when the invocation has no tracer that records.
+    telemetry::Span start_span(std::string name, telemetry::SpanKind kind = telemetry::SpanKind::internal) const;
+
     // Per-invocation values for plugins and callbacks. Safe from any thread.
     void set_attribute(std::string key, std::any value) const;
     std::any attribute(std::string_view key) const;
@@ -211,6 +227,7 @@ private:
     struct NodeRole;
     bool in_workflow_ = false;                // write node paths (as_workflow_node)
     std::shared_ptr<const NodeRole> role_;    // as_workflow_node; null otherwise
+    telemetry::SpanContext span_context_;     // InvocationOptions::trace_parent until a span is entered
 };
 
 }  // namespace adk

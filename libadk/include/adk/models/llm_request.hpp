@@ -2,6 +2,7 @@
 #pragma once
 
 #include <adk/core/content.hpp>
+#include <adk/telemetry/tracer.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -89,6 +90,10 @@ public:
     // Set by a model that cached the request's start: the provider's name of that cache (Gemini's
     // "cachedContents/..."); the request then holds only what follows it.
     std::string cached_content;
+
+    // The span of this model call (adk/telemetry/tracer.hpp): an HTTP model sends it as `traceparent` (and
+    // `tracestate`), so that the provider's side of the call joins the trace. Not part of the request's content.
+    telemetry::SpanContext span_context;
 
     // The tools the flow runs when the model calls them (their declarations are in `tools`; these are not
     // sent). The tools request processor fills it.

@@ -70,6 +70,10 @@ struct RunnerOptions {
     // ADK's App.context_cache_config: the models may cache the unchanging start of their requests on the
     // provider's side (ContextCacheConfig, adk/models/llm_request.hpp). A run's RunConfig::context_cache wins.
     std::optional<ContextCacheConfig> context_cache = std::nullopt;
+    // Where the spans of the invocations go (adk/telemetry/tracer.hpp): an "invocation" span, then "invoke_agent
+    // {agent}", "call_llm" with "generate_content {model}", "execute_tool {tool}", nested as they run. None: no spans
+    // (a request's trace context is still passed on to the model calls).
+    std::shared_ptr<const telemetry::Tracer> tracer = nullptr;
     // Set it when one thread runs the io_context that calls run() (asio::io_context ioc(1) run by one
     // thread, or a strand you give every caller): invocations then run on the caller's executor instead
     // of strands of their own, which saves a dispatch through the strand at every step of every
@@ -102,6 +106,9 @@ public:
     // resumable, when the session has no such invocation, or when it finished.
     std::optional<std::string> invocation_id;
     RunConfig run_config;
+    // The trace this run continues (telemetry::SpanContext::parse of a request's traceparent); not valid: the
+    // invocation starts a trace of its own.
+    telemetry::SpanContext trace_parent;
 };
 static_assert(!std::is_aggregate_v<RunRequest>);
 

@@ -1,0 +1,158 @@
+#include "genai_spans.hpp"
+
+#include <adk/agents/agent.hpp>
+#include <adk/tools/tool.hpp>
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+
+#include <cctype>
+
+namespace adk::detail {
+
+namespace json = boost::json;
+
+namespace {
+
+// A request, answer, arguments or result as a span keeps it: the JSON text, or a note of its size past 256 KiB.
+std::string capped(std::string text)
+{
+    constexpr std::size_t max_attribute_bytes = std::size_t{256} << 10;
+    if (text.size() <= max_attribute_bytes)
+        return text;
+    json::value note = json::object{{"truncated", true}, {"bytes", text.size()}};
+    return json::serialize(note);
+}
+
+// The request as the web UI shows it ({model, contents, config{systemInstruction, tools}}). Its JSON tree lives only
+// while it is serialized, so it is built in one scratch buffer (on the stack while it fits).
+std::string request_json(const LlmRequest& request)
+{
+    unsigned char scratch[8192];
+    json::monotonic_resource buffer(scratch, sizeof scratch);
+    json::storage_ptr sp(&buffer);
+    json::object config(sp);
+    if (request.system_instruction)
+        config["systemInstruction"] = json::value_from(*request.system_instruction, sp);
+    if (!request.tools.empty()) {
+        json::array declarations(sp);
+        for (const auto& d : request.tools)
+            declarations.push_back(
+                json::object({{"name", d.name}, {"description", d.description}, {"parameters", d.parameters}}, sp));
+        config["tools"] = json::array({json::object({{"functionDeclarations", std::move(declarations)}}, sp)}, sp);
+    }
+    json::array contents(sp);
+    contents.reserve(request.contents.size());
+    for (const auto& c : request.contents)
+        contents.push_back(json::value_from(c, sp));
+    json::object v({{"model", request.model}, {"contents", std::move(contents)}, {"config", std::move(config)}}, sp);
+    return json::serialize(v);
+}
+
+std::string response_json(const LlmResponse& response)
+{
+    unsigned char scratch[4096];
+    json::monotonic_resource buffer(scratch, sizeof scratch);
+    json::object out(&buffer);
+    if (response.content)
+        out["content"] = json::value_from(*response.content, out.storage());
+    if (response.finish_reason)
+        out["finishReason"] = *response.finish_reason;
+    if (response.usage_metadata)
+        out["usageMetadata"] = json::value_from(*response.usage_metadata, out.storage());
+    if (response.error_code)
+        out["errorCode"] = *response.error_code;
+    if (response.error_message)
+        out["errorMessage"] = *response.error_message;
+    return json::serialize(out);
+}
+
+std::string lower(std::string s)
+{
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+void common_model_attributes(telemetry::Span& span, const InvocationContext& ctx, const LlmRequest& request,
+                             const std::string& event_id)
+{
+    span.set("gen_ai.request.model", request.model);
+    span.set("gen_ai.agent.name", ctx.agent().name());
+    span.set("gen_ai.conversation.id", ctx.session_id());
+    span.set("gcp.vertex.agent.invocation_id", ctx.invocation_id());
+    span.set("gcp.vertex.agent.event_id", event_id);
+}
+
+}  // namespace
+
+void trace_call_llm(telemetry::Span& span, const InvocationContext& ctx, const LlmRequest& request,
+                    const std::string& event_id)
+{
+    if (!span.recording())
+        return;
+    span.set("gen_ai.system", std::string("gcp.vertex.agent"));
+    common_model_attributes(span, ctx, request, event_id);
+    span.set("gcp.vertex.agent.session_id", ctx.session_id());
+    if (request.config.top_p)
+        span.set("gen_ai.request.top_p", *request.config.top_p);
+    if (request.config.max_output_tokens)
+        span.set("gen_ai.request.max_tokens", static_cast<std::int64_t>(*request.config.max_output_tokens));
+    if (span.captures_content())
+        span.set_content("gcp.vertex.agent.llm_request", capped(request_json(request)));
+}
+
+void trace_generate_content(telemetry::Span& span, const InvocationContext& ctx, const LlmRequest& request,
+                            const std::string& event_id)
+{
+    if (!span.recording())
+        return;
+    span.set("gen_ai.operation.name", std::string("generate_content"));
+    common_model_attributes(span, ctx, request, event_id);
+}
+
+void trace_llm_response(telemetry::Span& span, const LlmResponse& response, bool with_content)
+{
+    if (!span.recording())
+        return;
+    if (response.finish_reason)
+        span.set("gen_ai.response.finish_reasons", std::vector<std::string>{lower(*response.finish_reason)});
+    if (response.model_version)
+        span.set("gen_ai.response.model", *response.model_version);
+    if (const auto& usage = response.usage_metadata) {
+        if (usage->prompt_token_count)
+            span.set("gen_ai.usage.input_tokens", *usage->prompt_token_count);
+        if (usage->candidates_token_count || usage->thoughts_token_count)  // reasoning counts as output
+            span.set("gen_ai.usage.output_tokens",
+                     usage->candidates_token_count.value_or(0) + usage->thoughts_token_count.value_or(0));
+        if (usage->cached_content_token_count)
+            span.set("gen_ai.usage.cache_read.input_tokens", *usage->cached_content_token_count);
+    }
+    if (with_content && span.captures_content())
+        span.set_content("gcp.vertex.agent.llm_response", capped(response_json(response)));
+}
+
+void trace_tool_call(telemetry::Span& span, const InvocationContext& ctx, const Tool& tool, const std::string& call_id,
+                     const json::object& args, const std::string& event_id)
+{
+    if (!span.recording())
+        return;
+    span.set("gen_ai.operation.name", std::string("execute_tool"));
+    span.set("gen_ai.tool.name", tool.name());
+    span.set("gen_ai.tool.description", tool.description());
+    span.set("gen_ai.tool.type", std::string("FunctionTool"));
+    span.set("gen_ai.tool.call.id", call_id);
+    span.set("gen_ai.agent.name", ctx.agent().name());
+    span.set("gcp.vertex.agent.event_id", event_id);
+    if (span.captures_content())
+        span.set_content("gcp.vertex.agent.tool_call_args", capped(json::serialize(args)));
+}
+
+void trace_tool_result(telemetry::Span& span, const json::value& result)
+{
+    if (span.captures_content())
+        span.set_content("gcp.vertex.agent.tool_response", capped(json::serialize(result)));
+}
+
+}  // namespace adk::detail
