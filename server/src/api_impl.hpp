@@ -30,7 +30,7 @@ using net::ResponseWriter;
 
 namespace detail {
 
-class TraceRecorder;
+class DebugTraces;
 
 // A failure with the HTTP status to answer it with (for what adk::errc has no code for: 413, 503).
 class HttpFailure : public std::runtime_error {
@@ -128,7 +128,8 @@ public:
     std::filesystem::path web_ui_root;  // empty: no web UI
     std::map<std::string, AppEntry, std::less<>> apps;
     std::shared_ptr<detail::RunRegistry> runs;
-    std::shared_ptr<detail::TraceRecorder> traces;  // the first plugin of every app's runner
+    std::shared_ptr<detail::DebugTraces> traces;  // a sink of `tracer`, for the web UI's trace view
+    std::shared_ptr<const telemetry::Tracer> tracer;  // every app's runner's; null when no span is kept
 };
 
 }  // namespace adk::server

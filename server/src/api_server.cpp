@@ -1,6 +1,6 @@
 // ApiServer: its options, the checks of its apps, and the router that hands each request to its route.
 #include "api_impl.hpp"
-#include "trace_recorder.hpp"
+#include "debug_traces.hpp"
 
 #include <adk/agents/llm_agent.hpp>
 #include <adk/auth/credential_service.hpp>
@@ -134,7 +134,7 @@ ApiServerOptions::ApiServerOptions()
 
 ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts)
     : server_executor(executor), options(std::move(opts)), web_ui_root(detail::web_ui_root(options.web_ui_dir)),
-      traces(std::make_shared<detail::TraceRecorder>())
+      traces(std::make_shared<detail::DebugTraces>())
 {
     if (!options.session_service)
         throw Error(errc::invalid_argument, "ApiServerOptions::session_service is null: give the server one "
@@ -147,6 +147,11 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
                                                 "to an artifact service");
     if (!options.credential_service)
         options.credential_service = std::make_shared<InMemoryCredentialService>();  // one for every app
+    std::vector<std::shared_ptr<telemetry::SpanSink>> sinks = options.span_sinks;
+    if (options.record_traces)
+        sinks.insert(sinks.begin(), traces);
+    if (!sinks.empty())
+        tracer = std::make_shared<const telemetry::Tracer>(std::move(sinks), options.tracing);
     for (auto& app : app_list) {
         if (!is_identifier(app.name))
             throw Error(errc::invalid_argument, "the app name '" + app.name +
@@ -163,8 +168,7 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
         runner.resumability = app.resumability;
         runner.compaction = app.compaction;
         runner.plugins = options.plugins;
-        if (options.record_traces)
-            runner.plugins.insert(runner.plugins.begin(), traces);
+        runner.tracer = tracer;
         runner.single_threaded = options.http.single_threaded;
         std::string name = app.name;
         AppEntry entry(std::move(app), std::make_unique<Runner>(std::move(runner)));

@@ -4,7 +4,7 @@
 // A graph workflow (adk/workflow) is described by its graph (nodes and edges, as @google/adk-devtools describes
 // it) and drawn as that graph, START to END, one drawing per workflow of the tree, by its path.
 #include "api_impl.hpp"
-#include "trace_recorder.hpp"
+#include "debug_traces.hpp"
 
 #include <adk/agents/llm_agent.hpp>
 #include <adk/models/model.hpp>

@@ -73,6 +73,10 @@ public:
         // The web UI names the event of the call its answer is for; the answer's own id says which call it is,
         // and the Runner checks it against the session.
         (void)member(body, "functionCallEventId", json::kind::string, "a string");
+        // W3C trace context: the run's spans continue the caller's trace. A malformed header starts a new one.
+        if (std::string_view parent = req.header("traceparent"); !parent.empty())
+            if (auto context = telemetry::SpanContext::parse(parent, req.header("tracestate")))
+                trace_parent = std::move(*context);
     }
 
     RunRequest request() const
@@ -81,6 +85,7 @@ public:
         r.state_delta = state_delta;
         r.invocation_id = invocation_id;
         r.run_config.streaming_mode = streaming ? StreamingMode::sse : StreamingMode::none;
+        r.trace_parent = trace_parent;
         return r;
     }
 
@@ -91,6 +96,7 @@ public:
     bool streaming = false;
     json::object state_delta;
     std::optional<std::string> invocation_id;
+    telemetry::SpanContext trace_parent;
 };
 
 // Writes the run's frames after `cursor` to the client as they come, until the run ends or the client

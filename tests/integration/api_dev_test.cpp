@@ -13,6 +13,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <mutex>
+
 #include <set>
 
 namespace asio = boost::asio;
@@ -22,6 +25,25 @@ using adk::test::Reply;
 using adk::testing::ScriptedModel;
 
 namespace {
+
+// A sink beside the web UI's: the spans the server's tracer hands every sink, by span id (hex).
+class SpanIds final : public adk::telemetry::SpanSink {
+public:
+    void on_end(const adk::telemetry::SpanData& span) override
+    {
+        std::lock_guard lock(mutex_);
+        names_[adk::telemetry::to_hex(span.context.span_id)] = span.name;
+    }
+    std::map<std::string, std::string> names() const
+    {
+        std::lock_guard lock(mutex_);
+        return names_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, std::string> names_;
+};
 
 std::shared_ptr<adk::FunctionTool> weather_tool()
 {
@@ -110,14 +132,19 @@ TEST_CASE("ApiServer: the agent tree, its DOT graph, an event's graph, the trace
         "pipeline", "Fan out to two researchers in parallel, then summarize.",
         std::vector<std::shared_ptr<adk::Agent>>{fanout, researcher("summarizer", gemini())});
     auto model = gemini({adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}),
+                         adk::LlmResponse::text("Sunny in Paris."),
+                         adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}),
                          adk::LlmResponse::text("Sunny in Paris.")});
     auto weather = adk::LlmAgent::builder("weather_agent")
                        .description("Answers weather questions.")
                        .model(model)
                        .tool(weather_tool())
                        .build();
+    auto other_sink = std::make_shared<SpanIds>();
+    adk::server::ApiServerOptions options = adk::test::options_with(sessions);
+    options.span_sinks.push_back(other_sink);
     adk::server::ApiServer server(ioc.get_executor(), {{"pipeline", pipeline}, {"weather_agent", weather}},
-                                  adk::test::options_with(sessions));
+                                  std::move(options));
     server.start();
     adk::net::HttpClient client(adk::test::no_retries());
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
@@ -178,11 +205,19 @@ TEST_CASE("ApiServer: the agent tree, its DOT graph, an event's graph, the trace
             }
         }
         CHECK(names == std::multiset<std::string>{"invocation", "invoke_agent weather_agent", "call_llm", "call_llm",
-                                                  "execute_tool get_weather"});
+                                                  "generate_content gemini-2.5-flash",
+                                                  "generate_content gemini-2.5-flash", "execute_tool get_weather"});
         CHECK(llm_events == std::set<std::string>{call_id, answer_id});
         for (const auto& span : span_list.as_array())  // every parent is a span of the list, but the root's
             if (!span.at("parent_span_id").is_null())
                 CHECK(span_ids.count(std::string(span.at("parent_span_id").as_string())) == 1);
+        // The other sinks (an OTLP exporter) are handed the very spans the trace view shows.
+        const auto others = other_sink->names();
+        for (const auto& span : span_list.as_array()) {
+            const auto found = others.find(std::string(span.at("span_id").as_string()));
+            REQUIRE(found != others.end());
+            CHECK(found->second == span.at("name").as_string());
+        }
 
         const std::string trace_path = "/dev/apps/weather_agent/debug/trace/" + answer_id;
         Reply trace = co_await call(client, server, "GET", trace_path);
@@ -195,6 +230,27 @@ TEST_CASE("ApiServer: the agent tree, its DOT graph, an event's graph, the trace
         Reply no_trace = co_await call(client, server, "GET", "/dev/apps/weather_agent/debug/trace/nope");
         CHECK(no_trace.status == 404);
         CHECK(no_trace.json() == json::parse(R"({"error": "Trace not found"})"));
+
+        // A caller's W3C traceparent: the run's spans join its trace; its span, not in the session, is no parent here.
+        Reply created2 = co_await call(client, server, "POST", "/apps/weather_agent/users/u/sessions/s2");
+        REQUIRE(created2.status == 200);
+        adk::net::HttpRequest traced("POST", server.base_url() + "/run");
+        traced.set("content-type", "application/json");
+        traced.set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        traced.body = R"({"appName": "weather_agent", "userId": "u", "sessionId": "s2",
+                          "newMessage": {"role": "user", "parts": [{"text": "Weather in Paris?"}]}})";
+        adk::net::HttpResponse traced_response = co_await client.send(std::move(traced));
+        CHECK(traced_response.status() == 200);
+        (void)co_await traced_response.read_all();
+        Reply spans2 = co_await call(client, server, "GET", "/dev/apps/weather_agent/debug/trace/session/s2");
+        const json::value span_list2 = spans2.json();
+        REQUIRE(span_list2.as_array().size() == 7);
+        std::size_t roots = 0;
+        for (const auto& span : span_list2.as_array()) {
+            CHECK(span.at("trace_id") == "4bf92f3577b34da6a3ce929d0e0e4736");
+            roots += span.at("parent_span_id").is_null() ? 1 : 0;
+        }
+        CHECK(roots == 1);
 
         const std::string graph_path = "/dev/apps/weather_agent/users/u/sessions/s1/events/" + call_id + "/graph";
         Reply graph = co_await call(client, server, "GET", graph_path);

@@ -105,6 +105,10 @@ public:
     // Keep the spans of the runs' model and tool calls for the web UI's trace view (in memory, bounded); off,
     // the trace routes find none and runs skip the bookkeeping.
     bool record_traces = true;
+    // Where else the runs' spans go (adk/telemetry/tracer.hpp: an OTLP exporter, your own sink), and how they are
+    // sampled. A request's W3C traceparent header is the parent of its run's spans.
+    std::vector<std::shared_ptr<telemetry::SpanSink>> span_sinks;
+    telemetry::TracerOptions tracing;
 
     // When set, every request but a CORS preflight must carry "Authorization: Bearer <token>" (401 without).
     // A server that listens off loopback refuses to start without one, unless allow_unauthenticated is set.
