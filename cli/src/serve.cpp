@@ -2,7 +2,10 @@
 #include "commands.hpp"
 
 #include <adk/core/error.hpp>
+#include <adk/otel/otlp_exporter.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -67,6 +70,12 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
         names += (names.empty() ? "" : ", ") + app.name;
 
     asio::io_context ioc(1);
+    // Traces to an OpenTelemetry collector when the OTEL_* environment names one (docs/observability.md).
+    std::shared_ptr<otel::OtlpSpanExporter> otlp = otel::OtlpSpanExporter::from_env(ioc.get_executor());
+    if (otlp) {
+        options.span_sinks.push_back(otlp);
+        options.tracing = otlp->options().tracer;
+    }
     server::ApiServer server(ioc.get_executor(), std::move(apps), std::move(options));
     try {
         server.start();
@@ -86,6 +95,8 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
             return;
         std::cout << program << " " << cmd.name << ": stopping" << std::endl;
         server.stop();
+        if (otlp)  // the spans still waiting go out, within the same moment
+            asio::co_spawn(ioc, otlp->shutdown(std::chrono::milliseconds(1500)), asio::detached);
         // What the runs were awaiting ends within a moment; past it the io_context stops anyway.
         last_call.expires_after(std::chrono::seconds(2));
         last_call.async_wait([&](boost::system::error_code) { ioc.stop(); });

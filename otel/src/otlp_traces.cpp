@@ -1,0 +1,288 @@
+#include <adk/otel/otlp_traces.hpp>
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include <bit>
+#include <cstring>
+
+namespace adk::otel {
+
+namespace json = boost::json;
+
+namespace {
+
+// Protocol Buffers' wire format (https://protobuf.dev/programming-guides/encoding/): what OTLP's messages need.
+class ProtoWriter {
+public:
+    enum Wire { varint_type = 0, fixed64_type = 1, length_type = 2, fixed32_type = 5 };
+
+    void varint(std::uint64_t v)
+    {
+        while (v >= 0x80) {
+            out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+            v >>= 7;
+        }
+        out.push_back(static_cast<char>(v));
+    }
+    void tag(int field, Wire wire) { varint((static_cast<std::uint64_t>(field) << 3) | wire); }
+
+    // proto3 leaves out a field at its default, except a oneof's (`always`).
+    void uint_field(int field, std::uint64_t v, bool always = false)
+    {
+        if (v == 0 && !always)
+            return;
+        tag(field, varint_type);
+        varint(v);
+    }
+    void int_field(int field, std::int64_t v, bool always = false)
+    {
+        uint_field(field, static_cast<std::uint64_t>(v), always);  // int64: two's complement, ten bytes when negative
+    }
+    void fixed64_field(int field, std::uint64_t v)
+    {
+        tag(field, fixed64_type);
+        for (int i = 0; i < 8; ++i)
+            out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+    }
+    void fixed32_field(int field, std::uint32_t v)
+    {
+        tag(field, fixed32_type);
+        for (int i = 0; i < 4; ++i)
+            out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+    }
+    void double_field(int field, double v) { fixed64_field(field, std::bit_cast<std::uint64_t>(v)); }
+    void bytes_field(int field, std::string_view v, bool always = false)
+    {
+        if (v.empty() && !always)
+            return;
+        tag(field, length_type);
+        varint(v.size());
+        out.append(v);
+    }
+    void message_field(int field, const ProtoWriter& child) { bytes_field(field, child.out, true); }
+
+    std::string out;
+};
+
+std::string_view id_bytes(const auto& id)
+{
+    return {reinterpret_cast<const char*>(id.data()), id.size()};
+}
+
+bool all_zero(const telemetry::SpanId& id)
+{
+    for (auto b : id)
+        if (b)
+            return false;
+    return true;
+}
+
+// AnyValue
+ProtoWriter proto_value(const telemetry::AttributeValue& value)
+{
+    ProtoWriter w;
+    std::visit(
+        [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                w.bytes_field(1, v, true);
+            } else if constexpr (std::is_same_v<T, bool>) {
+                w.uint_field(2, v ? 1 : 0, true);
+            } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                w.int_field(3, v, true);
+            } else if constexpr (std::is_same_v<T, double>) {
+                w.double_field(4, v);
+            } else {
+                ProtoWriter array;
+                for (const auto& s : v) {
+                    ProtoWriter item;
+                    item.bytes_field(1, s, true);
+                    array.message_field(1, item);
+                }
+                w.message_field(5, array);
+            }
+        },
+        value);
+    return w;
+}
+
+// KeyValue, as field `field` of `into`.
+void proto_attribute(ProtoWriter& into, int field, const telemetry::Attribute& a)
+{
+    ProtoWriter kv;
+    kv.bytes_field(1, a.key);
+    kv.message_field(2, proto_value(a.value));
+    into.message_field(field, kv);
+}
+
+// Span.flags: the W3C trace flags, and whether the parent is remote (SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK and
+// SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK).
+std::uint32_t span_flags(const telemetry::SpanData& span)
+{
+    std::uint32_t flags = span.context.flags;
+    flags |= 0x100;
+    if (span.parent_remote)
+        flags |= 0x200;
+    return flags;
+}
+
+int kind_number(telemetry::SpanKind kind)
+{
+    switch (kind) {
+    case telemetry::SpanKind::internal: return 1;
+    case telemetry::SpanKind::server: return 2;
+    case telemetry::SpanKind::client: return 3;
+    }
+    return 0;
+}
+
+int status_number(telemetry::StatusCode code)
+{
+    switch (code) {
+    case telemetry::StatusCode::unset: return 0;
+    case telemetry::StatusCode::ok: return 1;
+    case telemetry::StatusCode::error: return 2;
+    }
+    return 0;
+}
+
+std::string encode_protobuf(const Origin& origin, std::span<const telemetry::SpanData> spans, bool with_content)
+{
+    ProtoWriter scope_spans;
+    {
+        ProtoWriter scope;
+        scope.bytes_field(1, origin.scope_name);
+        scope.bytes_field(2, origin.scope_version);
+        scope_spans.message_field(1, scope);
+    }
+    for (const telemetry::SpanData& span : spans) {
+        ProtoWriter s;
+        s.bytes_field(1, id_bytes(span.context.trace_id));
+        s.bytes_field(2, id_bytes(span.context.span_id));
+        s.bytes_field(3, span.context.trace_state);
+        if (!all_zero(span.parent_span_id))
+            s.bytes_field(4, id_bytes(span.parent_span_id));
+        s.bytes_field(5, span.name);
+        s.uint_field(6, static_cast<std::uint64_t>(kind_number(span.kind)));
+        s.fixed64_field(7, static_cast<std::uint64_t>(span.start_ns));
+        s.fixed64_field(8, static_cast<std::uint64_t>(span.end_ns));
+        std::uint32_t dropped = 0;
+        for (const telemetry::Attribute& a : span.attributes) {
+            if (a.content && !with_content) {
+                ++dropped;
+                continue;
+            }
+            proto_attribute(s, 9, a);
+        }
+        s.uint_field(10, dropped);
+        if (span.status != telemetry::StatusCode::unset) {
+            ProtoWriter status;
+            status.bytes_field(2, span.status_message);
+            status.uint_field(3, static_cast<std::uint64_t>(status_number(span.status)));
+            s.message_field(15, status);
+        }
+        s.fixed32_field(16, span_flags(span));
+        scope_spans.message_field(2, s);
+    }
+    ProtoWriter resource;
+    for (const telemetry::Attribute& a : origin.resource)
+        proto_attribute(resource, 1, a);
+    ProtoWriter resource_spans;
+    resource_spans.message_field(1, resource);
+    resource_spans.message_field(2, scope_spans);
+    ProtoWriter request;
+    request.message_field(1, resource_spans);
+    return std::move(request.out);
+}
+
+// OTLP/JSON (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): protobuf's JSON mapping but for
+// ids in lower-case hex, enums as numbers, and field names in lowerCamelCase.
+json::value json_value(const telemetry::AttributeValue& value)
+{
+    return std::visit(
+        [](const auto& v) -> json::value {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                return json::object{{"stringValue", v}};
+            } else if constexpr (std::is_same_v<T, bool>) {
+                return json::object{{"boolValue", v}};
+            } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                return json::object{{"intValue", std::to_string(v)}};
+            } else if constexpr (std::is_same_v<T, double>) {
+                return json::object{{"doubleValue", v}};
+            } else {
+                json::array values;
+                for (const auto& s : v)
+                    values.push_back(json::object{{"stringValue", s}});
+                return json::object{{"arrayValue", json::object{{"values", std::move(values)}}}};
+            }
+        },
+        value);
+}
+
+json::array json_attributes(const std::vector<telemetry::Attribute>& attributes, bool with_content,
+                            std::size_t& dropped)
+{
+    json::array out;
+    for (const telemetry::Attribute& a : attributes) {
+        if (a.content && !with_content) {
+            ++dropped;
+            continue;
+        }
+        out.push_back(json::object{{"key", a.key}, {"value", json_value(a.value)}});
+    }
+    return out;
+}
+
+std::string encode_json(const Origin& origin, std::span<const telemetry::SpanData> spans, bool with_content)
+{
+    json::array out_spans;
+    for (const telemetry::SpanData& span : spans) {
+        std::size_t dropped = 0;
+        json::object s{{"traceId", telemetry::to_hex(span.context.trace_id)},
+                       {"spanId", telemetry::to_hex(span.context.span_id)},
+                       {"name", span.name},
+                       {"kind", kind_number(span.kind)},
+                       {"startTimeUnixNano", std::to_string(span.start_ns)},
+                       {"endTimeUnixNano", std::to_string(span.end_ns)},
+                       {"flags", span_flags(span)}};
+        if (!span.context.trace_state.empty())
+            s["traceState"] = span.context.trace_state;
+        if (!all_zero(span.parent_span_id))
+            s["parentSpanId"] = telemetry::to_hex(span.parent_span_id);
+        s["attributes"] = json_attributes(span.attributes, with_content, dropped);
+        if (dropped)
+            s["droppedAttributesCount"] = dropped;
+        if (span.status != telemetry::StatusCode::unset)
+            s["status"] = json::object{{"code", status_number(span.status)}, {"message", span.status_message}};
+        out_spans.push_back(std::move(s));
+    }
+    std::size_t dropped = 0;
+    json::object scope{{"name", origin.scope_name}};
+    if (!origin.scope_version.empty())
+        scope["version"] = origin.scope_version;
+    json::object resource{{"attributes", json_attributes(origin.resource, true, dropped)}};
+    json::value request = json::object{
+        {"resourceSpans",
+         json::array{json::object{
+             {"resource", std::move(resource)},
+             {"scopeSpans", json::array{json::object{{"scope", std::move(scope)}, {"spans", std::move(out_spans)}}}}}}}};
+    return json::serialize(request);
+}
+
+}  // namespace
+
+std::string encode_traces(const Origin& origin, std::span<const telemetry::SpanData> spans, Encoding encoding,
+                          bool with_content)
+{
+    return encoding == Encoding::protobuf ? encode_protobuf(origin, spans, with_content)
+                                          : encode_json(origin, spans, with_content);
+}
+
+const char* content_type(Encoding encoding) noexcept
+{
+    return encoding == Encoding::protobuf ? "application/x-protobuf" : "application/json";
+}
+
+}  // namespace adk::otel
