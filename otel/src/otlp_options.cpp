@@ -30,36 +30,6 @@ std::string lower(std::string s)
     return s;
 }
 
-int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-// W3C Baggage's percent-decoding of a value, as the OTLP headers and resource attributes are written.
-std::string percent_decoded(std::string_view s, std::string_view variable)
-{
-    std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '%') {
-            out += s[i];
-            continue;
-        }
-        const int high = i + 2 < s.size() ? hex_value(s[i + 1]) : -1;
-        const int low = i + 2 < s.size() ? hex_value(s[i + 2]) : -1;
-        if (high < 0 || low < 0)
-            throw Error(errc::invalid_argument, std::string(variable) + ": a '%' not followed by two hex digits");
-        out += static_cast<char>(high * 16 + low);
-        i += 2;
-    }
-    return out;
-}
-
 // "key1=value1,key2=value2": what OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES hold. The values are not
 // printed in errors: headers hold credentials.
 std::vector<std::pair<std::string, std::string>> key_values(std::string_view text, std::string_view variable)
@@ -75,8 +45,9 @@ std::vector<std::pair<std::string, std::string>> key_values(std::string_view tex
         if (eq == std::string_view::npos || trimmed(item.substr(0, eq)).empty())
             throw Error(errc::invalid_argument, std::string(variable) + " must be key=value pairs separated by commas "
                                                 "(item " + std::to_string(out.size() + 1) + " is not)");
-        out.emplace_back(percent_decoded(trimmed(item.substr(0, eq)), variable),
-                         percent_decoded(trimmed(item.substr(eq + 1)), variable));
+        // W3C Baggage's form: percent-encoded (an escape that is not one stays as written).
+        out.emplace_back(net::percent_decode(trimmed(item.substr(0, eq))),
+                         net::percent_decode(trimmed(item.substr(eq + 1))));
     }
     return out;
 }
