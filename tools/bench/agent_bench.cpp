@@ -3,7 +3,7 @@
 // and prints the ratios.
 //
 //   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K [--warmup N]
-//               [--sessions URL] [--compaction N]
+//               [--sessions URL] [--compaction N] [--tracing off|sink|otlp]
 //
 // Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up
 // to 50, as ts/agent_bench.mjs does for the TypeScript ADK (a JIT runtime must be warm to be measured
@@ -14,7 +14,9 @@
 // on one thread (as Node runs), each on a new session, deleted when it ends: in memory by default, or in the
 // service --sessions names (adk::services::open_session_service: sqlite:///file.db, postgresql://...).
 // mock-llm runs with --stamp and a script whose chunks are "w{t} ", so each partial event tells when its
-// chunk left the server. --compaction N configures event compaction every N invocations (the model summarizes);
+// chunk left the server. --tracing records the invocations' spans: `sink` hands them to a sink that only counts them
+// (what building spans costs), `otlp` exports them with OtlpSpanExporter where OTEL_EXPORTER_OTLP_ENDPOINT says (on a
+// thread of its own; the process's CPU counts it, and what is waiting is flushed before the CPU is read). --compaction N configures event compaction every N invocations (the model summarizes);
 // with N > 1 it is never due, as each session holds one invocation: what checking for it costs.
 //
 // Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only; and the runtime's
@@ -22,17 +24,21 @@
 // chunk-to-event percentiles, peak RSS, RSS per concurrent invocation, and how many invocations produced
 // exactly the expected events.
 #include <adk/adk.hpp>
+#include <adk/otel/otlp_exporter.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 #include <adk/services/service_url.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -40,6 +46,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace asio = boost::asio;
@@ -57,6 +64,14 @@ struct Options {
     int warmup = 300;
     std::string sessions = "memory://";
     int compaction = 0;
+    std::string tracing = "off";
+};
+
+// Counts the spans it is handed: what making spans costs, without sending them anywhere.
+class CountingSink final : public adk::telemetry::SpanSink {
+public:
+    void on_end(const adk::telemetry::SpanData&) override { ++spans; }
+    std::atomic<long> spans{0};
 };
 
 long rss_kib(const char* field)
@@ -151,14 +166,16 @@ int main(int argc, char** argv)
         else if (a == "--warmup") o.warmup = std::stoi(v);
         else if (a == "--sessions") o.sessions = v;
         else if (a == "--compaction") o.compaction = std::stoi(v);
+        else if (a == "--tracing") o.tracing = v;
         else {
             std::cerr << "agent_bench: unknown argument " << a << "\n";
             return 2;
         }
     }
-    if (o.mock.empty()) {
+    if (o.mock.empty() || (o.tracing != "off" && o.tracing != "sink" && o.tracing != "otlp")) {
         std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n"
-                     "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...] [--compaction N]\n";
+                     "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...] [--compaction N]\n"
+                     "       [--tracing off|sink|otlp]\n";
         return 2;
     }
 
@@ -176,10 +193,30 @@ int main(int argc, char** argv)
     std::optional<adk::EventsCompactionConfig> compaction;
     if (o.compaction > 0)
         compaction = adk::EventsCompactionConfig{.compaction_interval = o.compaction, .overlap_size = 1};
+    // Tracing: the exporter on a thread of its own, as a server would run it beside its agents.
+    asio::io_context export_ioc(1);
+    auto export_work = asio::make_work_guard(export_ioc);
+    std::thread export_thread;
+    std::shared_ptr<adk::otel::OtlpSpanExporter> exporter;
+    auto counting = std::make_shared<CountingSink>();
+    std::shared_ptr<adk::telemetry::Tracer> tracer;
+    if (o.tracing == "sink") {
+        tracer = std::make_shared<adk::telemetry::Tracer>(std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{counting});
+    } else if (o.tracing == "otlp") {
+        exporter = adk::otel::OtlpSpanExporter::create(export_ioc.get_executor(), adk::otel::OtlpOptions::from_env());
+        tracer = std::make_shared<adk::telemetry::Tracer>(std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{exporter},
+                                                          exporter->options().tracer);
+        export_thread = std::thread([&] { export_ioc.run(); });
+    }
+    const auto flush = [&] {
+        if (exporter)
+            asio::co_spawn(export_ioc, exporter->flush(), asio::use_future).get();
+    };
     adk::Runner runner({.app_name = "bench",
                         .agent = agent,
                         .session_service = sessions,
                         .compaction = compaction,
+                        .tracer = tracer,
                         .single_threaded = true});
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;
@@ -241,6 +278,9 @@ int main(int argc, char** argv)
         asio::co_spawn(ioc, worker(), asio::detached);
     ioc.run();
     ioc.restart();
+    flush();
+    const long warmup_spans = counting->spans;
+    const std::uint64_t warmup_exported = exporter ? exporter->stats().exported : 0;
     const int warmup_failed = failed;
     latencies_ms.clear();
     chunk_us.clear();
@@ -256,6 +296,7 @@ int main(int argc, char** argv)
     for (int i = 0; i < o.concurrency; ++i)
         asio::co_spawn(ioc, worker(), asio::detached);
     ioc.run();
+    flush();  // what the measured invocations' spans cost to send counts
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const double cpu = cpu_seconds() - cpu0;
     const double thread_cpu = cpu_seconds(RUSAGE_THREAD) - thread_cpu0;
@@ -283,6 +324,18 @@ int main(int argc, char** argv)
         {"peak_rss_kib", peak},
         {"rss_kib_per_concurrent", static_cast<double>(peak - rss_before) / o.concurrency},
     };
+    result["tracing"] = o.tracing;
+    if (o.tracing == "sink")
+        result["spans_per_invocation"] = static_cast<double>(counting->spans - warmup_spans) / o.invocations;
+    if (exporter) {
+        asio::co_spawn(export_ioc, exporter->shutdown(std::chrono::seconds(10)), asio::use_future).get();
+        const auto stats = exporter->stats();
+        result["spans_per_invocation"] = static_cast<double>(stats.exported - warmup_exported) / o.invocations;
+        result["spans_dropped"] = stats.dropped;
+    }
+    export_work.reset();
+    if (export_thread.joinable())
+        export_thread.join();
     if (!first_error.empty())
         result["first_error"] = first_error;
     std::cout << json::serialize(result) << std::endl;
