@@ -2,8 +2,8 @@
 # Every benchmark, one command: builds the release preset, runs the micro-benchmarks (tools/bench/adk_bench,
 # tools/bench/codec_bench), then adk-cpp against Google's TypeScript ADK on the agent workloads
 # (tools/bench/compare.sh, which installs @google/adk from npm and starts mock-llm), then streaming at a model's
-# pace beside @google/adk-devtools' server (tools/bench/pace.sh) and bursts in process and served
-# (tools/bench/bursts.sh).
+# pace beside @google/adk-devtools' server (tools/bench/pace.sh), bursts in process and served
+# (tools/bench/bursts.sh), and what tracing costs (tools/bench/tracing.sh).
 #   tools/bench.sh           the full run (about an hour on 2 cores: pace.sh opens up to 10,000 streams)
 #   tools/bench.sh quick     fewer rounds and invocations, a smoke run
 set -euo pipefail
@@ -25,3 +25,6 @@ tools/bench/pace.sh "${1:-}"
 echo
 echo "## Bursts: the runtime in process and behind its HTTP API, at concurrency 50 and 1,000"
 tools/bench/bursts.sh "${1:-}"
+echo
+echo "## Tracing: off, spans made, spans exported over OTLP (in process, concurrency 50)"
+tools/bench/tracing.sh "$([ "${1:-}" = quick ] && echo 1 || echo 3)"
