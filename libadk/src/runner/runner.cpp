@@ -496,10 +496,13 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     auto producer = [ctx, agent, registry = registry_, compactor = compactor_](Sink<Event> sink) {
         return run_invocation(ctx, agent, registry, compactor, std::move(sink));
     };
-    // Registered before the producer starts, so that its removal at the end always comes after.
-    registry_->add(ctx->invocation_id(), detail::RunnerRegistry::Entry{Canceller(), ctx->invocation(), std::nullopt});
-    EventStream stream = spawn_stream<Event>(ctx->executor(), std::move(producer));
-    registry_->set_canceller(ctx->invocation_id(), stream.canceller());
+    // Registered before the producer starts, so that its removal at the end always comes after. Once it started, the
+    // context is the producer's (it enters the invocation's span): nothing here reads it any more.
+    const std::string id = ctx->invocation_id();
+    const asio::any_io_executor executor = ctx->executor();
+    registry_->add(id, detail::RunnerRegistry::Entry{Canceller(), ctx->invocation(), std::nullopt});
+    EventStream stream = spawn_stream<Event>(executor, std::move(producer));
+    registry_->set_canceller(id, stream.canceller());
     co_return stream;
 }
 
