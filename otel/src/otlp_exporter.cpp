@@ -78,7 +78,9 @@ public:
             if (wait) {
                 timer.expires_after(options.schedule_delay);
                 boost::system::error_code ec;
-                co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+                // Named first: g++ 12 miscompiles class-type temporaries built inside a co_await expression.
+                asio::awaitable<void> scheduled = timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+                co_await std::move(scheduled);
             }
             std::vector<telemetry::SpanData> batch;
             bool stop = false;
@@ -147,7 +149,8 @@ public:
             impl->timer.cancel();
             impl->flushed.expires_at(asio::steady_timer::time_point::max());
             boost::system::error_code ec;
-            co_await impl->flushed.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            asio::awaitable<void> sent = impl->flushed.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+            co_await std::move(sent);
         }
     }
 
@@ -299,12 +302,14 @@ bool OtlpSpanExporter::wants_content() const noexcept
 asio::awaitable<void> OtlpSpanExporter::flush()
 {
     // On the loop's strand, whichever executor the caller runs on.
-    co_await asio::co_spawn(impl_->strand, Impl::flush(impl_), asio::use_awaitable);
+    asio::awaitable<void> on_strand = asio::co_spawn(impl_->strand, Impl::flush(impl_), asio::use_awaitable);
+    co_await std::move(on_strand);
 }
 
 asio::awaitable<void> OtlpSpanExporter::shutdown(std::chrono::milliseconds deadline)
 {
-    co_await asio::co_spawn(impl_->strand, Impl::shutdown(impl_, deadline), asio::use_awaitable);
+    asio::awaitable<void> on_strand = asio::co_spawn(impl_->strand, Impl::shutdown(impl_, deadline), asio::use_awaitable);
+    co_await std::move(on_strand);
 }
 
 OtlpSpanExporter::Stats OtlpSpanExporter::stats() const

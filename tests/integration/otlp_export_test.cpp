@@ -117,6 +117,12 @@ OtlpOptions options_for(const std::string& url)
     return o;
 }
 
+// Shuts the exporter down, within `deadline`, on the test's io_context.
+void shut_down(asio::io_context& ioc, OtlpSpanExporter& exporter, std::chrono::milliseconds deadline)
+{
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> { co_await exporter.shutdown(deadline); }());
+}
+
 telemetry::SpanData a_span(int i)
 {
     telemetry::SpanData s;
@@ -149,10 +155,13 @@ TEST_CASE("OTLP export: an invocation's spans reach the collector with the confi
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
         adk::CreateSessionRequest create("app", "u", "s");
         co_await sessions->create_session(std::move(create));
-        auto stream = co_await runner.run("u", "s", adk::Content::user("Weather?"));
+        adk::Content question = adk::Content::user("Weather?");
+        auto started = runner.run("u", "s", std::move(question));
+        auto stream = co_await std::move(started);
         while (co_await stream.next()) {
         }
-        co_await exporter->shutdown(std::chrono::seconds(10));
+        const std::chrono::milliseconds deadline = std::chrono::seconds(10);
+        co_await exporter->shutdown(deadline);
     }());
     const auto requests = collector.requests();
     REQUIRE_FALSE(requests.empty());
@@ -191,7 +200,7 @@ TEST_CASE("OTLP export: a collector that refuses, is slow or is down costs dropp
         auto exporter = OtlpSpanExporter::create(ioc.get_executor(), options_for(collector.url()));
         for (int i = 0; i < 10; ++i)
             exporter->on_end(a_span(i));
-        adk::test::run(ioc, [&]() -> asio::awaitable<void> { co_await exporter->shutdown(std::chrono::seconds(20)); }());
+        shut_down(ioc, *exporter, std::chrono::seconds(20));
         CHECK(collector.requests().size() == 2);  // the first attempt and one retry
         CHECK(exporter->stats().dropped == 10);
         CHECK(exporter->stats().failed_batches == 1);
@@ -209,7 +218,8 @@ TEST_CASE("OTLP export: a collector that refuses, is slow or is down costs dropp
             co_await exporter->flush();
             collector.answer(200);
             exporter->on_end(a_span(2));
-            co_await exporter->shutdown(std::chrono::seconds(10));
+            const std::chrono::milliseconds deadline = std::chrono::seconds(10);
+            co_await exporter->shutdown(deadline);
         }());
         CHECK(exporter->stats().failed_batches == 1);
         CHECK(exporter->stats().dropped == 1);
@@ -234,7 +244,7 @@ TEST_CASE("OTLP export: a collector that refuses, is slow or is down costs dropp
         }
         CHECK(most_queued <= o.max_queue_spans);
         CHECK(most_bytes <= o.max_queue_bytes);
-        adk::test::run(ioc, [&]() -> asio::awaitable<void> { co_await exporter->shutdown(std::chrono::seconds(20)); }());
+        shut_down(ioc, *exporter, std::chrono::seconds(20));
         const auto s = exporter->stats();
         CHECK(s.exported == 0);
         CHECK(s.dropped == 1'000'000);  // every span is accounted for
@@ -251,7 +261,7 @@ TEST_CASE("OTLP export: shutdown sends what waits, and past its deadline the res
     auto exporter = OtlpSpanExporter::create(ioc.get_executor(), o);
     for (int i = 0; i < 5; ++i)
         exporter->on_end(a_span(i));
-    adk::test::run(ioc, [&]() -> asio::awaitable<void> { co_await exporter->shutdown(std::chrono::seconds(10)); }());
+    shut_down(ioc, *exporter, std::chrono::seconds(10));
     CHECK(collector.spans().size() == 5);
     exporter->on_end(a_span(6));  // after shutdown: dropped
     CHECK(exporter->stats().dropped == 1);
@@ -259,7 +269,7 @@ TEST_CASE("OTLP export: shutdown sends what waits, and past its deadline the res
     collector.answer(200, std::chrono::seconds(30));
     auto slow = OtlpSpanExporter::create(ioc.get_executor(), o);
     slow->on_end(a_span(7));
-    adk::test::run(ioc, [&]() -> asio::awaitable<void> { co_await slow->shutdown(std::chrono::milliseconds(300)); }());
+    shut_down(ioc, *slow, std::chrono::milliseconds(300));
     CHECK(slow->stats().dropped == 1);
     CHECK(slow->stats().exported == 0);
 }
@@ -358,12 +368,16 @@ TEST_CASE("OTLP export on 4 threads: parallel branches end spans on their strand
             co_await sessions->create_session(std::move(create));
         }
         std::vector<adk::EventStream> streams;
-        for (int i = 0; i < invocations; ++i)
-            streams.push_back(co_await runner.run("u", "s" + std::to_string(i), adk::Content::user("go")));
+        for (int i = 0; i < invocations; ++i) {
+            adk::Content go = adk::Content::user("go");
+            auto started = runner.run("u", "s" + std::to_string(i), std::move(go));
+            streams.push_back(co_await std::move(started));
+        }
         for (auto& stream : streams)
             while (co_await stream.next()) {
             }
-        co_await exporter->shutdown(std::chrono::seconds(20));
+        const std::chrono::milliseconds deadline = std::chrono::seconds(20);
+        co_await exporter->shutdown(deadline);
     };
     auto done = asio::co_spawn(ioc, all, asio::use_future);
     std::vector<std::thread> threads;

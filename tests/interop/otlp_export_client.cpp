@@ -73,7 +73,8 @@ asio::awaitable<void> scenarios(std::shared_ptr<adk::telemetry::Tracer> tracer,
                     stream.cancel();
                     // The invocation unwinds on its strand; its spans have ended once the runner no longer has it.
                     while (runner.cancel(event->invocation_id)) {
-                        asio::steady_timer wait(co_await asio::this_coro::executor, std::chrono::milliseconds(10));
+                        const auto executor = co_await asio::this_coro::executor;
+                        asio::steady_timer wait(executor, std::chrono::milliseconds(10));
                         co_await wait.async_wait(asio::use_awaitable);
                     }
                     break;
@@ -83,7 +84,8 @@ asio::awaitable<void> scenarios(std::shared_ptr<adk::telemetry::Tracer> tracer,
             std::cout << session << ": the run ended with " << e.message() << "\n";
         }
     }
-    co_await exporter->shutdown(std::chrono::seconds(20));
+    const std::chrono::milliseconds deadline = std::chrono::seconds(20);
+    co_await exporter->shutdown(deadline);
 }
 
 }  // namespace
