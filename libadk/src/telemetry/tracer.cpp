@@ -222,6 +222,8 @@ Tracer::Tracer(std::vector<std::shared_ptr<SpanSink>> sinks, TracerOptions optio
 {
     sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), nullptr), sinks_.end());
     captures_content_ = std::any_of(sinks_.begin(), sinks_.end(), [](const auto& s) { return s->wants_content(); });
+    records_unsampled_ =
+        std::any_of(sinks_.begin(), sinks_.end(), [](const auto& s) { return s->wants_unsampled(); });
 }
 
 Span Tracer::start(std::string name, const SpanContext& parent, std::shared_ptr<const SpanOwner> owner,
@@ -240,7 +242,7 @@ Span Tracer::start(std::string name, const SpanContext& parent, std::shared_ptr<
     const bool sampled = sample(options_, parent, context.trace_id);
     context.flags = sampled ? 1 : 0;
     Span span(std::move(context));
-    if (!sampled)
+    if (!sampled && !records_unsampled_)
         return span;  // its context goes on, so that what it calls knows the trace is not sampled
     span.tracer_ = this;
     span.data_ = std::make_unique<SpanData>();
@@ -254,12 +256,24 @@ Span Tracer::start(std::string name, const SpanContext& parent, std::shared_ptr<
     data.kind = kind;
     data.owner = std::move(owner);
     data.start_ns = now_ns();
+    for (const auto& sink : sinks_) {
+        if (!sampled && !sink->wants_unsampled())
+            continue;
+        try {
+            sink->on_start(data);
+        } catch (const std::exception& e) {
+            log(LogLevel::warning, std::string("a span sink failed on a span's start: ") + e.what());
+        }
+    }
     return span;
 }
 
 void Tracer::finish(SpanData& span) const
 {
+    const bool sampled = span.context.sampled();
     for (const auto& sink : sinks_) {
+        if (!sampled && !sink->wants_unsampled())
+            continue;
         try {
             sink->on_end(span);
         } catch (const std::exception& e) {
@@ -286,7 +300,7 @@ Span& Span::operator=(Span&& other) noexcept
 
 bool Span::captures_content() const noexcept
 {
-    return data_ && tracer_->captures_content();
+    return data_ && data_->context.sampled() && tracer_->captures_content();
 }
 
 void Span::set(std::string_view key, AttributeValue value)

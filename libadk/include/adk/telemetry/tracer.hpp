@@ -97,8 +97,14 @@ public:
 class SpanSink {
 public:
     virtual ~SpanSink() = default;
+    // A span just started (its name, context, parent, kind, owner and start time set; attributes come later), from
+    // the thread that started it. Most sinks need only on_end; a metrics sink counts what is running.
+    virtual void on_start(const SpanData& /*span*/) {}
     // A finished span, once, from the thread that ended it. Quick and thread-safe: runs on the agents' strands.
     virtual void on_end(const SpanData& span) = 0;
+    // Whether it sees the spans the sampler left out too (context().sampled() false): metrics must count every
+    // call, an exporter only the sampled ones (OpenTelemetry's RECORD_ONLY). Spans are then made for every call.
+    virtual bool wants_unsampled() const noexcept { return false; }
     // Whether it keeps the content attributes (Attribute::content). The web UI's sink does; an exporter does when
     // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT asks for it.
     virtual bool wants_content() const noexcept { return false; }
@@ -144,6 +150,7 @@ private:
     std::vector<std::shared_ptr<SpanSink>> sinks_;
     TracerOptions options_;
     bool captures_content_ = false;
+    bool records_unsampled_ = false;
 };
 
 // One span, open from start() until end() or destruction.
