@@ -14,6 +14,7 @@ packages=(
   chromium                                     # the browser test drives the ADK web UI (tests/interop/web_ui)
   python3 procps                               # the MCP interop scripts pick free ports and look for processes
   bubblewrap                                   # SandboxedCodeExecutor runs the model's Python in bwrap
+  prometheus                                   # the metrics test: Prometheus scrapes /metrics (tests/interop)
 )
 
 missing=()

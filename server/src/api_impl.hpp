@@ -108,6 +108,8 @@ public:
     asio::awaitable<void> list_artifact_versions(ResponseWriter& res, const std::vector<std::string>& p);
     asio::awaitable<void> delete_artifact(ResponseWriter& res, const std::vector<std::string>& p);
 
+    asio::awaitable<void> metrics(ResponseWriter& res);
+
     // dev_routes.cpp
     asio::awaitable<void> build_graph(ResponseWriter& res, const std::string& app_name);
     asio::awaitable<void> build_graph_image(ResponseWriter& res, const std::string& app_name,
@@ -130,6 +132,10 @@ public:
     std::shared_ptr<detail::RunRegistry> runs;
     std::shared_ptr<detail::DebugTraces> traces;  // a sink of `tracer`, for the web UI's trace view
     std::shared_ptr<const telemetry::Tracer> tracer;  // every app's runner's; null when no span is kept
+    std::shared_ptr<telemetry::Meter> meter;           // null when options.metrics is off
+    telemetry::GaugeRegistration runs_held;          // adk.server.runs.held, read from `runs`
+    telemetry::GaugeRegistration run_log_bytes;      // adk.server.run_log.size
+    telemetry::GaugeRegistration http_active, http_idle;  // http.client.open_connections
 };
 
 }  // namespace adk::server

@@ -2,6 +2,9 @@
 #include "api_impl.hpp"
 #include "debug_traces.hpp"
 
+#include <adk/net/http_stats.hpp>
+#include <adk/telemetry/prometheus.hpp>
+
 #include <adk/agents/llm_agent.hpp>
 #include <adk/auth/credential_service.hpp>
 #include <adk/core/identifier.hpp>
@@ -150,6 +153,10 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
     std::vector<std::shared_ptr<telemetry::SpanSink>> sinks = options.span_sinks;
     if (options.record_traces)
         sinks.insert(sinks.begin(), traces);
+    if (options.metrics) {
+        meter = options.meter ? options.meter : std::make_shared<telemetry::Meter>();
+        sinks.push_back(std::make_shared<telemetry::GenAiMetrics>(meter));
+    }
     if (!sinks.empty())
         tracer = std::make_shared<const telemetry::Tracer>(std::move(sinks), options.tracing);
     for (auto& app : app_list) {
@@ -191,6 +198,38 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
     limits.max_total_log_bytes = options.max_total_run_log_bytes;
     runs = std::make_shared<detail::RunRegistry>(std::move(executor), limits, options.max_runs,
                                                  options.http.single_threaded);
+    if (meter) {
+        runs_held = meter->gauge("adk.server.runs.held", "{run}",
+                                 "Runs the server holds: running, or finished within the grace period.",
+                                 [weak = std::weak_ptr(runs)] {
+                                     auto r = weak.lock();
+                                     return r ? static_cast<double>(r->size()) : 0.0;
+                                 });
+        run_log_bytes = meter->gauge("adk.server.run_log.size", "By", "Bytes the held runs' logs add up to.",
+                                     [weak = std::weak_ptr(runs)] {
+                                         auto r = weak.lock();
+                                         return r ? static_cast<double>(r->log_bytes()) : 0.0;
+                                     });
+        // The process's HTTP clients (the models' providers, MCP servers), as OpenTelemetry's HTTP conventions name
+        // them.
+        http_active = meter->gauge(
+            "http.client.open_connections", "{connection}", "Connections of the process's HTTP clients.",
+            [] { return static_cast<double>(net::http_client_stats().connections_active); },
+            {{"http.connection.state", "active"}});
+        http_idle = meter->gauge(
+            "http.client.open_connections", "{connection}", "Connections of the process's HTTP clients.",
+            [] {
+                const net::HttpClientStats s = net::http_client_stats();
+                return static_cast<double>(std::max<std::int64_t>(s.connections_open - s.connections_active, 0));
+            },
+            {{"http.connection.state", "idle"}});
+    }
+}
+
+asio::awaitable<void> ApiServer::Impl::metrics(ResponseWriter& res)
+{
+    const std::string body = telemetry::prometheus_text(meter->collect());
+    co_await res.send(200, telemetry::prometheus_content_type, body);
 }
 
 const ApiServer::Impl::AppEntry& ApiServer::Impl::app(const std::string& name) const
@@ -351,6 +390,8 @@ asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWrit
         } else if (get && target.matches({"version"}, p)) {
             json::value version = json::object{{"version", options.version}, {"language", "c++"}};
             co_await detail::reply_json(res, 200, version);
+        } else if (get && meter && target.matches({"metrics"}, p)) {
+            co_await metrics(res);
         } else if (get && target.matches({"health"}, p)) {
             json::value ok = json::object{{"status", "ok"}};
             co_await detail::reply_json(res, 200, ok);

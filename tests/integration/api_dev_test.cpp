@@ -4,6 +4,7 @@
 // Found for the routes that hide the UI's eval and builder panels.
 #include <adk/adk.hpp>
 #include <adk/server/api_server.hpp>
+#include <adk/telemetry/prometheus.hpp>
 #include <adk/workflow/workflow.hpp>
 
 #include "support/api_client.hpp"
@@ -351,5 +352,81 @@ TEST_CASE("ApiServer: a graph workflow described by its graph and drawn START to
         Reply missing = co_await call(client, server, "GET", "/dev/apps/triage/build_graph_image?node=nowhere");
         CHECK(missing.status == 404);
         server.stop();
+    }());
+}
+
+TEST_CASE("ApiServer: /metrics in Prometheus' text format, behind the bearer token, counting a run's calls",
+          "[server][metrics]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto weather = adk::LlmAgent::builder("weather_agent")
+                       .model(gemini({adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}),
+                                      adk::LlmResponse::text("Sunny in Paris.")}))
+                       .tool(weather_tool())
+                       .build();
+    adk::server::ApiServerOptions options = adk::test::options_with(sessions);
+    options.bearer_token = "s3cret";
+    options.meter = std::make_shared<adk::telemetry::Meter>();  // the caller's, read by an exporter of its own
+    const auto meter = options.meter;
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather_agent", weather}}, std::move(options));
+    server.start();
+    adk::net::HttpClient client(adk::test::no_retries());
+    // (Views: g++ 12 miscompiles class temporaries built in a co_await expression.)
+    auto send = [&](std::string_view method, std::string_view path, std::string_view body,
+                    bool token) -> asio::awaitable<std::pair<Reply, std::string>> {
+        adk::net::HttpRequest req(std::string(method), server.base_url() + std::string(path));
+        if (token)
+            req.set("authorization", "Bearer s3cret");
+        if (!body.empty())
+            req.set("content-type", "application/json");
+        req.body = std::string(body);
+        adk::net::HttpResponse res = co_await client.send(std::move(req));
+        Reply r;
+        r.status = res.status();
+        std::string type(res.header("content-type"));
+        r.body = co_await res.read_all();
+        co_return std::make_pair(r, type);
+    };
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        auto [refused, ignored] = co_await send("GET", "/metrics", "", false);
+        CHECK(refused.status == 401);
+        auto [before, type] = co_await send("GET", "/metrics", "", true);
+        CHECK(before.status == 200);
+        CHECK(type == "text/plain; version=0.0.4; charset=utf-8");
+        CHECK_THAT(before.body, Catch::Contains("adk_server_runs_held{otel_scope_name=\"gcp.vertex.agent\"} 0\n"));
+        CHECK_THAT(before.body, !Catch::Contains("gen_ai_client_operation_duration"));  // nothing ran yet
+        CHECK_THAT(before.body, Catch::Contains("# TYPE http_client_open_connections gauge\n"));
+        CHECK_THAT(before.body, Catch::Contains("http_client_open_connections{otel_scope_name=\"gcp.vertex.agent\","
+                                                "http_connection_state=\"active\"} "));
+
+        auto [created, t1] = co_await send("POST", "/apps/weather_agent/users/u/sessions/s1", "", true);
+        REQUIRE(created.status == 200);
+        auto [ran, t2] = co_await send("POST", "/run", R"({"appName": "weather_agent", "userId": "u", "sessionId": "s1",
+            "newMessage": {"role": "user", "parts": [{"text": "Weather in Paris?"}]}})", true);
+        REQUIRE(ran.status == 200);
+        auto [after, t3] = co_await send("GET", "/metrics", "", true);
+        CHECK_THAT(after.body, Catch::Contains("gen_ai_client_operation_duration_seconds_count{otel_scope_name="
+                                               "\"gcp.vertex.agent\",gen_ai_operation_name=\"generate_content\","
+                                               "gen_ai_request_model=\"gemini-2.5-flash\"} 2\n"));
+        CHECK_THAT(after.body, Catch::Contains("gen_ai_execute_tool_duration_seconds_count{otel_scope_name="
+                                               "\"gcp.vertex.agent\",gen_ai_tool_name=\"get_weather\"} 1\n"));
+        CHECK_THAT(after.body, Catch::Contains("gen_ai_invoke_agent_duration_seconds_count{otel_scope_name="
+                                               "\"gcp.vertex.agent\",gen_ai_agent_name=\"weather_agent\"} 1\n"));
+        CHECK_THAT(after.body, Catch::Contains("adk_invocations_active{otel_scope_name=\"gcp.vertex.agent\"} 0\n"));
+        // The Meter given is the one served.
+        CHECK(adk::telemetry::prometheus_text(meter->collect()).size() == after.body.size());
+        server.stop();
+    }());
+
+    // Metrics off: the route is not there.
+    adk::server::ApiServerOptions quiet = adk::test::options_with(sessions);
+    quiet.metrics = false;
+    adk::server::ApiServer without(ioc.get_executor(), {{"weather_agent", weather}}, std::move(quiet));
+    without.start();
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        Reply none = co_await call(client, without, "GET", "/metrics");
+        CHECK(none.status == 404);
+        without.stop();
     }());
 }

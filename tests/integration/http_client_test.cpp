@@ -4,6 +4,7 @@
 #include <adk/core/log.hpp>
 #include <adk/core/stream.hpp>
 #include <adk/net/http_client.hpp>
+#include <adk/net/http_stats.hpp>
 
 #include "server.hpp"
 #include "support/run.hpp"
@@ -162,12 +163,16 @@ TEST_CASE("HTTP: a streamed body arrives whole, piece by piece, and the connecti
     Server server(ioc.get_executor(), options);
     server.start();
     HttpClient client;
+    const adk::net::HttpClientStats before = adk::net::http_client_stats();  // other tests' pooled connections
     run(ioc, [&]() -> asio::awaitable<void> {
         for (int i = 0; i < 3; ++i) {
             HttpResponse res = co_await client.send(post(server.base_url() + "/v1/chat/completions"));
             CHECK(res.status() == 200);
             CHECK(res.header("Content-Type") == "text/event-stream");
             CHECK(res.reused_connection() == (i > 0));
+            // The connection is counted open, and in use while its response is read (the metrics' gauges).
+            CHECK(adk::net::http_client_stats().connections_open == before.connections_open + 1);
+            CHECK(adk::net::http_client_stats().connections_active == before.connections_active + 1);
             std::string got;
             std::size_t reads = 0;
             while (true) {
@@ -180,6 +185,8 @@ TEST_CASE("HTTP: a streamed body arrives whole, piece by piece, and the connecti
             CHECK(got == body);
             CHECK(reads > 1);  // delivered as it arrived, not at the end
         }
+        CHECK(adk::net::http_client_stats().connections_active == before.connections_active);  // back in the pool
+        CHECK(adk::net::http_client_stats().connections_open == before.connections_open + 1);
         server.stop();
     }());
     CHECK(server.connections_accepted() == 1);

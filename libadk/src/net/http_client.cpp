@@ -6,6 +6,7 @@
 #include <adk/net/http_client.hpp>
 
 #include <adk/core/log.hpp>
+#include <adk/net/http_stats.hpp>
 #include <adk/net/url.hpp>
 
 #include "../core/json_fields.hpp"  // base64_encode
@@ -62,10 +63,38 @@ std::string millis(std::chrono::milliseconds d)
 
 }  // namespace
 
+namespace {
+
+// The process's connections (http_stats.hpp): counted where they are made and destroyed, not per chunk.
+std::atomic<std::int64_t> connections_open{0};
+std::atomic<std::int64_t> connections_active{0};
+
+}  // namespace
+
+}  // namespace detail
+
+HttpClientStats http_client_stats() noexcept
+{
+    using detail::connections_active;
+    using detail::connections_open;
+    HttpClientStats s;
+    s.connections_open = connections_open.load(std::memory_order_relaxed);
+    s.connections_active = connections_active.load(std::memory_order_relaxed);
+    return s;
+}
+
+namespace detail {
+
 // One socket, plain or TLS, and the bytes read past the last response.
 class Connection {
 public:
-    Connection(std::string origin_, beast::tcp_stream tcp) : origin(std::move(origin_)), stream(std::move(tcp)) {}
+    Connection(std::string origin_, beast::tcp_stream tcp) : origin(std::move(origin_)), stream(std::move(tcp))
+    {
+        connections_open.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~Connection() { connections_open.fetch_sub(1, std::memory_order_relaxed); }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
 
     beast::tcp_stream& lowest()
     {
@@ -291,6 +320,8 @@ public:
     HttpExchange(std::shared_ptr<HttpPool> pool_, std::unique_ptr<Connection> conn_, IdleConnections& idle_)
         : pool(std::move(pool_)), conn(std::move(conn_)), idle(&idle_)
     {
+        if (conn)
+            connections_active.fetch_add(1, std::memory_order_relaxed);
     }
     ~HttpExchange() { release(); }
 
@@ -300,6 +331,7 @@ public:
         const bool stopped = watch && watch->detach() != BodyWatch::Stop::none;
         if (!conn)
             return;
+        connections_active.fetch_sub(1, std::memory_order_relaxed);
         if (parser.is_done() && parser.keep_alive() && !stopped) {
             conn->lowest().expires_never();
             idle->put(pool->id, std::move(conn), pool->options.max_idle_per_origin);

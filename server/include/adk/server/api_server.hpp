@@ -34,6 +34,7 @@
 #include <adk/plugins/plugin.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/sessions/session_service.hpp>
+#include <adk/telemetry/metrics.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -109,6 +110,12 @@ public:
     // sampled. A request's W3C traceparent header is the parent of its run's spans.
     std::vector<std::shared_ptr<telemetry::SpanSink>> span_sinks;
     telemetry::TracerOptions tracing;
+    // The runs' metrics (adk/telemetry/metrics.hpp: GenAI durations and tokens, agents, tools, invocations, runs
+    // held), served at GET /metrics in Prometheus' text format, behind the bearer token when one is set. Null: the
+    // server keeps its own Meter; give one to export it elsewhere too (adk::otel's OtlpMetricExporter). Off: no
+    // metrics are recorded and /metrics is not found.
+    bool metrics = true;
+    std::shared_ptr<telemetry::Meter> meter;
 
     // When set, every request but a CORS preflight must carry "Authorization: Bearer <token>" (401 without).
     // A server that listens off loopback refuses to start without one, unless allow_unauthenticated is set.
