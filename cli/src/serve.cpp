@@ -3,6 +3,7 @@
 
 #include <adk/core/error.hpp>
 #include <adk/otel/otlp_exporter.hpp>
+#include <adk/otel/otlp_metric_exporter.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -76,6 +77,10 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
         options.span_sinks.push_back(otlp);
         options.tracing = otlp->options().tracer;
     }
+    // Metrics: served at /metrics for Prometheus, and pushed over OTLP when the environment names a collector.
+    options.meter = std::make_shared<telemetry::Meter>();
+    std::shared_ptr<otel::OtlpMetricExporter> otlp_metrics =
+        otel::OtlpMetricExporter::from_env(ioc.get_executor(), options.meter);
     server::ApiServer server(ioc.get_executor(), std::move(apps), std::move(options));
     try {
         server.start();
@@ -97,6 +102,8 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
         server.stop();
         if (otlp)  // the spans still waiting go out, within the same moment
             asio::co_spawn(ioc, otlp->shutdown(std::chrono::milliseconds(1500)), asio::detached);
+        if (otlp_metrics)  // and the metrics' last values
+            asio::co_spawn(ioc, otlp_metrics->shutdown(std::chrono::milliseconds(1500)), asio::detached);
         // What the runs were awaiting ends within a moment; past it the io_context stops anyway.
         last_call.expires_after(std::chrono::seconds(2));
         last_call.async_wait([&](boost::system::error_code) { ioc.stop(); });

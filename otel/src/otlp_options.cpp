@@ -100,7 +100,11 @@ OtlpOptions OtlpOptions::from_env(std::function<std::optional<std::string>(std::
     };
 
     OtlpOptions o;
-    if (auto v = value("OTEL_SDK_DISABLED"); v && lower(*v) == "true")
+    const bool sdk_disabled = [&] {
+        auto v = value("OTEL_SDK_DISABLED");
+        return v && lower(*v) == "true";
+    }();
+    if (sdk_disabled)
         o.enabled = false;
     if (auto v = value("OTEL_TRACES_EXPORTER")) {
         const std::string exporter = lower(*v);
@@ -110,39 +114,73 @@ OtlpOptions OtlpOptions::from_env(std::function<std::optional<std::string>(std::
             throw Error(errc::invalid_argument, "OTEL_TRACES_EXPORTER is '" + *v +
                                                     "': adk-cpp exports traces over OTLP only (otlp, or none)");
     }
-    if (auto v = value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
-        o.traces_url = checked_url(*v, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");  // used as it is
-    } else if (auto base = value("OTEL_EXPORTER_OTLP_ENDPOINT")) {
-        std::string url = *base;
-        if (url.back() != '/')
-            url += '/';
-        o.traces_url = checked_url(url + "v1/traces", "OTEL_EXPORTER_OTLP_ENDPOINT");
-    }
-    if (auto v = either("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")) {
-        if (v->first == "http/protobuf")
-            o.encoding = Encoding::protobuf;
-        else if (v->first == "http/json")
-            o.encoding = Encoding::json;
-        else
-            throw Error(errc::invalid_argument, std::string(v->second) + " is '" + v->first +
-                                                    "': adk-cpp speaks OTLP over HTTP, http/protobuf or http/json "
-                                                    "(grpc is not supported: point it at the collector's HTTP port, 4318)");
-    }
-    if (auto v = either("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")) {
-        o.headers = key_values(v->first, v->second);
-        for (const auto& [name, header_value] : o.headers) {
-            try {
-                net::validate_header(name, header_value);
-            } catch (const Error&) {
-                throw Error(errc::invalid_argument, std::string(v->second) + ": the header '" + name +
-                                                        "' has a name or value HTTP forbids (control characters?)");
+    // One signal's endpoint: its own variables (OTEL_EXPORTER_OTLP_TRACES_*, _METRICS_*), else the general ones.
+    auto read_signal = [&](std::string_view signal, std::string_view path, std::string& url,
+                           std::vector<std::pair<std::string, std::string>>& headers, Encoding& encoding,
+                           std::chrono::milliseconds& timeout, std::string& ca_file) {
+        const std::string prefix = "OTEL_EXPORTER_OTLP_" + std::string(signal) + "_";
+        const std::string endpoint_name = prefix + "ENDPOINT";
+        if (auto v = value(endpoint_name)) {
+            url = checked_url(*v, endpoint_name);  // used as it is
+        } else if (auto base = value("OTEL_EXPORTER_OTLP_ENDPOINT")) {
+            std::string joined = *base;
+            if (joined.back() != '/')
+                joined += '/';
+            url = checked_url(joined + std::string(path), "OTEL_EXPORTER_OTLP_ENDPOINT");
+        }
+        const std::string protocol_name = prefix + "PROTOCOL";
+        if (auto v = either(protocol_name, "OTEL_EXPORTER_OTLP_PROTOCOL")) {
+            if (v->first == "http/protobuf")
+                encoding = Encoding::protobuf;
+            else if (v->first == "http/json")
+                encoding = Encoding::json;
+            else
+                throw Error(errc::invalid_argument, std::string(v->second) + " is '" + v->first +
+                                                        "': adk-cpp speaks OTLP over HTTP, http/protobuf or http/json "
+                                                        "(grpc is not supported: point it at the collector's HTTP port, "
+                                                        "4318)");
+        }
+        const std::string headers_name = prefix + "HEADERS";
+        if (auto v = either(headers_name, "OTEL_EXPORTER_OTLP_HEADERS")) {
+            headers = key_values(v->first, v->second);
+            for (const auto& [name, header_value] : headers) {
+                try {
+                    net::validate_header(name, header_value);
+                } catch (const Error&) {
+                    throw Error(errc::invalid_argument, std::string(v->second) + ": the header '" + name +
+                                                            "' has a name or value HTTP forbids (control characters?)");
+                }
             }
         }
+        const std::string timeout_name = prefix + "TIMEOUT";
+        if (auto v = either(timeout_name, "OTEL_EXPORTER_OTLP_TIMEOUT"))
+            timeout = std::chrono::milliseconds(number(v->first, v->second, 3'600'000));
+        const std::string certificate_name = prefix + "CERTIFICATE";
+        if (auto v = either(certificate_name, "OTEL_EXPORTER_OTLP_CERTIFICATE"))
+            ca_file = v->first;
+    };
+    read_signal("TRACES", "v1/traces", o.traces_url, o.headers, o.encoding, o.timeout, o.ca_file);
+    read_signal("METRICS", "v1/metrics", o.metrics.url, o.metrics.headers, o.metrics.encoding, o.metrics.timeout,
+                o.metrics.ca_file);
+    if (auto v = value("OTEL_METRICS_EXPORTER")) {
+        const std::string exporter = lower(*v);
+        if (exporter == "none")
+            o.metrics.enabled = false;
+        else if (exporter != "otlp" && exporter != "prometheus")
+            throw Error(errc::invalid_argument, "OTEL_METRICS_EXPORTER is '" + *v +
+                                                    "': adk-cpp exports metrics over OTLP (otlp), serves them to "
+                                                    "Prometheus at the API server's /metrics, or neither (none)");
+        if (exporter == "prometheus")
+            o.metrics.enabled = false;  // scraped, not pushed
     }
-    if (auto v = either("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"))
-        o.timeout = std::chrono::milliseconds(number(v->first, v->second, 3'600'000));
-    if (auto v = either("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", "OTEL_EXPORTER_OTLP_CERTIFICATE"))
-        o.ca_file = v->first;
+    if (auto v = value("OTEL_METRIC_EXPORT_INTERVAL"))
+        o.metrics.interval = std::chrono::milliseconds(number(*v, "OTEL_METRIC_EXPORT_INTERVAL", 86'400'000));
+    if (sdk_disabled)
+        o.metrics.enabled = false;
+    if (o.metrics.interval.count() == 0)
+        throw Error(errc::invalid_argument, "OTEL_METRIC_EXPORT_INTERVAL must be above 0 (milliseconds)");
+    if (auto v = value("OTEL_METRIC_EXPORT_TIMEOUT"))
+        o.metrics.timeout = std::chrono::milliseconds(number(*v, "OTEL_METRIC_EXPORT_TIMEOUT", 3'600'000));
 
     // The resource: OTEL_RESOURCE_ATTRIBUTES, then OTEL_SERVICE_NAME over its service.name, and the SDK's own.
     std::string service_name = "unknown_service";

@@ -1,5 +1,7 @@
 #include <adk/otel/otlp_traces.hpp>
 
+#include "otlp_wire.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
@@ -12,109 +14,11 @@ namespace json = boost::json;
 
 namespace {
 
-// Protocol Buffers' wire format (https://protobuf.dev/programming-guides/encoding/): what OTLP's messages need.
-class ProtoWriter {
-public:
-    enum Wire { varint_type = 0, fixed64_type = 1, length_type = 2, fixed32_type = 5 };
-
-    void varint(std::uint64_t v)
-    {
-        while (v >= 0x80) {
-            out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-            v >>= 7;
-        }
-        out.push_back(static_cast<char>(v));
-    }
-    void tag(int field, Wire wire) { varint((static_cast<std::uint64_t>(field) << 3) | wire); }
-
-    // proto3 leaves out a field at its default, except a oneof's (`always`).
-    void uint_field(int field, std::uint64_t v, bool always = false)
-    {
-        if (v == 0 && !always)
-            return;
-        tag(field, varint_type);
-        varint(v);
-    }
-    void int_field(int field, std::int64_t v, bool always = false)
-    {
-        uint_field(field, static_cast<std::uint64_t>(v), always);  // int64: two's complement, ten bytes when negative
-    }
-    void fixed64_field(int field, std::uint64_t v)
-    {
-        tag(field, fixed64_type);
-        for (int i = 0; i < 8; ++i)
-            out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-    }
-    void fixed32_field(int field, std::uint32_t v)
-    {
-        tag(field, fixed32_type);
-        for (int i = 0; i < 4; ++i)
-            out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-    }
-    void double_field(int field, double v) { fixed64_field(field, std::bit_cast<std::uint64_t>(v)); }
-    void bytes_field(int field, std::string_view v, bool always = false)
-    {
-        if (v.empty() && !always)
-            return;
-        tag(field, length_type);
-        varint(v.size());
-        out.append(v);
-    }
-    void message_field(int field, const ProtoWriter& child) { bytes_field(field, child.out, true); }
-
-    std::string out;
-};
-
-std::string_view id_bytes(const auto& id)
-{
-    return {reinterpret_cast<const char*>(id.data()), id.size()};
-}
-
-bool all_zero(const telemetry::SpanId& id)
-{
-    for (auto b : id)
-        if (b)
-            return false;
-    return true;
-}
-
-// AnyValue
-ProtoWriter proto_value(const telemetry::AttributeValue& value)
-{
-    ProtoWriter w;
-    std::visit(
-        [&](const auto& v) {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-                w.bytes_field(1, v, true);
-            } else if constexpr (std::is_same_v<T, bool>) {
-                w.uint_field(2, v ? 1 : 0, true);
-            } else if constexpr (std::is_same_v<T, std::int64_t>) {
-                w.int_field(3, v, true);
-            } else if constexpr (std::is_same_v<T, double>) {
-                w.double_field(4, v);
-            } else {
-                ProtoWriter array;
-                for (const auto& s : v) {
-                    ProtoWriter item;
-                    item.bytes_field(1, s, true);
-                    array.message_field(1, item);
-                }
-                w.message_field(5, array);
-            }
-        },
-        value);
-    return w;
-}
-
-// KeyValue, as field `field` of `into`.
-void proto_attribute(ProtoWriter& into, int field, const telemetry::Attribute& a)
-{
-    ProtoWriter kv;
-    kv.bytes_field(1, a.key);
-    kv.message_field(2, proto_value(a.value));
-    into.message_field(field, kv);
-}
+using detail::ProtoWriter;
+using detail::json_value;
+using detail::proto_attribute;
+using detail::all_zero;
+using detail::id_bytes;
 
 // Span.flags: the W3C trace flags, and whether the parent is remote (SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK and
 // SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK).
@@ -198,29 +102,6 @@ std::string encode_protobuf(const Origin& origin, std::span<const telemetry::Spa
 
 // OTLP/JSON (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): protobuf's JSON mapping but for
 // ids in lower-case hex, enums as numbers, and field names in lowerCamelCase.
-json::value json_value(const telemetry::AttributeValue& value)
-{
-    return std::visit(
-        [](const auto& v) -> json::value {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-                return json::object{{"stringValue", v}};
-            } else if constexpr (std::is_same_v<T, bool>) {
-                return json::object{{"boolValue", v}};
-            } else if constexpr (std::is_same_v<T, std::int64_t>) {
-                return json::object{{"intValue", std::to_string(v)}};
-            } else if constexpr (std::is_same_v<T, double>) {
-                return json::object{{"doubleValue", v}};
-            } else {
-                json::array values;
-                for (const auto& s : v)
-                    values.push_back(json::object{{"stringValue", s}});
-                return json::object{{"arrayValue", json::object{{"values", std::move(values)}}}};
-            }
-        },
-        value);
-}
-
 json::array json_attributes(const std::vector<telemetry::Attribute>& attributes, bool with_content,
                             std::size_t& dropped)
 {

@@ -1,11 +1,14 @@
 // OtlpSpanExporter over real HTTP on loopback: an invocation's spans reach a collector (OTLP/JSON read back here;
 // the protobuf form is decoded by the official definitions in tests/interop/otlp), with the configured headers;
 // a collector that refuses, is slow, or is down costs dropped spans, never memory; shutdown sends what waits.
+// OtlpMetricExporter sends a Meter's values, cumulative, on its schedule, and what failed goes with the next one.
 // And OtlpOptions::from_env reads OpenTelemetry's variables.
 #include <adk/adk.hpp>
 #include <adk/net/http_server.hpp>
 #include <adk/otel/otlp_exporter.hpp>
+#include <adk/otel/otlp_metric_exporter.hpp>
 
+#include "support/drive.hpp"
 #include "support/run.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -309,6 +312,30 @@ TEST_CASE("OtlpOptions::from_env: OpenTelemetry's variables, and clear errors fo
     CHECK_FALSE(from({{"OTEL_SDK_DISABLED", "true"}}).enabled);
     CHECK_FALSE(from({{"OTEL_TRACES_EXPORTER", "none"}}).enabled);
 
+    // Metrics: their own endpoint, protocol and headers, else the general ones; the export interval.
+    CHECK(defaults.metrics.enabled);
+    CHECK(defaults.metrics.url == "http://localhost:4318/v1/metrics");
+    CHECK(defaults.metrics.interval == std::chrono::milliseconds(60000));
+    CHECK(set.metrics.url == "https://collector:4318/v1/metrics");
+    CHECK(set.metrics.timeout == std::chrono::milliseconds(2500));
+    const OtlpOptions metrics = from({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318/"},
+                                      {"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json"},
+                                      {"OTEL_EXPORTER_OTLP_METRICS_HEADERS", "x-metrics=1"},
+                                      {"OTEL_EXPORTER_OTLP_HEADERS", "x-all=1"},
+                                      {"OTEL_METRIC_EXPORT_INTERVAL", "15000"}});
+    CHECK(metrics.metrics.url == "http://c:4318/v1/metrics");
+    CHECK(metrics.traces_url == "http://c:4318/v1/traces");
+    CHECK(metrics.metrics.encoding == adk::otel::Encoding::json);
+    CHECK(metrics.encoding == adk::otel::Encoding::protobuf);
+    CHECK(metrics.metrics.headers == std::vector<std::pair<std::string, std::string>>{{"x-metrics", "1"}});
+    CHECK(metrics.headers == std::vector<std::pair<std::string, std::string>>{{"x-all", "1"}});
+    CHECK(metrics.metrics.interval == std::chrono::milliseconds(15000));
+    CHECK(from({{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:9/m"}}).metrics.url == "http://m:9/m");
+    CHECK_FALSE(from({{"OTEL_METRICS_EXPORTER", "none"}}).metrics.enabled);
+    CHECK_FALSE(from({{"OTEL_METRICS_EXPORTER", "prometheus"}}).metrics.enabled);  // scraped at /metrics instead
+    CHECK(from({{"OTEL_METRICS_EXPORTER", "none"}}).enabled);  // traces still go
+    CHECK_FALSE(from({{"OTEL_SDK_DISABLED", "true"}}).metrics.enabled);
+
     const std::vector<std::pair<std::map<std::string, std::string, std::less<>>, std::string>> bad{
         {{{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}}, "grpc is not supported"},
         {{{"OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://c"}}, "OTEL_EXPORTER_OTLP_ENDPOINT"},
@@ -318,6 +345,9 @@ TEST_CASE("OtlpOptions::from_env: OpenTelemetry's variables, and clear errors fo
         {{{"OTEL_TRACES_SAMPLER", "sometimes"}}, "parentbased_always_on"},
         {{{"OTEL_TRACES_SAMPLER_ARG", "2"}}, "from 0 to 1"},
         {{{"OTEL_TRACES_EXPORTER", "zipkin"}}, "OTLP only"},
+        {{{"OTEL_METRICS_EXPORTER", "statsd"}}, "OTEL_METRICS_EXPORTER"},
+        {{{"OTEL_METRIC_EXPORT_INTERVAL", "0"}}, "above 0"},
+        {{{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "grpc"}}, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"},
     };
     for (const auto& [env, says] : bad) {
         try {
@@ -394,4 +424,85 @@ TEST_CASE("OTLP export on 4 threads: parallel branches end spans on their strand
         ids.insert(std::string(span.at("spanId").as_string()));
     CHECK(ids.size() == spans.size());  // none twice
     CHECK(exporter->stats().dropped == 0);
+}
+
+TEST_CASE("OTLP metrics export: a Meter's values on a schedule, cumulative, and a refused export lost to no count",
+          "[otel][metrics]")
+{
+    Collector collector;
+    asio::io_context ioc;
+    auto meter = std::make_shared<telemetry::Meter>();
+    auto calls = meter->counter("calls", "{call}", "Calls made.");
+    auto latency = meter->histogram("latency", "s", "How long calls took.", {0.1, 1});
+    calls.add(2, {{"tool", "get_weather"}});
+    latency.record(0.5);
+    OtlpOptions options = options_for(collector.url());
+    options.metrics.url = collector.url();
+    options.metrics.encoding = adk::otel::Encoding::json;
+    options.metrics.headers = {{"x-tenant", "blue"}};
+    options.metrics.interval = std::chrono::milliseconds(20);
+    options.max_retries = 0;
+    // The values of `calls` in each request the collector took, in order.
+    auto exported_calls = [&] {
+        std::vector<double> out;
+        for (const auto& r : collector.requests()) {
+            const json::value body = json::parse(r.body);
+            const auto& scope = body.at("resourceMetrics").at(0).at("scopeMetrics").at(0);
+            CHECK(scope.at("scope").at("name") == "gcp.vertex.agent");
+            for (const auto& m : scope.at("metrics").as_array())
+                if (m.at("name") == "calls")
+                    out.push_back(m.at("sum").at("dataPoints").at(0).at("asDouble").to_number<double>());
+        }
+        return out;
+    };
+
+    auto exporter = adk::otel::OtlpMetricExporter::create(ioc.get_executor(), meter, options);
+    // On its schedule: a few exports, each the whole count so far.
+    while (collector.requests().size() < 2)
+        ioc.run_for(std::chrono::milliseconds(10));
+    const auto request = collector.requests().front();
+    CHECK(request.header("x-tenant") == "blue");
+    CHECK(request.header("content-type") == "application/json");
+    const json::value body = json::parse(request.body);
+    const auto& rm = body.at("resourceMetrics").at(0);
+    CHECK(rm.at("resource").at("attributes").at(0).at("value").at("stringValue") == "weather-service");
+    for (const auto& m : rm.at("scopeMetrics").at(0).at("metrics").as_array()) {
+        if (m.at("name") != "latency")
+            continue;
+        CHECK(m.at("unit") == "s");
+        const auto& h = m.at("histogram");
+        CHECK(h.at("aggregationTemporality") == 2);
+        const auto& p = h.at("dataPoints").at(0);
+        CHECK(p.at("count") == "1");
+        CHECK(p.at("bucketCounts") == json::parse(R"(["0","1","0"])"));
+        CHECK(p.at("explicitBounds") == json::parse("[0.1, 1.0]"));
+    }
+    CHECK(exported_calls().front() == 2);
+
+    // Refused: counted as failed; what was added meanwhile arrives with the next export that goes.
+    collector.answer(503);
+    const auto before = exporter->stats();
+    while (exporter->stats().failed < before.failed + 1)
+        ioc.run_for(std::chrono::milliseconds(10));
+    calls.add(3, {{"tool", "get_weather"}});
+    collector.answer(200);
+    // (Driven, not run to the end: the exporter's schedule keeps the io_context busy until its shutdown.)
+    adk::test::drive(ioc, [&]() -> asio::awaitable<bool> {
+        co_await exporter->flush();
+        co_return true;
+    }());
+    CHECK(exported_calls().back() == 5);
+
+    // Shutdown: one last export, then no more.
+    calls.add(1, {{"tool", "get_weather"}});
+    adk::test::drive(ioc, [&]() -> asio::awaitable<bool> {
+        const std::chrono::milliseconds deadline = std::chrono::seconds(5);
+        co_await exporter->shutdown(deadline);
+        co_return true;
+    }());
+    CHECK(exported_calls().back() == 6);
+    const std::size_t after_shutdown = collector.requests().size();
+    ioc.run_for(std::chrono::milliseconds(100));
+    CHECK(collector.requests().size() == after_shutdown);
+    CHECK(exporter->stats().exports >= 3);
 }

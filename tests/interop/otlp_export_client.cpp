@@ -1,9 +1,11 @@
 // Runs four invocations whose spans OtlpSpanExporter sends where OpenTelemetry's environment variables say
 // (run_otlp.sh points them at otlp_receiver.mjs): in session "transfer" a coordinator hands the question to
 // weather_agent, which calls a tool; in "error" the model refuses; in "cancel" the client leaves mid-stream.
-// Exits 1 when a span was dropped.
+// Its metrics (GenAiMetrics, fed from the same spans) go out once at the end through OtlpMetricExporter. Exits 1
+// when a span was dropped or the metrics did not go.
 #include <adk/adk.hpp>
 #include <adk/otel/otlp_exporter.hpp>
+#include <adk/otel/otlp_metric_exporter.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/json/parse.hpp>
@@ -26,7 +28,8 @@ std::shared_ptr<ScriptedModel> scripted(std::vector<ScriptedModel::Turn> turns, 
 }
 
 asio::awaitable<void> scenarios(std::shared_ptr<adk::telemetry::Tracer> tracer,
-                                std::shared_ptr<adk::otel::OtlpSpanExporter> exporter)
+                                std::shared_ptr<adk::otel::OtlpSpanExporter> exporter,
+                                std::shared_ptr<adk::otel::OtlpMetricExporter> metrics)
 {
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     auto weather_tool = adk::FunctionTool::create(
@@ -86,6 +89,7 @@ asio::awaitable<void> scenarios(std::shared_ptr<adk::telemetry::Tracer> tracer,
     }
     const std::chrono::milliseconds deadline = std::chrono::seconds(20);
     co_await exporter->shutdown(deadline);
+    co_await metrics->shutdown(deadline);
 }
 
 }  // namespace
@@ -96,16 +100,23 @@ int main()
         asio::io_context ioc;
         adk::otel::OtlpOptions options = adk::otel::OtlpOptions::from_env();
         auto exporter = adk::otel::OtlpSpanExporter::create(ioc.get_executor(), options);
+        auto meter = std::make_shared<adk::telemetry::Meter>();
+        auto metrics = adk::otel::OtlpMetricExporter::create(ioc.get_executor(), meter, options);
         auto tracer = std::make_shared<adk::telemetry::Tracer>(
-            std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{exporter}, options.tracer);
+            std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{exporter,
+                                                                   std::make_shared<adk::telemetry::GenAiMetrics>(meter)},
+            options.tracer);
         std::exception_ptr failure;
-        asio::co_spawn(ioc, scenarios(tracer, exporter), [&](std::exception_ptr e) { failure = e; });
+        asio::co_spawn(ioc, scenarios(tracer, exporter, metrics), [&](std::exception_ptr e) { failure = e; });
         ioc.run();
         if (failure)
             std::rethrow_exception(failure);
         const auto stats = exporter->stats();
-        std::cout << "exported " << stats.exported << " spans, dropped " << stats.dropped << "\n";
-        return stats.dropped == 0 && stats.exported > 0 ? 0 : 1;
+        const auto metric_stats = metrics->stats();
+        std::cout << "exported " << stats.exported << " spans, dropped " << stats.dropped << "; metrics exported "
+                  << metric_stats.exports << " times, failed " << metric_stats.failed << "\n";
+        return stats.dropped == 0 && stats.exported > 0 && metric_stats.exports > 0 && metric_stats.failed == 0 ? 0
+                                                                                                                 : 1;
     } catch (const std::exception& e) {
         std::cerr << "otlp_export_client: " << e.what() << "\n";
         return 1;

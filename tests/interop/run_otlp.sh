@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# adk-cpp's OTLP exporter against a receiver that decodes with the official OTLP definitions (otlp/): the spans of a
-# transfer, a tool call, a model error and a cancel, sent once as protobuf (content captured) and once as JSON
-# (content left out); otlp/otlp_check.mjs says what each must hold.
-#   run_otlp.sh OTLP_EXPORT_CLIENT WORK_DIR
+# adk-cpp's OTLP exporters against a receiver that decodes with the official OTLP definitions (otlp/): the spans
+# and metrics of a transfer, a tool call, a model error and a cancel, sent once as protobuf (content captured) and
+# once as JSON (content left out); otlp/otlp_check.mjs says what each must hold. Then one trace end to end: a
+# client traced by OpenTelemetry's JS SDK asks `api_server` (the samples' weather_agent against mock-llm), which
+# exports to the receiver; otlp/otel_js_check.mjs follows the trace id from the client to the model's requests.
+#   run_otlp.sh OTLP_EXPORT_CLIENT WORK_DIR SAMPLE_AGENTS MOCK_LLM SAMPLES_DIR
 set -euo pipefail
-program=$1
+program=$1 samples_program=$3 mock=$4 samples=$5
 here=$(cd "$(dirname "$0")" && pwd)
-NPM_PACKAGE_DIR=$here/otlp source "$here/npm_install.sh" "$2" otlp_receiver.mjs otlp_check.mjs
+NPM_PACKAGE_DIR=$here/otlp source "$here/npm_install.sh" "$2" otlp_receiver.mjs otlp_check.mjs otel_client.mjs \
+  otel_js_check.mjs
 
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true' EXIT
+pids=()
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 for run in "protobuf http/protobuf true" "json http/json false"; do
   set -- $run
   rm -f "spans_$1.jsonl" receiver.log
@@ -18,9 +22,37 @@ for run in "protobuf http/protobuf true" "json http/json false"; do
   url=$(sed -n '1s/^listening on //p' receiver.log)
   [ -n "$url" ] || { echo "FAIL: the receiver did not start"; cat receiver.log; exit 1; }
   OTEL_EXPORTER_OTLP_ENDPOINT=$url OTEL_EXPORTER_OTLP_PROTOCOL=$2 OTEL_SERVICE_NAME=otlp-interop \
-    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=$3 OTEL_BSP_SCHEDULE_DELAY=100 "$program"
+    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=$3 OTEL_BSP_SCHEDULE_DELAY=100 OTEL_METRIC_EXPORT_INTERVAL=60000 \
+    "$program"
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
   node otlp_check.mjs "spans_$1.jsonl" "$1" "$3" || { echo "FAIL: $1"; exit 1; }
   echo "PASS: $1"
 done
+# One trace from a client traced by the JS SDK, through api_server, to the model's requests.
+rm -f spans_js.jsonl receiver.log model_traceparents.log
+node otlp_receiver.mjs spans_js.jsonl >receiver.log 2>&1 & pids+=($!)
+for _ in $(seq 200); do [ -s receiver.log ] && break; sleep 0.05; done
+collector=$(sed -n '1s/^listening on //p' receiver.log)
+[ -n "$collector" ] || { echo "FAIL: the receiver did not start"; cat receiver.log; exit 1; }
+"$mock" --port 0 --script "$samples/mock_script.json" --trace-log "$PWD/model_traceparents.log" >mock.log 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s mock.log ] && break; sleep 0.05; done
+mock_url=$(sed -n '1s/^listening on //p' mock.log)
+[ -n "$mock_url" ] || { echo "FAIL: mock-llm did not start: $(cat mock.log)"; exit 1; }
+token=otel-s3cret
+OTEL_EXPORTER_OTLP_ENDPOINT=$collector OTEL_SERVICE_NAME=otlp-interop OTEL_BSP_SCHEDULE_DELAY=100 \
+  OTEL_METRIC_EXPORT_INTERVAL=200 GOOGLE_GEMINI_BASE_URL=$mock_url GEMINI_API_KEY=test-key ADK_API_TOKEN=$token \
+  "$samples_program" api_server --port 0 --session_service_uri memory:// --artifact_service_uri memory:// "$samples" \
+  >server.log 2>&1 &
+server_pid=$!
+pids+=($server_pid)
+for _ in $(seq 200); do grep -q serving server.log 2>/dev/null && break; sleep 0.05; done
+base=$(sed -n 's/.* at \(http:\/\/127\.0\.0\.1:[0-9]*\)\/.*/\1/p' server.log | head -1)
+[ -n "$base" ] || { echo "FAIL: api_server did not start: $(cat server.log)"; exit 1; }
+node otel_client.mjs "$base" "$token" >client.json || { echo "FAIL: the JS client"; exit 1; }
+# Stopped, the server sends what waits (spans and the metrics' last values) before it exits.
+kill -TERM "$server_pid"
+wait "$server_pid" || { echo "FAIL: api_server exited $? on SIGTERM: $(tail -5 server.log)"; exit 1; }
+node otel_js_check.mjs spans_js.jsonl model_traceparents.log client.json || { echo "FAIL: one trace end to end"; exit 1; }
+echo "PASS: one trace from the JS SDK's client to the model"
 echo "otlp interop: PASS"

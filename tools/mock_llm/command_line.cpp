@@ -15,7 +15,7 @@ constexpr const char* usage =
     "usage: mock-llm [--host 127.0.0.1] [--port 0] [--tls --cert FILE --key FILE]\n"
     "                (--script FILE.json | --replay FILE.sse|FILE.json)\n"
     "                [--chunk-delay-ms N] [--split-bytes N] [--disconnect-after-bytes N]\n"
-    "                [--status CODE [--retry-after S] [--status-times N]] [--stamp]\n"
+    "                [--status CODE [--retry-after S] [--status-times N]] [--stamp] [--trace-log FILE]\n"
     "See tools/mock_llm/README.md for the script format.";
 
 std::string read_file(const std::string& path)
@@ -105,6 +105,8 @@ ServerOptions parse_command_line(const std::vector<std::string>& args)
             o.status_times = number(a, value());
         } else if (a == "--stamp") {
             o.stamp = true;
+        } else if (a == "--trace-log") {
+            o.trace_log = value();
         } else if (a == "--help" || a == "-h") {
             throw std::invalid_argument(usage);
         } else {

@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <fstream>
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -75,6 +76,12 @@ public:
             std::lock_guard lock(mutex);
             request_number = received_requests.size();
             received_requests.push_back(req);
+            if (!options.trace_log.empty()) {
+                // What a tracing client sent: the test of trace context end to end reads it.
+                const std::string_view traceparent = req.header("traceparent");
+                std::ofstream(options.trace_log, std::ios::app)
+                    << (traceparent.empty() ? std::string_view("-") : traceparent) << '\n';
+            }
         }
         Answer a = answer_for(req, request_number);
         if (!a.streamed) {

@@ -39,6 +39,7 @@ public:
     std::string retry_after;                             // with `status`: the Retry-After header
     std::size_t status_times = 0;                        // with `status`: only the first N requests (0: all)
     bool stamp = false;  // "{t}" in a frame becomes CLOCK_MONOTONIC nanoseconds at its write (benchmarks)
+    std::string trace_log;  // when set: one line per request appended to this file, its traceparent header or "-"
 };
 
 // A request as the server received it (header names in lower case).

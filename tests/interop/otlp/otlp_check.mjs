@@ -1,5 +1,5 @@
 // Checks what otlp_receiver.mjs decoded from otlp_export_client's run: each session's spans in one trace, nested as
-// the agents ran, named and attributed as ADK names them, failures as errors.
+// the agents ran, named and attributed as ADK names them, failures as errors; and the metrics of those runs.
 //   node otlp_check.mjs SPANS_FILE ENCODING CONTENT(true|false)
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 const [file, encoding, content] = process.argv.slice(2);
 const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 for (const l of lines) assert.equal(l.error, undefined, 'the receiver failed to decode a request: ' + l.error);
-const spans = lines;
+const spans = lines.filter((l) => !l.metric);
+const metrics = lines.filter((l) => l.metric);
 assert.ok(spans.length > 0, 'no span arrived');
 for (const s of spans) {
   assert.equal(s.encoding, encoding);
@@ -95,4 +96,45 @@ function session(id) {
     assert.ok(s.attributes['error.type'], `${s.name} says why`);
   }
 }
-console.log(`${spans.length} spans checked (${encoding})`);
+{
+  // The metrics: one export at the end, cumulative, counting what the spans show.
+  const named = (name) => {
+    const found = metrics.filter((m) => m.name === name);
+    assert.ok(found.length >= 1, `the metric ${name} arrived`);
+    const last = found[found.length - 1];
+    assert.equal(last.encoding, encoding);
+    assert.equal(last.resource['service.name'], 'otlp-interop');
+    assert.equal(last.scope, 'gcp.vertex.agent');
+    return last;
+  };
+  const points = (m, match) => m.points.filter((p) => Object.entries(match).every(([k, v]) => p.attributes[k] === v));
+  const count = (m, match) => points(m, match).reduce((n, p) => n + p.count, 0);
+
+  const operations = named('gen_ai.client.operation.duration');
+  assert.equal(operations.kind, 'histogram');
+  assert.equal(operations.unit, 's');
+  assert.equal(operations.temporality, 2, 'cumulative');
+  for (const p of operations.points) {
+    assert.equal(p.bucketCounts.length, p.explicitBounds.length + 1);
+    assert.equal(p.bucketCounts.reduce((a, b) => a + b, 0), p.count, 'the buckets add up to the count');
+    assert.ok(BigInt(p.time) >= BigInt(p.start));
+    assert.ok(p.min <= p.max);
+  }
+  // Five model calls: three of the transfer, the refused one, the cancelled one.
+  assert.equal(count(operations, { 'gen_ai.operation.name': 'generate_content' }), 5);
+  assert.equal(count(operations, { 'gen_ai.request.model': 'gemini-2.5-pro' }), 1);
+  assert.equal(count(operations, { 'error.type': 'bad_response' }), 1);
+  const tools = named('gen_ai.execute_tool.duration');
+  assert.equal(count(tools, { 'gen_ai.tool.name': 'get_weather' }), 1);
+  assert.equal(count(tools, { 'gen_ai.tool.name': 'transfer_to_agent' }), 1);
+  const agents = named('gen_ai.invoke_agent.duration');
+  assert.equal(count(agents, { 'gen_ai.agent.name': 'coordinator' }), 1);
+  assert.equal(count(agents, { 'gen_ai.agent.name': 'weather_agent' }), 1);
+  assert.equal(count(agents, { 'gen_ai.agent.name': 'failing', 'error.type': 'bad_response' }), 1);
+  const active = named('adk.invocations.active');
+  assert.equal(active.kind, 'sum');
+  assert.equal(active.monotonic, false);
+  assert.equal(active.points[0].value, 0, 'no invocation left running');
+  assert.equal(count(named('adk.invocation.duration'), { 'adk.app.name': 'otlp_interop' }), 3);
+}
+console.log(`${spans.length} spans and ${metrics.length} metrics checked (${encoding})`);

@@ -34,7 +34,7 @@ namespace adk::otel {
 
 namespace asio = boost::asio;
 
-// Where and how spans are exported; from_env() reads OpenTelemetry's standard environment variables.
+// Where and how spans (and metrics) are exported; from_env() reads OpenTelemetry's standard environment variables.
 class OtlpOptions {
 public:
     bool enabled = true;                              // OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none: false
@@ -51,6 +51,20 @@ public:
     std::size_t max_queue_bytes = std::size_t{32} << 20;  // of the spans waiting, about (no variable: adk-cpp's own)
     int max_retries = 3;                 // per batch, after the first attempt
     std::string ca_file;                 // OTEL_EXPORTER_OTLP_(TRACES_)CERTIFICATE: trusted besides the system's
+
+    // Metrics (adk/otel/otlp_metric_exporter.hpp): their own endpoint, from the METRICS_ variants of the variables
+    // above or the general ones.
+    class Metrics {
+    public:
+        bool enabled = true;  // OTEL_SDK_DISABLED=true, OTEL_METRICS_EXPORTER=none or prometheus (scraped): false
+        std::string url = "http://localhost:4318/v1/metrics";     // OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT
+        std::vector<std::pair<std::string, std::string>> headers;  // OTEL_EXPORTER_OTLP_(METRICS_)HEADERS
+        Encoding encoding = Encoding::protobuf;                    // OTEL_EXPORTER_OTLP_(METRICS_)PROTOCOL
+        std::chrono::milliseconds timeout{10000};  // OTEL_EXPORTER_OTLP_(METRICS_)TIMEOUT, OTEL_METRIC_EXPORT_TIMEOUT
+        std::string ca_file;                        // OTEL_EXPORTER_OTLP_(METRICS_)CERTIFICATE
+        std::chrono::milliseconds interval{60000};  // OTEL_METRIC_EXPORT_INTERVAL: between two exports
+    };
+    Metrics metrics;
 
     // Reads the variables through `get` (std::getenv when none is given). Throws adk::Error (invalid_argument)
     // naming the variable for a value it cannot use: a protocol other than http/protobuf or http/json (grpc is not
