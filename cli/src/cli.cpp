@@ -84,6 +84,11 @@ int run_main(int argc, char** argv, AppSource source, const Dispatch& dispatch)
         }
         if (auto level = cmd.value("--log_level"))
             set_log_level(log_level(*level));
+        if (auto format = cmd.value("--log_format")) {
+            if (*format != "json" && *format != "text")
+                throw Error(errc::invalid_argument, "--log_format takes text or json, not '" + *format + "'");
+            set_log_format(*format == "json" ? LogFormat::json : LogFormat::text);
+        }
         return dispatch(cmd, program);
     } catch (const detail::UsageError& e) {
         std::cerr << program << ": " << e.what() << "\n\n" << e.usage;

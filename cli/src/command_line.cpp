@@ -28,6 +28,8 @@ constexpr std::array server_flags{
     Flag{"--allow_hosts", true, "a name the Host header may give besides the server's own addresses and\n"
                                 "                          localhost (repeat it, or separate by commas; * for any)"},
     Flag{"--log_level", true, "debug, info, warning (default), error or critical"},
+    Flag{"--log_format", true, "text (default) or json: one JSON object per line, with trace and span ids\n"
+                               "                          (or ADK_LOG_FORMAT=json)"},
     Flag{"--run_grace", true, "seconds a run goes on after its client left, for it to reconnect (default 30; 0: cancel)"},
     Flag{"--allow_unauthenticated", false, "serve off loopback without a bearer token"},
 };
@@ -48,6 +50,7 @@ constexpr std::array run_flags{
     Flag{"--session_service_uri", true, "as for web"},
     Flag{"--artifact_service_uri", true, "as for web"},
     Flag{"--log_level", true, "as for web"},
+    Flag{"--log_format", true, "as for web"},
 };
 // Event compaction (adk/compaction/compaction.hpp), for every app the command serves or runs.
 constexpr std::array compaction_flags{

@@ -1,6 +1,7 @@
 // Telemetry's seam (adk/telemetry/tracer.hpp): W3C trace context read and written, the tracer's sampling, and the
 // spans of real invocations (a tool call, a model error, a cancel, a pause) ended on every path, nested as they ran.
 #include <adk/adk.hpp>
+#include <adk/core/log.hpp>
 
 #include "support/agents.hpp"
 #include "support/run.hpp"
@@ -13,6 +14,8 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <iostream>
+#include <sstream>
 
 namespace {
 
@@ -474,4 +477,41 @@ TEST_CASE("sampling: an invocation's spans share its root's decision, and an uns
         CHECK_FALSE(sent.sampled());
         CHECK(sent.traceparent().ends_with("-00"));
     }
+}
+
+TEST_CASE("logs: JSON lines for log shippers, with the trace and span ids of the span they were written in",
+          "[telemetry][log]")
+{
+    std::ostringstream captured;
+    std::streambuf* old = std::clog.rdbuf(captured.rdbuf());
+    adk::set_log_handler({});
+    auto span = telemetry::SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    REQUIRE(span);
+    adk::set_log_format(adk::LogFormat::json);
+    adk::log(adk::LogLevel::warning, "a \"quoted\"\nmessage", *span);
+    adk::log(adk::LogLevel::error, "outside any span");
+    adk::log(adk::LogLevel::debug, "below the threshold");
+    adk::set_log_format(adk::LogFormat::text);
+    adk::log(adk::LogLevel::warning, "as text", *span);
+    std::clog.rdbuf(old);
+
+    std::istringstream lines(captured.str());
+    std::string line;
+    std::vector<std::string> all;
+    while (std::getline(lines, line))
+        all.push_back(line);
+    REQUIRE(all.size() == 3);
+    const json::value first = json::parse(all[0]);
+    CHECK(first.at("level") == "warning");
+    CHECK(first.at("logger") == "adk");
+    CHECK(first.at("message") == "a \"quoted\"\nmessage");
+    CHECK(first.at("trace_id") == "4bf92f3577b34da6a3ce929d0e0e4736");
+    CHECK(first.at("span_id") == "00f067aa0ba902b7");
+    const std::string stamp(first.at("timestamp").as_string());
+    CHECK(stamp.size() == 24);  // 2026-11-27T22:10:00.123Z
+    CHECK(stamp.back() == 'Z');
+    const json::value second = json::parse(all[1]);
+    CHECK(second.at("level") == "error");
+    CHECK(second.as_object().if_contains("trace_id") == nullptr);
+    CHECK(all[2] == "adk warning: as text (trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7)");
 }

@@ -238,7 +238,9 @@ asio::awaitable<void> record_interruption(InvocationContext& ctx, const Agent& a
     try {
         co_await ctx.invocation()->commit(event);
     } catch (const std::exception& e) {
-        log(LogLevel::warning, "the interruption of invocation " + ctx.invocation_id() + " could not be stored: " + e.what());
+        log(LogLevel::warning,
+            "the interruption of invocation " + ctx.invocation_id() + " could not be stored: " + e.what(),
+            ctx.span_context());
     }
 }
 

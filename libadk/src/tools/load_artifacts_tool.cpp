@@ -90,7 +90,8 @@ public:
                 artifact = co_await load(ic, as_user);
             }
             if (!artifact) {
-                log(LogLevel::warning, "load_artifacts: the model asked for an artifact that does not exist");
+                log(LogLevel::warning, "load_artifacts: the model asked for an artifact that does not exist",
+                    ic.span_context());
                 continue;
             }
             std::vector<Part> parts;

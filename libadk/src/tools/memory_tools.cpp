@@ -80,8 +80,10 @@ public:
             if (ctx.invocation_context().cancelled())
                 throw;
             // The model call goes on without memories rather than failing the user's turn.
-            log(LogLevel::warning, std::string("preload_memory: the memory search failed, the model is called "
-                                               "without memories: ") + e.what());
+            log(LogLevel::warning,
+                std::string("preload_memory: the memory search failed, the model is called without memories: ") +
+                    e.what(),
+                ctx.invocation_context().span_context());
             co_return;
         }
         std::string lines;
