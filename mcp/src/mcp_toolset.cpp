@@ -508,6 +508,15 @@ private:
                 state->options.on_progress(ToolProgress{tool, id, p.progress, p.total, p.message});
         };
         json::object params{{"name", name()}, {"arguments", std::move(args)}};
+        // The trace goes on in the server (the MCP revision 2026-07-28's _meta keys, on every transport): the
+        // tool's execute_tool span is the parent of what the server does.
+        const telemetry::SpanContext& span = ctx.invocation_context().span_context();
+        if (span.valid()) {
+            json::object meta{{"traceparent", span.traceparent()}};
+            if (!span.trace_state.empty())
+                meta["tracestate"] = span.trace_state;
+            params["_meta"] = std::move(meta);
+        }
         co_return co_await c->call("tools/call", std::move(params), std::move(options));
     }
 

@@ -149,7 +149,7 @@ TEST_CASE("MCP stdio: the handshake, tools/list and tools/call with a real proce
         CHECK(c->server().name == "adk-test-server");
         CHECK(c->server().protocol_version == "2025-11-25");
         json::value tools = co_await list_tools(*c);
-        CHECK(tools.at("tools").as_array().size() == 10);
+        CHECK(tools.at("tools").as_array().size() == 11);
         json::value echoed = co_await call_tool(*c, "echo", R"({"text": "hi"})");
         CHECK(text_of(echoed) == "hi");
         json::value sum = co_await call_tool(*c, "add", R"({"a": 2, "b": 3})");
@@ -292,7 +292,7 @@ TEST_CASE("MCP stdio: the server's requests go to the handler, list changes to t
         CHECK_THAT(text_of(answer), Catch::Contains("\"action\":\"accept\"") && Catch::Contains("Bob"));
         co_await call_tool(*c, "grow");
         json::value tools = co_await list_tools(*c);
-        CHECK(tools.at("tools").as_array().size() == 11);
+        CHECK(tools.at("tools").as_array().size() == 12);
         co_await c->close();
     }());
     CHECK(asked == std::vector<std::string>{"elicitation/create: Your name?"});

@@ -179,6 +179,66 @@ TEST_CASE("McpToolset: an agent calls a stdio server's tools, filtered, and Runn
     CHECK_FALSE(adk::test::process_running(grandchild));
 }
 
+namespace {
+
+// Keeps the spans it is handed.
+class SpanList final : public adk::telemetry::SpanSink {
+public:
+    void on_end(const adk::telemetry::SpanData& span) override
+    {
+        std::lock_guard lock(mutex);
+        spans.push_back(span);
+    }
+    std::mutex mutex;
+    std::vector<adk::telemetry::SpanData> spans;
+};
+
+}  // namespace
+
+TEST_CASE("McpToolset: a tool call carries its span's trace context to the server in _meta (traceparent, tracestate)",
+          "[mcp][telemetry]")
+{
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    options.filter = adk::ToolFilter({"meta"});
+    auto toolset = mcp::McpToolset::create(options);
+    auto model = std::make_shared<CallingModel>("meta", 1, json::object{{"why", "trace"}});
+    auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto sink = std::make_shared<SpanList>();
+    auto tracer = std::make_shared<adk::telemetry::Tracer>(std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{sink});
+    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions, .tracer = tracer});
+    auto caller = adk::telemetry::SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                                                     "vendor=blue");
+    REQUIRE(caller);
+    auto body = [&]() -> asio::awaitable<std::vector<adk::Event>> {
+        co_await sessions->create_session({"app", "user1", "s"});
+        adk::RunRequest request("user1", "s", adk::Content::user("trace me"));
+        request.trace_parent = *caller;
+        std::vector<adk::Event> events;
+        auto stream = co_await runner.run(std::move(request));
+        while (auto e = co_await stream.next())
+            events.push_back(std::move(*e));
+        co_return events;
+    };
+    auto answers = responses(adk::test::drive(ioc, body()));
+    REQUIRE(answers.size() == 1);
+    const json::value meta = json::parse(json::parse(answers[0]).at("content").at(0).at("text").as_string());
+    const std::string traceparent(meta.at("traceparent").as_string());
+    CHECK(meta.at("tracestate") == "vendor=blue");
+    // The server's parent is the tool's execute_tool span, in the caller's trace.
+    std::string tool_span;
+    {
+        std::lock_guard lock(sink->mutex);
+        for (const auto& s : sink->spans)
+            if (s.name == "execute_tool meta")
+                tool_span = adk::telemetry::to_hex(s.context.span_id);
+    }
+    REQUIRE_FALSE(tool_span.empty());
+    CHECK(traceparent == "00-4bf92f3577b34da6a3ce929d0e0e4736-" + tool_span + "-01");
+    close_runner(ioc, runner);
+}
+
 TEST_CASE("McpToolset: a server that dies mid-call fails that call for the model, and the next call starts it again",
           "[mcp]")
 {

@@ -75,7 +75,8 @@ public:
                         tool("sample", "Asks the client's model."),
                         tool("roots", "Asks the client's roots."),
                         tool("grow", "Adds a tool."),
-                        tool("big", "Returns a long text.", {{"bytes", {{"type", "integer"}}}})};
+                        tool("big", "Returns a long text.", {{"bytes", {{"type", "integer"}}}}),
+                        tool("meta", "Returns the _meta the call carried.")};
         if (grown)
             out.push_back(tool("extra", "The tool grow added."));
         return out;
@@ -106,7 +107,10 @@ public:
         const json::object args = params.contains("arguments") && params.at("arguments").is_object()
                                       ? params.at("arguments").get_object()
                                       : json::object{};
-        if (name == "echo") {
+        if (name == "meta") {
+            const json::value* meta = params.if_contains("_meta");
+            send(rpc::Response::success(r.id, text_result(meta ? json::serialize(*meta) : "{}")));
+        } else if (name == "echo") {
             send(rpc::Response::success(r.id, text_result(args.contains("text") ? std::string(args.at("text").as_string()) : "")));
         } else if (name == "add") {
             const double sum = args.at("a").to_number<double>() + args.at("b").to_number<double>();
