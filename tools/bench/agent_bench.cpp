@@ -3,7 +3,7 @@
 // and prints the ratios.
 //
 //   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K [--warmup N]
-//               [--sessions URL] [--compaction N] [--tracing off|sink|otlp]
+//               [--sessions URL] [--compaction N] [--tracing off|sink|metrics|otlp]
 //
 // Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up
 // to 50, as ts/agent_bench.mjs does for the TypeScript ADK (a JIT runtime must be warm to be measured
@@ -15,7 +15,7 @@
 // service --sessions names (adk::services::open_session_service: sqlite:///file.db, postgresql://...).
 // mock-llm runs with --stamp and a script whose chunks are "w{t} ", so each partial event tells when its
 // chunk left the server. --tracing records the invocations' spans: `sink` hands them to a sink that only counts them
-// (what building spans costs), `otlp` exports them with OtlpSpanExporter where OTEL_EXPORTER_OTLP_ENDPOINT says (on a
+// (what building spans costs), `metrics` feeds ADK's metrics from them (GenAiMetrics), `otlp` exports them with OtlpSpanExporter where OTEL_EXPORTER_OTLP_ENDPOINT says (on a
 // thread of its own; the process's CPU counts it, and what is waiting is flushed before the CPU is read). --compaction N configures event compaction every N invocations (the model summarizes);
 // with N > 1 it is never due, as each session holds one invocation: what checking for it costs.
 //
@@ -25,6 +25,7 @@
 // exactly the expected events.
 #include <adk/adk.hpp>
 #include <adk/otel/otlp_exporter.hpp>
+#include <adk/telemetry/metrics.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 #include <adk/services/service_url.hpp>
 
@@ -172,10 +173,10 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    if (o.mock.empty() || (o.tracing != "off" && o.tracing != "sink" && o.tracing != "otlp")) {
+    if (o.mock.empty() || (o.tracing != "off" && o.tracing != "sink" && o.tracing != "metrics" && o.tracing != "otlp")) {
         std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n"
                      "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...] [--compaction N]\n"
-                     "       [--tracing off|sink|otlp]\n";
+                     "       [--tracing off|sink|metrics|otlp]\n";
         return 2;
     }
 
@@ -202,6 +203,9 @@ int main(int argc, char** argv)
     std::shared_ptr<adk::telemetry::Tracer> tracer;
     if (o.tracing == "sink") {
         tracer = std::make_shared<adk::telemetry::Tracer>(std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{counting});
+    } else if (o.tracing == "metrics") {
+        tracer = std::make_shared<adk::telemetry::Tracer>(std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{
+            std::make_shared<adk::telemetry::GenAiMetrics>(std::make_shared<adk::telemetry::Meter>())});
     } else if (o.tracing == "otlp") {
         exporter = adk::otel::OtlpSpanExporter::create(export_ioc.get_executor(), adk::otel::OtlpOptions::from_env());
         tracer = std::make_shared<adk::telemetry::Tracer>(std::vector<std::shared_ptr<adk::telemetry::SpanSink>>{exporter},

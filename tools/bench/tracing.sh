@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tracing's cost (issue 34): workload (a) in process (agent_bench) at concurrency 50, with tracing off, on with a
-# sink that only counts the spans (what making them costs), and exporting OTLP/HTTP protobuf to a receiver that
+# sink that only counts the spans (what making them costs), feeding ADK's metrics (GenAiMetrics), and exporting OTLP/HTTP protobuf to a receiver that
 # decodes every request with the official OTLP definitions (tests/interop/otlp/otlp_receiver.mjs, a Node process of
 # its own: its CPU is not counted). CPU per invocation of the whole client process (the exporter's thread included;
 # what waits is flushed before the CPU is read), each mode `rounds` times, alternated, in one sitting.
@@ -34,6 +34,7 @@ for _ in $(seq "$rounds"); do
   if [ -n "$before" ]; then one before "$before"; fi  # it knows no --tracing: nothing is traced
   one off "$bin/bench/agent_bench" --tracing off
   one sink "$bin/bench/agent_bench" --tracing sink
+  one metrics "$bin/bench/agent_bench" --tracing metrics
   one otlp "$bin/bench/agent_bench" --tracing otlp
 done
 
@@ -45,7 +46,7 @@ const cpu = (mode) => median(rows.filter((r) => r.mode === mode).map((r) => r.cp
 const off = cpu('off');
 console.log('\n| workload (a), concurrency 50, in process | CPU per invocation (median) | against off | spans per invocation |');
 console.log('|---|---|---|---|');
-for (const [mode, label] of [['before', 'before the tracing seam'], ['off', 'tracing off'], ['sink', 'spans to a counting sink'], ['otlp', 'spans exported, OTLP/HTTP protobuf']]) {
+for (const [mode, label] of [['before', 'before the tracing seam'], ['off', 'tracing off'], ['sink', 'spans to a counting sink'], ['metrics', 'spans feeding the GenAI metrics'], ['otlp', 'spans exported, OTLP/HTTP protobuf']]) {
   const v = cpu(mode);
   if (v === undefined) continue;
   const spans = median(rows.filter((r) => r.mode === mode).map((r) => r.spans_per_invocation ?? 0));
