@@ -5,6 +5,8 @@
 #include <adk/net/http_client.hpp>
 #include <adk/net/url.hpp>
 
+#include "otlp_http.hpp"
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -24,35 +26,9 @@ namespace adk::otel {
 
 namespace {
 
-// About what a span takes while it waits: its strings and a fixed part.
-std::size_t approximate_bytes(const telemetry::SpanData& span)
-{
-    std::size_t n = sizeof(telemetry::SpanData) + span.name.size() + span.status_message.size() +
-                    span.context.trace_state.size();
-    for (const telemetry::Attribute& a : span.attributes) {
-        n += sizeof(telemetry::Attribute) + a.key.size();
-        if (const auto* s = std::get_if<std::string>(&a.value))
-            n += s->size();
-        else if (const auto* list = std::get_if<std::vector<std::string>>(&a.value))
-            for (const auto& item : *list)
-                n += sizeof(std::string) + item.size();
-    }
-    return n;
-}
-
 net::HttpClientOptions client_options(const OtlpOptions& o)
 {
-    net::HttpClientOptions c;
-    c.ca_file = o.ca_file;
-    c.connect_timeout = o.timeout;
-    c.first_byte_timeout = o.timeout;
-    c.idle_timeout = o.timeout;
-    c.body_timeout = o.timeout;
-    c.max_body_bytes = std::size_t{1} << 20;  // a collector's answer is small
-    c.retry.max_retries = o.max_retries;
-    c.retry.initial_backoff = std::chrono::milliseconds(1000);  // as OTLP's exporters back off
-    c.retry.max_backoff = std::chrono::milliseconds(5000);
-    return c;
+    return detail::otlp_client_options(o.ca_file, o.timeout, o.max_retries);
 }
 
 }  // namespace
@@ -82,14 +58,14 @@ public:
                 asio::awaitable<void> scheduled = timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
                 co_await std::move(scheduled);
             }
-            std::vector<telemetry::SpanData> batch;
+            std::vector<std::string> batch;
             bool stop = false;
             {
                 std::lock_guard lock(mutex);
                 const std::size_t n = std::min(queue.size(), options.max_batch_spans);
                 batch.reserve(n);
                 for (std::size_t i = 0; i < n; ++i) {
-                    queued_bytes -= approximate_bytes(queue.front());
+                    queued_bytes -= queue.front().size();
                     batch.push_back(std::move(queue.front()));
                     queue.pop_front();
                 }
@@ -110,13 +86,13 @@ public:
         done.cancel();
     }
 
-    asio::awaitable<void> send(const std::vector<telemetry::SpanData>& batch)
+    asio::awaitable<void> send(const std::vector<std::string>& batch)
     {
         net::HttpRequest request("POST", options.traces_url);
         request.set("content-type", content_type(options.encoding));
         for (const auto& [name, value] : options.headers)
             request.set(name, value);
-        request.body = encode_traces(options.origin, batch, options.encoding, options.capture_content);
+        request.body = join_spans(options.origin, batch, options.encoding);
         std::string failure;
         try {
             net::HttpResponse response = co_await client.send(std::move(request));
@@ -204,7 +180,7 @@ public:
     asio::cancellation_signal stop_signal;  // cuts an export short at shutdown's deadline
 
     mutable std::mutex mutex;
-    std::deque<telemetry::SpanData> queue;
+    std::deque<std::string> queue;  // each span encoded when it ended
     std::size_t queued_bytes = 0;
     bool stopping = false;
     bool flush_asked = false;
@@ -275,19 +251,19 @@ OtlpSpanExporter::~OtlpSpanExporter()
 
 void OtlpSpanExporter::on_end(const telemetry::SpanData& span)
 {
-    const std::size_t bytes = approximate_bytes(span);
+    // Encoded here, once, outside the lock: the queue holds what will be sent (content left out unless asked), and
+    // its bytes are counted exactly.
+    std::string encoded = encode_span(span, impl_->options.encoding, impl_->options.capture_content);
     bool batch_ready = false;
     {
         std::lock_guard lock(impl_->mutex);
         if (impl_->stopping || impl_->queue.size() >= impl_->options.max_queue_spans ||
-            impl_->queued_bytes + bytes > impl_->options.max_queue_bytes) {
+            impl_->queued_bytes + encoded.size() > impl_->options.max_queue_bytes) {
             ++impl_->dropped;
             return;
         }
-        impl_->queue.push_back(span);
-        if (!impl_->options.capture_content)  // what is never sent is not kept
-            std::erase_if(impl_->queue.back().attributes, [](const telemetry::Attribute& a) { return a.content; });
-        impl_->queued_bytes += approximate_bytes(impl_->queue.back());
+        impl_->queued_bytes += encoded.size();
+        impl_->queue.push_back(std::move(encoded));
         batch_ready = impl_->queue.size() == impl_->options.max_batch_spans;
     }
     if (batch_ready)

@@ -5,6 +5,8 @@
 #include <adk/net/http_client.hpp>
 #include <adk/net/url.hpp>
 
+#include "otlp_http.hpp"
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -24,17 +26,7 @@ namespace {
 
 net::HttpClientOptions client_options(const OtlpOptions& o)
 {
-    net::HttpClientOptions c;
-    c.ca_file = o.metrics.ca_file;
-    c.connect_timeout = o.metrics.timeout;
-    c.first_byte_timeout = o.metrics.timeout;
-    c.idle_timeout = o.metrics.timeout;
-    c.body_timeout = o.metrics.timeout;
-    c.max_body_bytes = std::size_t{1} << 20;  // a collector's answer is small
-    c.retry.max_retries = o.max_retries;
-    c.retry.initial_backoff = std::chrono::milliseconds(1000);
-    c.retry.max_backoff = std::chrono::milliseconds(5000);
-    return c;
+    return detail::otlp_client_options(o.metrics.ca_file, o.metrics.timeout, o.max_retries);
 }
 
 }  // namespace

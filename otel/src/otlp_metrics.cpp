@@ -78,15 +78,7 @@ std::string encode_protobuf(const Origin& origin, const telemetry::MetricsSnapsh
         }
         scope_metrics.message_field(2, metric);
     }
-    ProtoWriter resource;
-    for (const telemetry::Attribute& a : origin.resource)
-        detail::proto_attribute(resource, 1, a);
-    ProtoWriter resource_metrics;
-    resource_metrics.message_field(1, resource);
-    resource_metrics.message_field(2, scope_metrics);
-    ProtoWriter request;
-    request.message_field(1, resource_metrics);
-    return std::move(request.out);
+    return detail::export_request(origin.resource, scope_metrics);
 }
 
 json::array json_point_attributes(const telemetry::MetricAttributes& attributes)

@@ -51,7 +51,40 @@ int status_number(telemetry::StatusCode code)
     return 0;
 }
 
-std::string encode_protobuf(const Origin& origin, std::span<const telemetry::SpanData> spans, bool with_content)
+// A Span message.
+std::string protobuf_span(const telemetry::SpanData& span, bool with_content)
+{
+    ProtoWriter s;
+    s.out.reserve(128 + span.name.size());
+    s.bytes_field(1, id_bytes(span.context.trace_id));
+    s.bytes_field(2, id_bytes(span.context.span_id));
+    s.bytes_field(3, span.context.trace_state);
+    if (!all_zero(span.parent_span_id))
+        s.bytes_field(4, id_bytes(span.parent_span_id));
+    s.bytes_field(5, span.name);
+    s.uint_field(6, static_cast<std::uint64_t>(kind_number(span.kind)));
+    s.fixed64_field(7, static_cast<std::uint64_t>(span.start_ns));
+    s.fixed64_field(8, static_cast<std::uint64_t>(span.end_ns));
+    std::uint32_t dropped = 0;
+    for (const telemetry::Attribute& a : span.attributes) {
+        if (a.content && !with_content) {
+            ++dropped;
+            continue;
+        }
+        proto_attribute(s, 9, a);
+    }
+    s.uint_field(10, dropped);
+    if (span.status != telemetry::StatusCode::unset) {
+        ProtoWriter status;
+        status.bytes_field(2, span.status_message);
+        status.uint_field(3, static_cast<std::uint64_t>(status_number(span.status)));
+        s.message_field(15, status);
+    }
+    s.fixed32_field(16, span_flags(span));
+    return std::move(s.out);
+}
+
+std::string join_protobuf(const Origin& origin, std::span<const std::string> spans)
 {
     ProtoWriter scope_spans;
     {
@@ -60,44 +93,13 @@ std::string encode_protobuf(const Origin& origin, std::span<const telemetry::Spa
         scope.bytes_field(2, origin.scope_version);
         scope_spans.message_field(1, scope);
     }
-    for (const telemetry::SpanData& span : spans) {
-        ProtoWriter s;
-        s.bytes_field(1, id_bytes(span.context.trace_id));
-        s.bytes_field(2, id_bytes(span.context.span_id));
-        s.bytes_field(3, span.context.trace_state);
-        if (!all_zero(span.parent_span_id))
-            s.bytes_field(4, id_bytes(span.parent_span_id));
-        s.bytes_field(5, span.name);
-        s.uint_field(6, static_cast<std::uint64_t>(kind_number(span.kind)));
-        s.fixed64_field(7, static_cast<std::uint64_t>(span.start_ns));
-        s.fixed64_field(8, static_cast<std::uint64_t>(span.end_ns));
-        std::uint32_t dropped = 0;
-        for (const telemetry::Attribute& a : span.attributes) {
-            if (a.content && !with_content) {
-                ++dropped;
-                continue;
-            }
-            proto_attribute(s, 9, a);
-        }
-        s.uint_field(10, dropped);
-        if (span.status != telemetry::StatusCode::unset) {
-            ProtoWriter status;
-            status.bytes_field(2, span.status_message);
-            status.uint_field(3, static_cast<std::uint64_t>(status_number(span.status)));
-            s.message_field(15, status);
-        }
-        s.fixed32_field(16, span_flags(span));
-        scope_spans.message_field(2, s);
-    }
-    ProtoWriter resource;
-    for (const telemetry::Attribute& a : origin.resource)
-        proto_attribute(resource, 1, a);
-    ProtoWriter resource_spans;
-    resource_spans.message_field(1, resource);
-    resource_spans.message_field(2, scope_spans);
-    ProtoWriter request;
-    request.message_field(1, resource_spans);
-    return std::move(request.out);
+    std::size_t total = 0;
+    for (const std::string& span : spans)
+        total += span.size() + 6;
+    scope_spans.out.reserve(scope_spans.out.size() + total);
+    for (const std::string& span : spans)
+        scope_spans.bytes_field(2, span, true);
+    return detail::export_request(origin.resource, scope_spans);
 }
 
 // OTLP/JSON (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): protobuf's JSON mapping but for
@@ -116,49 +118,67 @@ json::array json_attributes(const std::vector<telemetry::Attribute>& attributes,
     return out;
 }
 
-std::string encode_json(const Origin& origin, std::span<const telemetry::SpanData> spans, bool with_content)
+// A span's OTLP/JSON object.
+std::string json_span(const telemetry::SpanData& span, bool with_content)
 {
-    json::array out_spans;
-    for (const telemetry::SpanData& span : spans) {
-        std::size_t dropped = 0;
-        json::object s{{"traceId", telemetry::to_hex(span.context.trace_id)},
-                       {"spanId", telemetry::to_hex(span.context.span_id)},
-                       {"name", span.name},
-                       {"kind", kind_number(span.kind)},
-                       {"startTimeUnixNano", std::to_string(span.start_ns)},
-                       {"endTimeUnixNano", std::to_string(span.end_ns)},
-                       {"flags", span_flags(span)}};
-        if (!span.context.trace_state.empty())
-            s["traceState"] = span.context.trace_state;
-        if (!all_zero(span.parent_span_id))
-            s["parentSpanId"] = telemetry::to_hex(span.parent_span_id);
-        s["attributes"] = json_attributes(span.attributes, with_content, dropped);
-        if (dropped)
-            s["droppedAttributesCount"] = dropped;
-        if (span.status != telemetry::StatusCode::unset)
-            s["status"] = json::object{{"code", status_number(span.status)}, {"message", span.status_message}};
-        out_spans.push_back(std::move(s));
-    }
+    std::size_t dropped = 0;
+    json::object s{{"traceId", telemetry::to_hex(span.context.trace_id)},
+                   {"spanId", telemetry::to_hex(span.context.span_id)},
+                   {"name", span.name},
+                   {"kind", kind_number(span.kind)},
+                   {"startTimeUnixNano", std::to_string(span.start_ns)},
+                   {"endTimeUnixNano", std::to_string(span.end_ns)},
+                   {"flags", span_flags(span)}};
+    if (!span.context.trace_state.empty())
+        s["traceState"] = span.context.trace_state;
+    if (!all_zero(span.parent_span_id))
+        s["parentSpanId"] = telemetry::to_hex(span.parent_span_id);
+    s["attributes"] = json_attributes(span.attributes, with_content, dropped);
+    if (dropped)
+        s["droppedAttributesCount"] = dropped;
+    if (span.status != telemetry::StatusCode::unset)
+        s["status"] = json::object{{"code", status_number(span.status)}, {"message", span.status_message}};
+    return json::serialize(s);
+}
+
+std::string join_json(const Origin& origin, std::span<const std::string> spans)
+{
     std::size_t dropped = 0;
     json::object scope{{"name", origin.scope_name}};
     if (!origin.scope_version.empty())
         scope["version"] = origin.scope_version;
     json::object resource{{"attributes", json_attributes(origin.resource, true, dropped)}};
-    json::value request = json::object{
-        {"resourceSpans",
-         json::array{json::object{
-             {"resource", std::move(resource)},
-             {"scopeSpans", json::array{json::object{{"scope", std::move(scope)}, {"spans", std::move(out_spans)}}}}}}}};
-    return json::serialize(request);
+    std::string out = R"({"resourceSpans":[{"resource":)" + json::serialize(resource) + R"(,"scopeSpans":[{"scope":)" +
+                      json::serialize(scope) + R"(,"spans":[)";
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        if (i > 0)
+            out += ',';
+        out += spans[i];
+    }
+    out += "]}]}]}";
+    return out;
 }
 
 }  // namespace
 
+std::string encode_span(const telemetry::SpanData& span, Encoding encoding, bool with_content)
+{
+    return encoding == Encoding::protobuf ? protobuf_span(span, with_content) : json_span(span, with_content);
+}
+
+std::string join_spans(const Origin& origin, std::span<const std::string> spans, Encoding encoding)
+{
+    return encoding == Encoding::protobuf ? join_protobuf(origin, spans) : join_json(origin, spans);
+}
+
 std::string encode_traces(const Origin& origin, std::span<const telemetry::SpanData> spans, Encoding encoding,
                           bool with_content)
 {
-    return encoding == Encoding::protobuf ? encode_protobuf(origin, spans, with_content)
-                                          : encode_json(origin, spans, with_content);
+    std::vector<std::string> encoded;
+    encoded.reserve(spans.size());
+    for (const telemetry::SpanData& span : spans)
+        encoded.push_back(encode_span(span, encoding, with_content));
+    return join_spans(origin, encoded, encoding);
 }
 
 const char* content_type(Encoding encoding) noexcept

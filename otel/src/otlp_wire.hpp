@@ -138,6 +138,22 @@ inline void proto_attribute(ProtoWriter& into, int field, const telemetry::Attri
     into.message_field(field, kv);
 }
 
+// An Export*ServiceRequest of one resource (`resource`, the Resource's attributes) holding one scope's part
+// (ScopeSpans, ScopeMetrics): its resource_spans / resource_metrics field 1, which holds Resource (1) and the scope's
+// part (2).
+inline std::string export_request(const std::vector<telemetry::Attribute>& resource, const ProtoWriter& scope_part)
+{
+    ProtoWriter resource_message;
+    for (const telemetry::Attribute& a : resource)
+        proto_attribute(resource_message, 1, a);
+    ProtoWriter resource_part;
+    resource_part.message_field(1, resource_message);
+    resource_part.message_field(2, scope_part);
+    ProtoWriter request;
+    request.message_field(1, resource_part);
+    return std::move(request.out);
+}
+
 // OTLP/JSON's AnyValue.
 inline json::value json_value(const telemetry::AttributeValue& value)
 {

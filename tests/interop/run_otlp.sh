@@ -11,8 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 NPM_PACKAGE_DIR=$here/otlp source "$here/npm_install.sh" "$2" otlp_receiver.mjs otlp_check.mjs otel_client.mjs \
   otel_js_check.mjs
 
+source "$here/processes.sh"
 pid=
-pids=()
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 for run in "protobuf http/protobuf true" "json http/json false"; do
   set -- $run
@@ -30,25 +30,16 @@ for run in "protobuf http/protobuf true" "json http/json false"; do
 done
 # One trace from a client traced by the JS SDK, through api_server, to the model's requests.
 rm -f spans_js.jsonl receiver.log model_traceparents.log
-node otlp_receiver.mjs spans_js.jsonl >receiver.log 2>&1 & pids+=($!)
-for _ in $(seq 200); do [ -s receiver.log ] && break; sleep 0.05; done
-collector=$(sed -n '1s/^listening on //p' receiver.log)
-[ -n "$collector" ] || { echo "FAIL: the receiver did not start"; cat receiver.log; exit 1; }
-"$mock" --port 0 --script "$samples/mock_script.json" --trace-log "$PWD/model_traceparents.log" >mock.log 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s mock.log ] && break; sleep 0.05; done
-mock_url=$(sed -n '1s/^listening on //p' mock.log)
-[ -n "$mock_url" ] || { echo "FAIL: mock-llm did not start: $(cat mock.log)"; exit 1; }
+start_listening receiver.log node otlp_receiver.mjs spans_js.jsonl
+collector=$listening_url
+start_listening mock.log "$mock" --port 0 --script "$samples/mock_script.json" \
+  --trace-log "$PWD/model_traceparents.log"
 token=otel-s3cret
 OTEL_EXPORTER_OTLP_ENDPOINT=$collector OTEL_SERVICE_NAME=otlp-interop OTEL_BSP_SCHEDULE_DELAY=100 \
-  OTEL_METRIC_EXPORT_INTERVAL=200 GOOGLE_GEMINI_BASE_URL=$mock_url GEMINI_API_KEY=test-key ADK_API_TOKEN=$token \
-  "$samples_program" api_server --port 0 --session_service_uri memory:// --artifact_service_uri memory:// "$samples" \
-  >server.log 2>&1 &
-server_pid=$!
-pids+=($server_pid)
-for _ in $(seq 200); do grep -q serving server.log 2>/dev/null && break; sleep 0.05; done
-base=$(sed -n 's/.* at \(http:\/\/127\.0\.0\.1:[0-9]*\)\/.*/\1/p' server.log | head -1)
-[ -n "$base" ] || { echo "FAIL: api_server did not start: $(cat server.log)"; exit 1; }
+  OTEL_METRIC_EXPORT_INTERVAL=200 GOOGLE_GEMINI_BASE_URL=$listening_url GEMINI_API_KEY=test-key ADK_API_TOKEN=$token \
+  start_serving server.log \
+  "$samples_program" api_server --port 0 --session_service_uri memory:// --artifact_service_uri memory:// "$samples"
+base=$served_url server_pid=$served_pid
 node otel_client.mjs "$base" "$token" >client.json || { echo "FAIL: the JS client"; exit 1; }
 # Stopped, the server sends what waits (spans and the metrics' last values) before it exits.
 kill -TERM "$server_pid"

@@ -11,24 +11,15 @@ if ! command -v prometheus >/dev/null; then
   echo "SKIPPED: prometheus is not installed (tools/setup.sh installs Debian's prometheus)"
   exit 77
 fi
+source "$(cd "$(dirname "$0")" && pwd)/processes.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
-pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 
-"$mock" --port 0 --script "$samples/mock_script.json" >mock.log 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s mock.log ] && break; sleep 0.05; done
-mock_url=$(sed -n '1s/^listening on //p' mock.log)
-[ -n "$mock_url" ] || { echo "FAIL: mock-llm did not start: $(cat mock.log)"; exit 1; }
-
+start_listening mock.log "$mock" --port 0 --script "$samples/mock_script.json"
 token=metrics-s3cret
-GOOGLE_GEMINI_BASE_URL=$mock_url GEMINI_API_KEY=test-key ADK_API_TOKEN=$token \
-  "$program" api_server --port 0 --session_service_uri memory:// --artifact_service_uri memory:// "$samples" \
-  >server.log 2>&1 &
-pids+=($!)
-for _ in $(seq 200); do grep -q serving server.log 2>/dev/null && break; sleep 0.05; done
-base=$(sed -n 's/.* at \(http:\/\/127\.0\.0\.1:[0-9]*\)\/.*/\1/p' server.log | head -1)
-[ -n "$base" ] || { echo "FAIL: api_server did not start: $(cat server.log)"; exit 1; }
+GOOGLE_GEMINI_BASE_URL=$listening_url GEMINI_API_KEY=test-key ADK_API_TOKEN=$token start_serving server.log \
+  "$program" api_server --port 0 --session_service_uri memory:// --artifact_service_uri memory:// "$samples"
+base=$served_url
 auth=(-H "authorization: Bearer $token")
 
 runs=3

@@ -10,8 +10,8 @@
 // Bounded: at most max_queue_spans spans and max_queue_bytes bytes wait; a span that does not fit is dropped and
 // counted (stats()), so a collector that is slow, down or refusing never grows the process. A batch goes out when
 // max_batch_spans are waiting or schedule_delay after the first one; a failed export is retried as the HTTP client
-// retries (429 and 5xx, honouring Retry-After), then dropped and counted. on_end() takes a lock and copies the span:
-// it never waits for the network.
+// retries (429 and 5xx, honouring Retry-After), then dropped and counted. on_end() encodes the span (the queue holds
+// what will be sent, counted in bytes exactly) and takes a lock to queue it: it never waits for the network.
 #pragma once
 
 #include <adk/otel/otlp_traces.hpp>
@@ -48,7 +48,7 @@ public:
     std::size_t max_queue_spans = 2048;  // OTEL_BSP_MAX_QUEUE_SIZE
     std::size_t max_batch_spans = 512;   // OTEL_BSP_MAX_EXPORT_BATCH_SIZE
     std::chrono::milliseconds schedule_delay{5000};  // OTEL_BSP_SCHEDULE_DELAY
-    std::size_t max_queue_bytes = std::size_t{32} << 20;  // of the spans waiting, about (no variable: adk-cpp's own)
+    std::size_t max_queue_bytes = std::size_t{32} << 20;  // of the spans waiting, encoded (no variable: adk-cpp's own)
     int max_retries = 3;                 // per batch, after the first attempt
     std::string ca_file;                 // OTEL_EXPORTER_OTLP_(TRACES_)CERTIFICATE: trusted besides the system's
 

@@ -27,6 +27,11 @@ enum class Encoding { protobuf, json };
 std::string encode_traces(const Origin& origin, std::span<const telemetry::SpanData> spans, Encoding encoding,
                           bool with_content);
 
+// The same in two steps, as the exporter does: each span encoded once when it ends (a Span message, or its OTLP/JSON
+// object), then a batch of them joined into one request without reading the spans again.
+std::string encode_span(const telemetry::SpanData& span, Encoding encoding, bool with_content);
+std::string join_spans(const Origin& origin, std::span<const std::string> spans, Encoding encoding);
+
 // The content type of an encoding: "application/x-protobuf" or "application/json".
 const char* content_type(Encoding encoding) noexcept;
 

@@ -1,0 +1,26 @@
+# Sourced by the run_*.sh scripts: starts a test's processes, remembers their pids in `pids` (the script's EXIT
+# trap kills them), and reads where they listen.
+#   start_listening LOG COMMAND...  a process that prints "listening on URL" first (mock-llm, the receivers):
+#                                   sets listening_url
+#   start_serving LOG COMMAND...    `adk web` or `adk api_server`: sets served_url (http://127.0.0.1:PORT) and
+#                                   served_pid
+pids=()
+start_listening() {
+  local log=$1
+  shift
+  "$@" >"$log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 200); do [ -s "$log" ] && break; sleep 0.05; done
+  listening_url=$(sed -n '1s/^listening on //p' "$log")
+  [ -n "$listening_url" ] || { echo "FAIL: $1 did not start: $(cat "$log")"; exit 1; }
+}
+start_serving() {
+  local log=$1
+  shift
+  "$@" >"$log" 2>&1 &
+  served_pid=$!
+  pids+=($served_pid)
+  for _ in $(seq 200); do grep -q serving "$log" 2>/dev/null && break; sleep 0.05; done
+  served_url=$(sed -n 's/.* at \(http:\/\/127\.0\.0\.1:[0-9]*\)\/.*/\1/p' "$log" | head -1)
+  [ -n "$served_url" ] || { echo "FAIL: $1 did not start: $(cat "$log")"; exit 1; }
+}
