@@ -7,8 +7,9 @@
 // A Tracer without sinks records nothing and starts no span: a Span it returns only passes its parent's context on
 // (to the traceparent header of what the call reaches), so tracing off costs a branch per span.
 //
-// Sinks see finished spans only, once each, on whatever thread ended them. The web UI's trace view is one sink
-// (adk::server), OTLP export another (adk::otel).
+// Sinks see each finished span once, on whatever thread ended it (and, if they ask, its start: on_start), sampled
+// spans only unless they ask for all (wants_unsampled). The web UI's trace view is one sink (adk::server), OTLP
+// export another (adk::otel), ADK's metrics a third (GenAiMetrics, adk/telemetry/metrics.hpp).
 #pragma once
 
 #include <array>
