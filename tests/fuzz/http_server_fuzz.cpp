@@ -78,7 +78,19 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     static Server* s = new Server();  // never destroyed: its thread runs until the process ends
     asio::io_context io;
     tcp::socket socket(io);
-    socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s->server->port()));
+    // libFuzzer's -timeout rings SIGALRM every second: a blocking connect or read it interrupts (EINTR) is tried
+    // again, not taken for the server's doing.
+    const tcp::endpoint server_endpoint(asio::ip::make_address("127.0.0.1"), s->server->port());
+    boost::system::error_code connect_ec;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        if (socket.is_open())
+            socket.close(connect_ec);
+        socket.connect(server_endpoint, connect_ec);
+        if (connect_ec != asio::error::interrupted)
+            break;
+    }
+    if (connect_ec)
+        throw boost::system::system_error(connect_ec, "connect to the fuzzed server");
     timeval five_seconds{5, 0};
     ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &five_seconds, sizeof five_seconds);
     boost::system::error_code ec;
@@ -87,7 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     std::string answers;
     char buffer[4096];
     boost::system::error_code read_ec;
-    while (!read_ec) {
+    while (!read_ec || read_ec == asio::error::interrupted) {
+        read_ec.clear();
         std::size_t n = socket.read_some(asio::buffer(buffer), read_ec);
         answers.append(buffer, n);
     }
