@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (the `fuzz` preset: clang, ASan and UBSan) and runs each for SECONDS (60 by
-# default), starting from the corpus checked in under tests/fuzz/corpus/<target>/. CI runs it with 60; a
+# default), starting from the corpus checked in under tests/fuzz/corpus/<target>/. CI runs it with 30; a
 # longer hunt is the same command with more:
 #
 #   tools/fuzz.sh            # each target 60 s
