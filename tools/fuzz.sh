@@ -7,8 +7,9 @@
 #   tools/fuzz.sh 3600       # each target an hour
 #   tools/fuzz.sh 600 sse_parser json_decode
 #
-# What a run finds beyond the seeds goes to build/fuzz/found/<target>/ (kept between runs, never checked in). A
-# crash stops the run with libFuzzer's report; the input is saved as build/fuzz/crash/<target>-*, and
+# Targets run one per core at a time (FUZZ_JOBS=N to choose). What a run finds beyond the seeds goes to
+# build/fuzz/found/<target>/ (kept between runs, never checked in). A crash fails the run with libFuzzer's report
+# (no target starts after it); the input is saved as build/fuzz/crash/<target>-*, and
 # `build/fuzz/tests/fuzz/fuzz_<target> FILE` replays it. Each crashing input becomes a unit test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,23 +24,41 @@ cmake --build --preset fuzz
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for target in "${targets[@]}"; do
-  found=build/fuzz/found/$target
+# One target per core at a time (FUZZ_JOBS to choose): each target is one process, and CI has two cores.
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+fuzz_one() {
+  local target=$1 found=build/fuzz/found/$1 log=build/fuzz/$1.log status
   mkdir -p "$found" build/fuzz/crash
-  echo "fuzz: $target for ${seconds} s"
   # -rss_limit_mb: a target that grows without bound is a finding too (invariant 2).
-  log=build/fuzz/$target.log
   set +e
   build/fuzz/tests/fuzz/fuzz_$target "$found" "tests/fuzz/corpus/$target" -max_total_time="$seconds" \
     -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix="build/fuzz/crash/$target-" >"$log" 2>&1
   status=$?
   set -e
   if [ "$status" != 0 ]; then
-    tail -n 80 "$log" >&2
-    echo "FAIL: fuzz_$target found a crash (exit $status): build/fuzz/crash/, the whole log in $log" >&2
-    exit 1
+    { tail -n 80 "$log"
+      echo "FAIL: fuzz_$target found a crash (exit $status): build/fuzz/crash/, the whole log in $log"; } >&2
+    touch "$failures/$target"
+    return
   fi
-  grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
+  echo "fuzz: $target ran ${seconds} s: $(grep -E '^(Done|stat::peak_rss_mb)' "$log" | tr '\n' ' ')"
+}
+
+# A target that crashes leaves its name in $failures; no target starts after one has.
+failures=$(mktemp -d)
+trap 'rm -rf "$failures"' EXIT
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    wait -n || true
+  done
+  [ -z "$(ls -A "$failures")" ] || break
+  fuzz_one "$target" &
 done
+wait
+if [ -n "$(ls -A "$failures")" ]; then
+  echo "fuzz: crashed: $(ls "$failures" | tr '\n' ' ')(above)" >&2
+  exit 1
+fi
 echo "fuzz: each target ran ${seconds} s without a crash"
 echo "fuzz: ${#targets[@]} passed, 0 failed"

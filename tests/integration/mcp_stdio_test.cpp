@@ -18,6 +18,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "support/child_process.hpp"
+#include "support/paths.hpp"
 #include "support/drive.hpp"
 
 #include <catch2/catch.hpp>
@@ -40,7 +41,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string server_program = ADK_MCP_TEST_SERVER;
+const std::string server_program = adk::test::paths::mcp_test_server();
 
 // Log lines, kept while the test runs (and the log level at info, so that the servers' stderr is seen).
 class LogCapture {

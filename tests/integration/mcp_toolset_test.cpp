@@ -37,7 +37,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string server_program = ADK_MCP_TEST_SERVER;
+const std::string server_program = adk::test::paths::mcp_test_server();
 
 // Calls `tool` with {"text": "<the user's text>-<k>"} until it has `calls` answers, then says "done" and the
 // last answer. Each invocation follows its own history, so that concurrent ones do not disturb each other.

@@ -29,8 +29,8 @@ namespace json = boost::json;
 using adk::test::ChildProcess;
 using adk::test::read_session;
 
-const std::string worker = ADK_RESUME_WORKER;
-const std::string workflow_worker = ADK_WORKFLOW_WORKER;
+const std::string worker = adk::test::paths::resume_worker();
+const std::string workflow_worker = adk::test::paths::workflow_worker();
 
 // What a worker printed: the events it read (stored by then), the question it saw, whether it got to the end.
 struct Printed {

@@ -372,7 +372,7 @@ TEST_CASE("sandbox: where bubblewrap cannot make its namespaces it refuses with 
     HostFolder host;
     ::chmod(host.path.c_str(), 0777);
     const fs::path marker = host.path / "ran";
-    adk::test::ChildProcess probe({"/usr/bin/unshare", "--user", "--", ADK_SANDBOX_PROBE,
+    adk::test::ChildProcess probe({"/usr/bin/unshare", "--user", "--", adk::test::paths::sandbox_probe(),
                                    "open('" + marker.string() + "', 'w').write('ran')\nprint('ran')"});
     std::string said;
     while (auto line = probe.read_line())

@@ -23,7 +23,7 @@ namespace asio = boost::asio;
 using adk::test::ChildProcess;
 using adk::test::read_session;
 
-const std::string worker = ADK_SESSION_WORKER;
+const std::string worker = adk::test::paths::session_worker();
 
 std::int64_t int_at(const adk::Session& s, std::string_view key)
 {

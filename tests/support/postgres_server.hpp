@@ -8,6 +8,8 @@
 //   std::string url = server->new_database();
 #pragma once
 
+#include "support/paths.hpp"
+
 #include <libpq-fe.h>
 
 #include <cstdio>
@@ -70,7 +72,7 @@ public:
 private:
     PostgresServer(std::string dir, std::string url) : dir_(std::move(dir)), url_(std::move(url)) {}
 
-    static std::string script() { return ADK_POSTGRES_SERVER_SCRIPT; }
+    static std::string script() { return paths::postgres_server_script(); }
     static std::string& reason()
     {
         static std::string text;

@@ -7,6 +7,8 @@
 
 #include <adk/core/error.hpp>
 
+#include "support/paths.hpp"
+
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -74,7 +76,7 @@ asio::awaitable<std::optional<Error>> error_of(asio::awaitable<T> aw)
 // A file under tests/fixtures (a copy of the team's ../shared/fixtures).
 inline std::string fixture(const std::string& relative)
 {
-    std::string path = std::string(ADK_SHARED_FIXTURES) + "/" + relative;
+    std::string path = adk::test::paths::fixtures() + "/" + relative;
     std::ifstream in(path, std::ios::binary);
     if (!in)
         FAIL("fixture not found: " << path << " (tests/fixtures holds the recorded fixtures; ADK_FIXTURES_DIR names another folder)");

@@ -119,11 +119,11 @@ TEST_CASE("SSE: every recorded provider stream parses the same however it is spl
 {
     namespace fs = std::filesystem;
     int files = 0;
-    for (const auto& entry : fs::recursive_directory_iterator(std::string(ADK_SHARED_FIXTURES) + "/providers")) {
+    for (const auto& entry : fs::recursive_directory_iterator(adk::test::paths::fixtures() + "/providers")) {
         if (entry.path().extension() != ".sse")
             continue;
         ++files;
-        std::string relative = fs::relative(entry.path(), std::string(ADK_SHARED_FIXTURES)).string();
+        std::string relative = fs::relative(entry.path(), adk::test::paths::fixtures()).string();
         std::string body = adk::test::fixture(relative);
         INFO(relative);
         std::string unparsed;
