@@ -27,7 +27,11 @@ Services open_services(const Command& cmd)
     if (!sessions_uri || !artifacts_uri)
         fs::create_directories(".adk");
     Services services;
-    services.sessions = services::open_session_service(sessions_uri.value_or("sqlite:///.adk/sessions.db"));
+    const std::string url = sessions_uri.value_or("sqlite:///.adk/sessions.db");
+    services.sessions = services::open_session_service(url);
+    services.session_store = url.starts_with("sqlite:")     ? "sqlite"
+                             : url.starts_with("postgres") ? "postgresql"
+                                                           : "adk.in_memory";
     services.artifacts = services::open_artifact_service(artifacts_uri.value_or("file:///.adk/artifacts"));
     return services;
 }

@@ -19,6 +19,7 @@ namespace adk::cli::detail {
 class Services {
 public:
     std::shared_ptr<SessionService> sessions;
+    std::string session_store;  // its db.system.name, for the session store's latency metric
     std::shared_ptr<ArtifactService> artifacts;
 };
 

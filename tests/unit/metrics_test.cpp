@@ -2,9 +2,12 @@
 // snapshot; and the GenAI metrics of real invocations (a tool call, a model error, sampling off), fed from spans.
 #include <adk/adk.hpp>
 #include <adk/telemetry/metrics.hpp>
+#include <adk/telemetry/metered_session_service.hpp>
 #include <adk/telemetry/prometheus.hpp>
+#include <adk/sqlite/sqlite_session_service.hpp>
 
 #include "support/run.hpp"
+#include "support/temp_dir.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -319,4 +322,74 @@ TEST_CASE("GenAI metrics of real runs: model calls, tokens, tools, agents, invoc
                                          "gen_ai_token_type=\"input\"} 12\n"));
         CHECK_THAT(text, Catch::Contains("# TYPE gen_ai_execute_tool_duration_seconds histogram\n"));
     }
+}
+
+TEST_CASE("MeteredSessionService: each operation on a real SQLite file timed as db.client.operation.duration, "
+          "failures with error.type",
+          "[telemetry][metrics][sessions]")
+{
+    adk::test::TempDir dir("metered");
+    auto meter = std::make_shared<telemetry::Meter>();
+    auto sqlite = std::make_shared<adk::sqlite::SqliteSessionService>(dir.file("sessions.db"));
+    adk::StateLimits small;
+    small.max_value_bytes = 64;
+    sqlite->set_state_limits(small);
+    auto sessions = std::make_shared<telemetry::MeteredSessionService>(sqlite, meter, "sqlite");
+    CHECK(sessions->state_limits().max_value_bytes == 64);  // the wrapped service's limits hold
+
+    asio::io_context ioc;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::Session session = co_await sessions->create_session({"app", "u", "s1"});
+        {
+            adk::SessionTurn turn = co_await sessions->take_turn(session.key());
+            adk::Event first("agent", Content::model("one"));
+            first.actions.state_delta["count"] = 1;
+            co_await sessions->append_event(session, first);
+            adk::Event second("agent", Content::model("two"));
+            second.actions.state_delta["count"] = 2;
+            co_await sessions->append_event(session, second);
+        }
+        // Refused by the checks, before the store: not an operation of the store, not timed.
+        adk::Event too_big("agent", Content::model("three"));
+        too_big.actions.state_delta["blob"] = std::string(100, 'x');
+        auto refused = co_await adk::test::error_of(sessions->append_event(session, too_big));
+        REQUIRE(refused);
+        CHECK(refused->code() == adk::errc::too_large);
+        // Failed in the store: timed, with error.type.
+        adk::Session gone("missing", "app", "u");
+        adk::Event lost("agent", Content::model("lost"));
+        auto missing = co_await adk::test::error_of(sessions->append_event(gone, lost));
+        REQUIRE(missing);
+        CHECK(missing->code() == adk::errc::not_found);
+
+        // What the wrapper stored is in the SQLite file, read without it.
+        auto stored = co_await sqlite->get_session({"app", "u", "s1"});
+        REQUIRE(stored);
+        CHECK(stored->events.size() == 2);
+        CHECK(stored->state.at("count") == 2);
+        auto listed = co_await sessions->list_sessions({"app", "u"});
+        CHECK(listed.size() == 1);
+        auto read = co_await sessions->get_session({"app", "u", "s1"});
+        CHECK(read->events.size() == 2);
+        co_await sessions->delete_session({"app", "u", "s1"});
+        CHECK(!(co_await sqlite->get_session({"app", "u", "s1"})));
+    }());
+
+    const auto snapshot = meter->collect();
+    const auto& duration = metric(snapshot, "db.client.operation.duration");
+    CHECK(duration.unit == "s");
+    auto count = [&](const std::string& operation) {
+        return point(duration, {{"db.operation.name", operation}, {"db.system.name", "sqlite"}}).count;
+    };
+    CHECK(count("create_session") == 1);
+    CHECK(count("take_turn") == 1);
+    CHECK(count("append_event") == 2);
+    CHECK(count("list_sessions") == 1);
+    CHECK(count("get_session") == 1);
+    CHECK(count("delete_session") == 1);
+    const auto& failed =
+        point(duration, {{"db.operation.name", "append_event"}, {"db.system.name", "sqlite"}, {"error.type", "not_found"}});
+    CHECK(failed.count == 1);
+    CHECK(failed.min >= 0);
+    CHECK(duration.points.size() == 7);  // nothing else: the refused event was never the store's
 }

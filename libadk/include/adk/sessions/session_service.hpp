@@ -190,6 +190,34 @@ protected:
     // (split_state_delta). Throws adk::Error (not_found) when there is no such session.
     virtual asio::awaitable<void> do_append_event(AppendEventRequest request) = 0;
 
+    // For a service that wraps another (one that times or counts each operation): the wrapped service's
+    // operations, called past the checks this service's public functions made (a wrapper takes the wrapped
+    // service's state_limits()).
+    static asio::awaitable<SessionTurn> take_turn_of(SessionService& inner, SessionKey key)
+    {
+        return inner.do_take_turn(std::move(key));
+    }
+    static asio::awaitable<Session> create_session_of(SessionService& inner, CreateSessionRequest request)
+    {
+        return inner.do_create_session(std::move(request));
+    }
+    static asio::awaitable<std::optional<Session>> get_session_of(SessionService& inner, GetSessionRequest request)
+    {
+        return inner.do_get_session(std::move(request));
+    }
+    static asio::awaitable<std::vector<Session>> list_sessions_of(SessionService& inner, ListSessionsRequest request)
+    {
+        return inner.do_list_sessions(std::move(request));
+    }
+    static asio::awaitable<void> delete_session_of(SessionService& inner, DeleteSessionRequest request)
+    {
+        return inner.do_delete_session(std::move(request));
+    }
+    static asio::awaitable<void> append_event_of(SessionService& inner, AppendEventRequest request)
+    {
+        return inner.do_append_event(std::move(request));
+    }
+
 private:
     std::shared_ptr<detail::LocalTurns> local_turns_;
     StateLimits state_limits_;
