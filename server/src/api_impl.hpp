@@ -135,6 +135,7 @@ public:
     std::shared_ptr<telemetry::Meter> meter;           // null when options.metrics is off
     telemetry::GaugeRegistration runs_held;          // adk.server.runs.held, read from `runs`
     telemetry::GaugeRegistration run_log_bytes;      // adk.server.run_log.size
+    telemetry::GaugeRegistration stream_queue_depth;  // adk.server.stream.queue_depth
     telemetry::GaugeRegistration http_active, http_idle;  // http.client.open_connections
 };
 

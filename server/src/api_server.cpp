@@ -210,6 +210,13 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
                                          auto r = weak.lock();
                                          return r ? static_cast<double>(r->log_bytes()) : 0.0;
                                      });
+        stream_queue_depth = meter->gauge(
+            "adk.server.stream.queue_depth", "{frame}",
+            "Frames of the held runs that their clients have not read yet: what slow clients leave waiting.",
+            [weak = std::weak_ptr(runs)] {
+                auto r = weak.lock();
+                return r ? static_cast<double>(r->unread_frames()) : 0.0;
+            });
         // The process's HTTP clients (the models' providers, MCP servers), as OpenTelemetry's HTTP conventions name
         // them.
         http_active = meter->gauge(

@@ -221,6 +221,18 @@ std::size_t Run::log_bytes() const
     return log_bytes_;
 }
 
+std::size_t Run::unread_frames() const
+{
+    std::lock_guard lock(mutex_);
+    std::size_t unread = 0;
+    for (const Follower* follower : followers_) {
+        auto first = std::upper_bound(log_.begin(), log_.end(), follower->read_to_,
+                                      [](std::uint64_t n, const Frame& f) { return n < f.n; });
+        unread += static_cast<std::size_t>(log_.end() - first);
+    }
+    return unread;
+}
+
 Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor)
     : run_(std::move(run)), wake_(std::move(executor), 1)
 {
@@ -261,6 +273,7 @@ Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
         out.text += frame;
         cursor = it->n;
     }
+    read_to_ = cursor;
     if (it == run_->log_.end()) {
         if (run_->finished_)
             out.finished = true;
@@ -361,6 +374,21 @@ std::size_t RunRegistry::size() const
 {
     std::lock_guard lock(mutex_);
     return runs_.size();
+}
+
+std::size_t RunRegistry::unread_frames() const
+{
+    std::vector<std::shared_ptr<Run>> held;
+    {
+        std::lock_guard lock(mutex_);  // not held while a run's is taken
+        held.reserve(runs_.size());
+        for (const auto& [id, run] : runs_)
+            held.push_back(run);
+    }
+    std::size_t unread = 0;
+    for (const auto& run : held)
+        unread += run->unread_frames();
+    return unread;
 }
 
 void RunRegistry::forget(const std::string& id)

@@ -112,6 +112,7 @@ public:
         // One token: the run sends it when a frame comes while the follower waits (or is about to), stop() too.
         asio::experimental::concurrent_channel<void(boost::system::error_code)> wake_;
         bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
+        std::uint64_t read_to_ = 0;  // under the run's mutex: the last frame read() gave
     };
 
     // The pump's side. Starts reading `stream` (whose canceller the run was made with) on the run's strand.
@@ -126,6 +127,8 @@ public:
     std::uint64_t last_frame() const;
     std::size_t followers() const;
     std::size_t log_bytes() const;
+    // The frames of the log its followers have not read yet, each follower's counted (a slow client's backlog).
+    std::size_t unread_frames() const;
 
 private:
     friend class Follower;
@@ -180,6 +183,8 @@ public:
     // The runs held for a session, oldest first.
     std::vector<std::shared_ptr<Run>> of_session(const RunOwner& owner) const;
     std::size_t size() const;
+    // The frames the followers of every run have not read yet (Run::unread_frames).
+    std::size_t unread_frames() const;
     // The bytes the logs of the runs add up to (a run's frames are counted until it is destroyed).
     std::size_t log_bytes() const { return *total_bytes_; }
 

@@ -414,6 +414,9 @@ TEST_CASE("ApiServer: /metrics in Prometheus' text format, behind the bearer tok
         CHECK_THAT(after.body, Catch::Contains("gen_ai_invoke_agent_duration_seconds_count{otel_scope_name="
                                                "\"gcp.vertex.agent\",gen_ai_agent_name=\"weather_agent\"} 1\n"));
         CHECK_THAT(after.body, Catch::Contains("adk_invocations_active{otel_scope_name=\"gcp.vertex.agent\"} 0\n"));
+        // /run's answer was read whole: no frame waits for a client.
+        CHECK_THAT(after.body,
+                   Catch::Contains("adk_server_stream_queue_depth{otel_scope_name=\"gcp.vertex.agent\"} 0\n"));
         // The Meter given is the one served.
         CHECK(adk::telemetry::prometheus_text(meter->collect()).size() == after.body.size());
         server.stop();

@@ -629,26 +629,47 @@ TEST_CASE("ApiServer: /run is a run of the server's: listed, stopped by the canc
     }());
 }
 
+namespace {
+
+// A run of a registry of its own, whose agent emitted `texts` as model events and finished (held for `grace`
+// after, as long as the io_context is not run again).
+class FinishedRun {
+public:
+    FinishedRun(std::vector<std::string> texts, std::size_t max_log_bytes = std::size_t{1} << 20,
+                std::chrono::milliseconds grace = 0ms)
+    {
+        adk::server::detail::RunLimits limits;
+        limits.max_log_bytes = max_log_bytes;
+        limits.grace = grace;
+        registry = std::make_shared<adk::server::detail::RunRegistry>(ioc.get_executor(), limits, 10, true);
+        auto produce = [texts = std::move(texts)](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
+            for (const auto& text : texts) {
+                adk::Event e("agent", adk::Content::model(text));
+                e.invocation_id = "e-1";
+                co_await sink.emit(std::move(e));
+            }
+        };
+        adk::server::detail::RunOwner owner("app", "u", "s");
+        run = registry->start(owner, adk::spawn_stream<adk::Event>(ioc.get_executor(), produce));
+        while (!run->finished() && ioc.run_one() > 0) {
+        }
+        REQUIRE(run->finished());
+    }
+
+    asio::io_context ioc;
+    std::shared_ptr<adk::server::detail::RunRegistry> registry;
+    std::shared_ptr<adk::server::detail::Run> run;
+};
+
+}  // namespace
+
 TEST_CASE("RunRegistry: a frame larger than one write is shared by the log and every follower, never copied",
           "[server][runs]")
 {
-    asio::io_context ioc;
-    adk::server::detail::RunLimits limits;
-    limits.max_log_bytes = 1000;
-    limits.grace = 0ms;
-    auto registry = std::make_shared<adk::server::detail::RunRegistry>(ioc.get_executor(), limits, 10, true);
     const std::string big(std::size_t{2} << 20, 'x');
-    auto produce = [&big](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
-        for (int i = 0; i < 3; ++i) {
-            adk::Event e("agent", adk::Content::model(big));
-            e.invocation_id = "e-1";
-            co_await sink.emit(std::move(e));
-        }
-    };
-    adk::server::detail::RunOwner owner("app", "u", "s");
-    auto run = registry->start(owner, adk::spawn_stream<adk::Event>(ioc.get_executor(), produce));
-    ioc.run();
-    REQUIRE(run->finished());
+    FinishedRun f({big, big, big}, 1000);
+    auto& ioc = f.ioc;
+    auto& run = f.run;
     // The log holds the newest frame alone (over the bound, it is kept whole until the next one comes).
     CHECK(run->log_bytes() > big.size());
     CHECK(run->log_bytes() < big.size() + 1000);
@@ -667,4 +688,37 @@ TEST_CASE("RunRegistry: a frame larger than one write is shared by the log and e
     CHECK(frame_one.frame == frame_two.frame);  // one copy, shared
     CHECK(frame_one.data().size() > big.size());
     CHECK(frame_one.finished);
+}
+
+TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for the stream queue depth gauge",
+          "[server][runs]")
+{
+    FinishedRun f({"part 0", "part 1", "part 2", "part 3"}, std::size_t{1} << 20, std::chrono::hours(1));
+    REQUIRE(f.registry->size() == 1);
+    auto& ioc = f.ioc;
+    auto& registry = f.registry;
+    auto& run = f.run;
+    const std::uint64_t frames = run->last_frame();
+    REQUIRE(frames >= 4);
+    CHECK(registry->unread_frames() == 0);  // nobody follows: nothing waits for a client
+    {
+        adk::server::detail::Run::Follower fast(run, ioc.get_executor());
+        adk::server::detail::Run::Follower slow(run, ioc.get_executor());
+        CHECK(registry->unread_frames() == 2 * frames);
+        std::uint64_t fast_cursor = 0;
+        while (!fast.read(fast_cursor, 64 * 1024).finished) {
+        }
+        CHECK(registry->unread_frames() == frames);  // the slow one's
+        std::uint64_t slow_cursor = 0;
+        auto one = slow.read(slow_cursor, 1);  // max_bytes 1: a frame at a time
+        CHECK(!one.data().empty());
+        CHECK(registry->unread_frames() == frames - 1);
+        // A reconnect that resumes past what it read (Last-Event-ID) leaves only the rest unread.
+        adk::server::detail::Run::Follower resumed(run, ioc.get_executor());
+        std::uint64_t resumed_cursor = frames - 1;
+        (void)resumed.read(resumed_cursor, 64 * 1024);
+        CHECK(registry->unread_frames() == frames - 1);
+    }
+    CHECK(registry->unread_frames() == 0);  // followers that left count no more
+    CHECK(run->unread_frames() == 0);
 }

@@ -2,7 +2,8 @@
 # Debian's Prometheus scrapes `adk api_server`'s /metrics: the server (the samples' weather_agent against mock-llm,
 # a bearer token set) answers a few runs with a tool call; Prometheus, started here with a scrape interval of one
 # second and the token in its configuration, scrapes it, and its query API must return the token usage, the model
-# calls' and the tool's durations, and the invocations running. A second job without the token must be refused.
+# calls' and the tool's durations, the invocations running, and the session store's (SQLite) latency. A second
+# job without the token must be refused.
 # Skipped (77) only where prometheus is not installed.
 #   run_prometheus.sh SAMPLE_AGENTS MOCK_LLM SAMPLES_DIR WORK_DIR
 set -euo pipefail
@@ -18,7 +19,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_listening mock.log "$mock" --port 0 --script "$samples/mock_script.json"
 token=metrics-s3cret
 GOOGLE_GEMINI_BASE_URL=$listening_url GEMINI_API_KEY=test-key ADK_API_TOKEN=$token start_serving server.log \
-  "$program" api_server --port 0 --session_service_uri memory:// --artifact_service_uri memory:// "$samples"
+  "$program" api_server --port 0 --session_service_uri sqlite:///sessions.db --artifact_service_uri memory:// "$samples"
 base=$served_url
 auth=(-H "authorization: Bearer $token")
 
@@ -81,6 +82,11 @@ expect 'adk_invocations_active{job="adk"}' 0
 expect 'count(gen_ai_client_token_usage_sum{gen_ai_token_type="input"} > 0)' 1
 expect 'count(gen_ai_client_token_usage_sum{gen_ai_token_type="output"} > 0)' 1
 expect 'sum(gen_ai_client_token_usage_count{gen_ai_token_type="input"})' $((2 * runs))
+# The session store (an SQLite file): each session's creation, and the events stored, timed.
+expect 'sum(db_client_operation_duration_seconds_count{db_operation_name="create_session",db_system_name="sqlite"})' $runs
+expect 'count(db_client_operation_duration_seconds_count{db_operation_name="append_event",db_system_name="sqlite"} > 0)' 1
+# Every answer was read whole: no frame waits for a client.
+expect 'adk_server_stream_queue_depth{job="adk"}' 0
 # A histogram Prometheus can compute with: the 99th percentile of a model call is a number.
 p99=$(query 'histogram_quantile(0.99, sum by (le) (gen_ai_client_operation_duration_seconds_bucket))')
 python3 -c "import sys; v=float('$p99'); sys.exit(0 if 0 < v < 100 else 1)" \
