@@ -10,7 +10,6 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -133,7 +132,6 @@ public:
     // On the strand.
     static asio::awaitable<void> shutdown(std::shared_ptr<Impl> impl, std::chrono::milliseconds deadline)
     {
-        using namespace asio::experimental::awaitable_operators;
         {
             std::lock_guard lock(impl->mutex);
             impl->stopping = true;
@@ -141,14 +139,10 @@ public:
                 co_return;
         }
         impl->timer.cancel();
-        asio::steady_timer limit(impl->strand, deadline);
-        // Named operands: g++ 12 miscompiles class-type temporaries built inside a co_await expression.
-        boost::system::error_code ec1;
-        boost::system::error_code ec2;
-        asio::awaitable<void> ended = impl->done.async_wait(asio::redirect_error(asio::use_awaitable, ec1));
-        asio::awaitable<void> expired = limit.async_wait(asio::redirect_error(asio::use_awaitable, ec2));
-        const auto first = co_await (std::move(ended) || std::move(expired));
-        if (first.index() == 1) {  // the deadline: what is under way is cut short, what waits is dropped
+        boost::system::error_code ec;
+        asio::awaitable<void> ended = impl->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (!co_await detail::ended_within(std::move(ended), deadline)) {
+            // the deadline: what is under way is cut short, what waits is dropped
             {
                 std::lock_guard lock(impl->mutex);
                 impl->dropped += impl->queue.size();

@@ -10,7 +10,6 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -81,17 +80,12 @@ public:
     // On the strand.
     static asio::awaitable<void> shutdown(std::shared_ptr<Impl> impl, std::chrono::milliseconds deadline)
     {
-        using namespace asio::experimental::awaitable_operators;
         if (impl->stopping)
             co_return;
         impl->stopping = true;
         impl->timer.cancel();
-        asio::steady_timer limit(impl->strand, deadline);
-        boost::system::error_code ec;
         asio::awaitable<void> last = impl->export_once();
-        asio::awaitable<void> expired = limit.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        const auto first = co_await (std::move(last) || std::move(expired));
-        if (first.index() == 1) {
+        if (!co_await detail::ended_within(std::move(last), deadline)) {
             ++impl->failed;
             log(LogLevel::warning, "OTLP metrics export: shutdown's deadline passed before the last export went");
         }

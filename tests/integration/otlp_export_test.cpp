@@ -66,7 +66,7 @@ public:
         thread_.join();
     }
 
-    std::string url() const { return server_.base_url() + "/v1/traces"; }
+    std::string url(const std::string& path = "/v1/traces") const { return server_.base_url() + path; }
     void answer(unsigned status, std::chrono::milliseconds delay = {})
     {
         std::lock_guard lock(mutex_);
@@ -437,7 +437,7 @@ TEST_CASE("OTLP metrics export: a Meter's values on a schedule, cumulative, and 
     calls.add(2, {{"tool", "get_weather"}});
     latency.record(0.5);
     OtlpOptions options = options_for(collector.url());
-    options.metrics.url = collector.url();
+    options.metrics.url = collector.url("/v1/metrics");
     options.metrics.encoding = adk::otel::Encoding::json;
     options.metrics.headers = {{"x-tenant", "blue"}};
     options.metrics.interval = std::chrono::milliseconds(20);
@@ -461,6 +461,7 @@ TEST_CASE("OTLP metrics export: a Meter's values on a schedule, cumulative, and 
     while (collector.requests().size() < 2)
         ioc.run_for(std::chrono::milliseconds(10));
     const auto request = collector.requests().front();
+    CHECK(request.target == "/v1/metrics");
     CHECK(request.header("x-tenant") == "blue");
     CHECK(request.header("content-type") == "application/json");
     const json::value body = json::parse(request.body);

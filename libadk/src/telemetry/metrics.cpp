@@ -2,8 +2,9 @@
 
 #include <adk/core/error.hpp>
 
+#include "unix_time.hpp"
+
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -13,12 +14,6 @@
 namespace adk::telemetry {
 
 namespace {
-
-std::int64_t now_ns() noexcept
-{
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 bool valid_instrument_name(std::string_view name) noexcept
 {
@@ -207,7 +202,7 @@ Meter::Meter(std::string scope, std::size_t max_series) : impl_(std::make_shared
 {
     impl_->scope = std::move(scope);
     impl_->max_series = std::max<std::size_t>(max_series, 1);
-    impl_->start_ns = now_ns();
+    impl_->start_ns = unix_time_ns();
 }
 
 Meter::~Meter() = default;
@@ -298,7 +293,7 @@ MetricsSnapshot Meter::collect() const
                   [](const MetricPoint& a, const MetricPoint& b) { return a.attributes < b.attributes; });
         out.metrics.push_back(std::move(data));
     }
-    out.time_ns = now_ns();
+    out.time_ns = unix_time_ns();
     return out;
 }
 

@@ -3,10 +3,12 @@
 #include <adk/core/ids.hpp>
 #include <adk/core/log.hpp>
 
+#include "unix_time.hpp"
+
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <exception>
+#include <string_view>
 #include <utility>
 
 namespace adk::telemetry {
@@ -113,10 +115,21 @@ std::string checked_trace_state(std::string_view header)
     return out;
 }
 
-std::int64_t now_ns() noexcept
+// Calls each sink that sees this span (an unsampled span only reaches the sinks that ask for it); a sink that
+// throws is logged and the others still get the span.
+template <class Call>
+void for_each_sink(const std::vector<std::shared_ptr<SpanSink>>& sinks, bool sampled, std::string_view failure,
+                   Call call)
 {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
+    for (const auto& sink : sinks) {
+        if (!sampled && !sink->wants_unsampled())
+            continue;
+        try {
+            call(*sink);
+        } catch (const std::exception& e) {
+            log(LogLevel::warning, std::string(failure) + e.what());
+        }
+    }
 }
 
 // Whether a trace with this id is in a `ratio` sample: its last 8 bytes read as a number, below ratio * 2^64 (the
@@ -255,31 +268,16 @@ Span Tracer::start(std::string name, const SpanContext& parent, std::shared_ptr<
     }
     data.kind = kind;
     data.owner = std::move(owner);
-    data.start_ns = now_ns();
-    for (const auto& sink : sinks_) {
-        if (!sampled && !sink->wants_unsampled())
-            continue;
-        try {
-            sink->on_start(data);
-        } catch (const std::exception& e) {
-            log(LogLevel::warning, std::string("a span sink failed on a span's start: ") + e.what());
-        }
-    }
+    data.start_ns = unix_time_ns();
+    for_each_sink(sinks_, sampled, "a span sink failed on a span's start: ",
+                  [&](SpanSink& sink) { sink.on_start(data); });
     return span;
 }
 
 void Tracer::finish(SpanData& span) const
 {
-    const bool sampled = span.context.sampled();
-    for (const auto& sink : sinks_) {
-        if (!sampled && !sink->wants_unsampled())
-            continue;
-        try {
-            sink->on_end(span);
-        } catch (const std::exception& e) {
-            log(LogLevel::warning, std::string("a span sink failed and lost a span: ") + e.what());
-        }
-    }
+    for_each_sink(sinks_, span.context.sampled(), "a span sink failed and lost a span: ",
+                  [&](SpanSink& sink) { sink.on_end(span); });
 }
 
 Span::Span(Span&& other) noexcept
@@ -341,7 +339,7 @@ void Span::end() noexcept
     if (!data_)
         return;
     std::unique_ptr<SpanData> data = std::move(data_);
-    data->end_ns = now_ns();
+    data->end_ns = unix_time_ns();
     tracer_->finish(*data);
 }
 
