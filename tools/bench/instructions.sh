@@ -4,10 +4,13 @@
 # 100 measured invocations, over 200 (the start-up and the warm-up are the same in both and cancel out).
 # Instruction counts do not depend on the machine's load, so builds can be compared across runs.
 #
-#   tools/bench/instructions.sh [BUILD_DIR]     # default build/release; prints the count
+#   tools/bench/instructions.sh [BUILD_DIR [AGENT_BENCH_ARGS...]]   # default build/release; prints the count
+#   tools/bench/instructions.sh build/release --tracing sink          # what making the spans adds
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/release}
+shift || true
+extra=("$@")
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is missing (tools/setup.sh installs it)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'kill $mock_pid 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -19,7 +22,7 @@ url=$(sed -n 's/^listening on //p' "$work/mock.log")
 [ -n "$url" ] || { echo "instructions.sh: mock-llm did not start" >&2; cat "$work/mock.log" >&2; exit 1; }
 count() {
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" "$build/tools/bench/agent_bench" --mock "$url" \
-    --workload a --concurrency 1 --invocations "$1" --chunks 20 >/dev/null 2>"$work/vg.$1"
+    --workload a --concurrency 1 --invocations "$1" --chunks 20 "${extra[@]}" >/dev/null 2>"$work/vg.$1"
   sed -n 's/^summary: //p' "$work/cg.$1"
 }
 low=$(count 100)
