@@ -115,6 +115,9 @@ std::string checked_trace_state(std::string_view header)
     return out;
 }
 
+constexpr std::size_t max_inline_attributes = 12;
+static_assert(max_inline_attributes * sizeof(Attribute) <= 1024);
+
 // Calls each sink that sees this span (an unsampled span only reaches the sinks that ask for it); a sink that
 // throws is logged and the others still get the span.
 template <class Call>
@@ -267,6 +270,9 @@ Span Tracer::start(std::string name, const SpanContext& parent, std::shared_ptr<
         data.parent_remote = parent.remote;
     }
     data.kind = kind;
+    // Room for what libadk's spans set (at most about ten attributes) in one allocation that glibc's per-thread
+    // cache serves (under 1,032 bytes), instead of four as the vector grows.
+    data.attributes.reserve(max_inline_attributes);
     data.owner = std::move(owner);
     data.start_ns = unix_time_ns();
     for_each_sink(sinks_, sampled, "a span sink failed on a span's start: ",
@@ -312,7 +318,9 @@ void Span::set(std::string_view key, AttributeValue value)
             return;
         }
     }
-    data_->attributes.push_back(Attribute{std::string(key), std::move(value), false});
+    Attribute& added = data_->attributes.emplace_back();
+    added.key.assign(key);
+    added.value = std::move(value);
 }
 
 void Span::set_content(std::string_view key, std::string value)
