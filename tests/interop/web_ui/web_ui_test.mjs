@@ -18,6 +18,17 @@ function check(ok, what) {
   console.log(`${ok ? 'ok' : 'FAIL:'} ${what}`);
 }
 
+// The first recorded run that `matches`, once its whole answer was read: the page shows an answer's text as its
+// frames come, a moment before the response's body ends and the run is recorded (up to 20 s; else `none`).
+async function recorded(list, matches, none) {
+  for (let waited = 0; waited < 20000; waited += 50) {
+    const found = list.find(matches);
+    if (found) return found;
+    await new Promise(resolve => setTimeout(resolve, 50));
+  }
+  return none;
+}
+
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
 try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -52,7 +63,7 @@ try {
   await page.getByText(answer).waitFor({ timeout: 20000 });
   check(await page.getByText('get_weather("Paris")').count() > 0, 'the tool call is shown: get_weather("Paris")');
   check(await page.getByText('State: user:last_city').count() > 0, "the tool's state change is shown");
-  const run = runs[0] || { status: 0, body: '' };
+  const run = await recorded(runs, () => true, { status: 0, body: '' });
   const frames = run.body.split('\n').filter(l => l.startsWith('data: ')).map(l => JSON.parse(l.slice(6)));
   check(run.status === 200, `/run_sse answered 200 (${run.status})`);
   const deltas = frames.filter(f => f.partial).map(f => f.content.parts.map(p => p.text).join(''));
@@ -108,13 +119,14 @@ try {
   check(await bank.getByText("Approve or reject the call of tool 'transfer_money'.").count() > 0,
         'the confirmation request shows its hint');
   await bank.screenshot({ path: `${shots}/05_confirmation.png` });
-  const asked = runs.slice(before).map(r => r.body).join('');
+  const asked = (await recorded(runs, (r, i) => i >= before, { body: '' })).body;
   check(asked.includes('"name":"adk_request_confirmation"') && !asked.includes('"status":"sent"'),
         'the transfer waits for the confirmation: it did not run');
   await bank.locator('input[id^="confirmed-checkbox-standalone-"]').first().check();
   await bank.getByRole('button', { name: 'Submit' }).first().click();
   await bank.getByText('Done: 100 euros went to Alice.').waitFor({ timeout: 20000 });
-  const answer_run = runs.slice(before).find(r => r.request.includes('adk_request_confirmation')) || { request: '', body: '' };
+  const answer_run = await recorded(runs, (r, i) => i >= before && r.request.includes('adk_request_confirmation'),
+                                    { request: '', body: '' });
   const sent = answer_run.request ? JSON.parse(answer_run.request) : {};
   const reply = sent.newMessage?.parts?.[0]?.functionResponse;
   check(reply?.name === 'adk_request_confirmation' && reply?.response?.confirmed === true && !!sent.functionCallEventId,
@@ -143,10 +155,10 @@ try {
   check(authorization.url().startsWith(`${mcpBase}/dev-ui/?code=`),
         `the popup came back to the UI's page with a code (${authorization.url().split('?')[0]})`);
   await mcp.getByText('The server echoed it.').waitFor({ timeout: 20000 });
-  const askedRun = mcpRuns[0] || { body: '' };
+  const askedRun = await recorded(mcpRuns, () => true, { body: '' });
   check(askedRun.body.includes('"name":"adk_request_credential"') && askedRun.body.includes('"authUri"'),
         'the first run asked for the credential with an authUri');
-  const credentialReply = mcpRuns.find(r => r.request.includes('adk_request_credential')) || { request: '', body: '' };
+  const credentialReply = await recorded(mcpRuns, r => r.request.includes('adk_request_credential'), { request: '', body: '' });
   const replied = credentialReply.request ? JSON.parse(credentialReply.request).newMessage?.parts?.[0]?.functionResponse : undefined;
   check(!!replied?.response?.exchangedAuthCredential?.oauth2?.authResponseUri,
         `the UI answered with the URL the person came back to (${credentialReply.request.slice(0, 200)})`);
@@ -176,7 +188,7 @@ try {
   check(await desk.getByText('route: refund').count() > 0, "the router's route is shown (route: refund)");
   check(graphs.some(g => g.includes('approve_refund') && g.includes('refund_replier') && g.includes('  refund')),
         'the workflow graph is drawn with its nodes and its route');
-  const asking = deskRuns[0] || { body: '' };
+  const asking = await recorded(deskRuns, () => true, { body: '' });
   check(asking.body.includes('"name":"adk_request_input"') && asking.body.includes('"longRunningToolIds"') &&
         !asking.body.includes('refund_replier'), 'the workflow paused at the question (adk_request_input)');
   await desk.screenshot({ path: `${shots}/08_workflow_question.png` });
@@ -185,7 +197,7 @@ try {
   await response.press('Enter');
   const deskReply = 'Good news: your refund of 30 euros for order A-17 is on its way.';
   await desk.getByText(deskReply, { exact: true }).waitFor({ timeout: 20000 });
-  const answered = deskRuns.find(r => r.request.includes('adk_request_input')) || { request: '', body: '', status: 0 };
+  const answered = await recorded(deskRuns, r => r.request.includes('adk_request_input'), { request: '', body: '', status: 0 });
   const answerPart = answered.request ? JSON.parse(answered.request).newMessage?.parts?.[0]?.functionResponse : undefined;
   check(answerPart?.name === 'adk_request_input' && answerPart?.response?.result === 'yes',
         `the UI answered the question (${answered.request.slice(0, 300)})`);
