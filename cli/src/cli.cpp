@@ -29,9 +29,7 @@ Services open_services(const Command& cmd)
     Services services;
     const std::string url = sessions_uri.value_or("sqlite:///.adk/sessions.db");
     services.sessions = services::open_session_service(url);
-    services.session_store = url.starts_with("sqlite:")     ? "sqlite"
-                             : url.starts_with("postgres") ? "postgresql"
-                                                           : "adk.in_memory";
+    services.session_store = services::session_store_system(url);
     services.artifacts = services::open_artifact_service(artifacts_uri.value_or("file:///.adk/artifacts"));
     return services;
 }

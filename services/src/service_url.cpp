@@ -71,6 +71,15 @@ std::shared_ptr<SessionService> open_session_service(std::string_view url)
     refuse(url, "unknown scheme");
 }
 
+std::string_view session_store_system(std::string_view url) noexcept
+{
+    if (url.starts_with("sqlite://"))
+        return "sqlite";
+    if (url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        return "postgresql";
+    return "adk.in_memory";
+}
+
 std::shared_ptr<ArtifactService> open_artifact_service(std::string_view url)
 {
     constexpr std::string_view accepted_urls = "memory://, file:///relative/folder or file:////absolute/folder";

@@ -73,6 +73,12 @@ TEST_CASE("service URLs: memory and sqlite forms open, others are refused with t
     CHECK_THROWS_AS(adk::services::open_session_service("sqlite://host/file.db"), adk::Error);
     CHECK_THROWS_AS(adk::services::open_session_service("sqlite:///"), adk::Error);
     CHECK_THROWS_AS(adk::services::open_session_service("sqlite:///x.db?mode=ro"), adk::Error);
+    // What the session store's latency metric calls each store.
+    CHECK(adk::services::session_store_system("sqlite:///.adk/sessions.db") == "sqlite");
+    CHECK(adk::services::session_store_system("sqlite://:memory:") == "sqlite");
+    CHECK(adk::services::session_store_system("postgres://u@h/db") == "postgresql");
+    CHECK(adk::services::session_store_system("postgresql://u@h:5432/db") == "postgresql");
+    CHECK(adk::services::session_store_system("memory://") == "adk.in_memory");
 }
 
 TEST_CASE("artifact service URLs: memory:// and file:// open, others are refused with the accepted forms",

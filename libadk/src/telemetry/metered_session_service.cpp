@@ -53,39 +53,44 @@ MeteredSessionService::MeteredSessionService(std::shared_ptr<SessionService> inn
                                  {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10});
 }
 
+MetricAttributes MeteredSessionService::attributes(std::string_view operation) const
+{
+    return {{"db.operation.name", std::string(operation)}, {"db.system.name", system_}};
+}
+
 asio::awaitable<SessionTurn> MeteredSessionService::do_take_turn(SessionKey key)
 {
-    return timed(duration_, {{"db.operation.name", "take_turn"}, {"db.system.name", system_}},
+    return timed(duration_, attributes("take_turn"),
                  take_turn_of(*inner_, std::move(key)));
 }
 
 asio::awaitable<Session> MeteredSessionService::do_create_session(CreateSessionRequest request)
 {
-    return timed(duration_, {{"db.operation.name", "create_session"}, {"db.system.name", system_}},
+    return timed(duration_, attributes("create_session"),
                  create_session_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<std::optional<Session>> MeteredSessionService::do_get_session(GetSessionRequest request)
 {
-    return timed(duration_, {{"db.operation.name", "get_session"}, {"db.system.name", system_}},
+    return timed(duration_, attributes("get_session"),
                  get_session_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<std::vector<Session>> MeteredSessionService::do_list_sessions(ListSessionsRequest request)
 {
-    return timed(duration_, {{"db.operation.name", "list_sessions"}, {"db.system.name", system_}},
+    return timed(duration_, attributes("list_sessions"),
                  list_sessions_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<void> MeteredSessionService::do_delete_session(DeleteSessionRequest request)
 {
-    return timed(duration_, {{"db.operation.name", "delete_session"}, {"db.system.name", system_}},
+    return timed(duration_, attributes("delete_session"),
                  delete_session_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<void> MeteredSessionService::do_append_event(AppendEventRequest request)
 {
-    return timed(duration_, {{"db.operation.name", "append_event"}, {"db.system.name", system_}},
+    return timed(duration_, attributes("append_event"),
                  append_event_of(*inner_, std::move(request)));
 }
 

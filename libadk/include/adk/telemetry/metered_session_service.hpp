@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace adk::telemetry {
 
@@ -36,6 +37,8 @@ protected:
     asio::awaitable<void> do_append_event(AppendEventRequest request) override;
 
 private:
+    MetricAttributes attributes(std::string_view operation) const;
+
     std::shared_ptr<SessionService> inner_;
     Histogram duration_;
     std::string system_;

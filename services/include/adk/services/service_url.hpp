@@ -25,6 +25,9 @@
 namespace adk::services {
 
 std::shared_ptr<SessionService> open_session_service(std::string_view url);
+// What OpenTelemetry's db.system.name calls the store a URL that open_session_service accepted opens: "sqlite",
+// "postgresql" or "adk.in_memory" (for the session store's latency metric, telemetry::MeteredSessionService).
+std::string_view session_store_system(std::string_view url) noexcept;
 std::shared_ptr<ArtifactService> open_artifact_service(std::string_view url);
 
 }  // namespace adk::services
