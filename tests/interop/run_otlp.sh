@@ -13,7 +13,7 @@ NPM_PACKAGE_DIR=$here/otlp source "$here/npm_install.sh" "$2" otlp_receiver.mjs 
 
 source "$here/processes.sh"
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true; stop_processes' EXIT
 for run in "protobuf http/protobuf true" "json http/json false"; do
   set -- $run
   rm -f "spans_$1.jsonl" receiver.log

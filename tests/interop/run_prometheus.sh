@@ -14,7 +14,6 @@ if ! command -v prometheus >/dev/null; then
 fi
 source "$(cd "$(dirname "$0")" && pwd)/processes.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 
 start_listening mock.log "$mock" --port 0 --script "$samples/mock_script.json"
 token=metrics-s3cret

@@ -25,14 +25,13 @@ fi
 rm -f fetch.err
 NPM_PACKAGE_DIR=$here/web_ui source "$here/npm_install.sh" "$work" web_ui_test.mjs
 
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+source "$here/processes.sh"
 "$mock" --port 0 --script "$samples/mock_script.json" >mock.log 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [ -s mock.log ] && break; sleep 0.05; done
 mock_url=$(sed -n '1s/^listening on //p' mock.log)
 [ -n "$mock_url" ] || { echo "FAIL: mock-llm did not start: $(cat mock.log)"; exit 1; }
-rm -f web.db
+rm -f web.db web.db-wal web.db-shm  # what an earlier run left (its server is gone: processes.sh waits for it)
 GOOGLE_GEMINI_BASE_URL=$mock_url GEMINI_API_KEY=test-key \
   "$program" web --resumable --port 0 --ui_dir "$ui" --session_service_uri "sqlite:///$work/web.db" \
   --artifact_service_uri memory:// "$samples" >web.log 2>&1 &
