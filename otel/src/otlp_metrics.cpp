@@ -18,7 +18,7 @@ constexpr int cumulative = 2;  // AGGREGATION_TEMPORALITY_CUMULATIVE
 void proto_point_attributes(ProtoWriter& into, int field, const telemetry::MetricAttributes& attributes)
 {
     for (const auto& [key, value] : attributes)
-        detail::proto_attribute(into, field, telemetry::Attribute{key, value, false});
+        detail::proto_attribute(into, field, key, value);
 }
 
 std::string encode_protobuf(const Origin& origin, const telemetry::MetricsSnapshot& snapshot)
@@ -141,13 +141,10 @@ std::string encode_json(const Origin& origin, const telemetry::MetricsSnapshot& 
     json::object scope{{"name", snapshot.scope}};
     if (!origin.scope_version.empty())
         scope["version"] = origin.scope_version;
-    json::array resource_attributes;
-    for (const telemetry::Attribute& a : origin.resource)
-        resource_attributes.push_back(json::object{{"key", a.key}, {"value", detail::json_value(a.value)}});
     json::value request = json::object{
         {"resourceMetrics",
          json::array{json::object{
-             {"resource", json::object{{"attributes", std::move(resource_attributes)}}},
+             {"resource", detail::json_resource(origin.resource)},
              {"scopeMetrics",
               json::array{json::object{{"scope", std::move(scope)}, {"metrics", std::move(metrics)}}}}}}}};
     return json::serialize(request);

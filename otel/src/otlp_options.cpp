@@ -192,12 +192,12 @@ OtlpOptions OtlpOptions::from_env(std::function<std::optional<std::string>(std::
             service_name = val;
     if (auto v = value("OTEL_SERVICE_NAME"))
         service_name = *v;
-    o.origin.resource.push_back({"service.name", service_name, false});
+    o.origin.resource.push_back({"service.name", service_name});
     for (const auto& [k, val] : attributes)
         if (k != "service.name")
-            o.origin.resource.push_back({k, val, false});
-    o.origin.resource.push_back({"telemetry.sdk.name", std::string("adk-cpp"), false});
-    o.origin.resource.push_back({"telemetry.sdk.language", std::string("cpp"), false});
+            o.origin.resource.push_back({k, val});
+    o.origin.resource.push_back({"telemetry.sdk.name", std::string("adk-cpp")});
+    o.origin.resource.push_back({"telemetry.sdk.language", std::string("cpp")});
 
     if (auto v = value("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"))
         o.capture_content = lower(*v) == "true";

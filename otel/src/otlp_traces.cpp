@@ -51,11 +51,29 @@ int status_number(telemetry::StatusCode code)
     return 0;
 }
 
+// About what a span's Span message takes, so that its buffer is allocated once: its fixed fields, its strings, and
+// each attribute's framing and value (a number or flag at most 11 bytes with its tag).
+std::size_t encoded_size_about(const telemetry::SpanData& span)
+{
+    std::size_t size = 96 + span.name.size() + span.context.trace_state.size() + span.status_message.size();
+    for (const telemetry::Attribute& a : span.attributes) {
+        size += 12 + a.key.size();
+        if (const auto* text = std::get_if<std::string>(&a.value))
+            size += text->size();
+        else if (const auto* texts = std::get_if<std::vector<std::string>>(&a.value))
+            for (const std::string& t : *texts)
+                size += 6 + t.size();
+        else
+            size += 11;
+    }
+    return size;
+}
+
 // A Span message.
 std::string protobuf_span(const telemetry::SpanData& span, bool with_content)
 {
     ProtoWriter s;
-    s.out.reserve(128 + span.name.size());
+    s.out.reserve(encoded_size_about(span));
     s.bytes_field(1, id_bytes(span.context.trace_id));
     s.bytes_field(2, id_bytes(span.context.span_id));
     s.bytes_field(3, span.context.trace_state);
@@ -71,14 +89,14 @@ std::string protobuf_span(const telemetry::SpanData& span, bool with_content)
             ++dropped;
             continue;
         }
-        proto_attribute(s, 9, a);
+        proto_attribute(s, 9, a.key, a.value);
     }
     s.uint_field(10, dropped);
     if (span.status != telemetry::StatusCode::unset) {
-        ProtoWriter status;
-        status.bytes_field(2, span.status_message);
-        status.uint_field(3, static_cast<std::uint64_t>(status_number(span.status)));
-        s.message_field(15, status);
+        const std::size_t status = s.begin_message(15);
+        s.bytes_field(2, span.status_message);
+        s.uint_field(3, static_cast<std::uint64_t>(status_number(span.status)));
+        s.end_message(status);
     }
     s.fixed32_field(16, span_flags(span));
     return std::move(s.out);
@@ -143,13 +161,11 @@ std::string json_span(const telemetry::SpanData& span, bool with_content)
 
 std::string join_json(const Origin& origin, std::span<const std::string> spans)
 {
-    std::size_t dropped = 0;
     json::object scope{{"name", origin.scope_name}};
     if (!origin.scope_version.empty())
         scope["version"] = origin.scope_version;
-    json::object resource{{"attributes", json_attributes(origin.resource, true, dropped)}};
-    std::string out = R"({"resourceSpans":[{"resource":)" + json::serialize(resource) + R"(,"scopeSpans":[{"scope":)" +
-                      json::serialize(scope) + R"(,"spans":[)";
+    std::string out = R"({"resourceSpans":[{"resource":)" + json::serialize(detail::json_resource(origin.resource)) +
+                      R"(,"scopeSpans":[{"scope":)" + json::serialize(scope) + R"(,"spans":[)";
     for (std::size_t i = 0; i < spans.size(); ++i) {
         if (i > 0)
             out += ',';

@@ -1,6 +1,7 @@
 // Protocol Buffers' wire format and OTLP/JSON's values: what the encoders of traces and metrics share.
 #pragma once
 
+#include <adk/otel/otlp_traces.hpp>
 #include <adk/telemetry/tracer.hpp>
 
 #include <boost/json/value.hpp>
@@ -64,6 +65,28 @@ public:
         out.append(v);
     }
     void message_field(int field, const ProtoWriter& child) { bytes_field(field, child.out, true); }
+    // A message written in place, without a writer of its own: begin_message() writes its tag and room for a
+    // one-byte length and returns where its body starts; end_message() writes the length, moving the body when the
+    // length needs more bytes (a body of 128 bytes or more).
+    std::size_t begin_message(int field)
+    {
+        tag(field, length_type);
+        out.push_back(0);
+        return out.size();
+    }
+    void end_message(std::size_t body)
+    {
+        std::uint64_t length = out.size() - body;
+        char bytes[10];
+        std::size_t n = 0;
+        while (length >= 0x80) {
+            bytes[n++] = static_cast<char>((length & 0x7F) | 0x80);
+            length >>= 7;
+        }
+        bytes[n++] = static_cast<char>(length);
+        out[body - 1] = bytes[0];
+        out.insert(body, bytes + 1, n - 1);
+    }
     // A packed repeated fixed64 or double (proto3's default for repeated scalars).
     void packed_fixed64_field(int field, const std::vector<std::uint64_t>& values)
     {
@@ -100,52 +123,52 @@ inline bool all_zero(const telemetry::SpanId& id)
     return true;
 }
 
-// AnyValue
-inline ProtoWriter proto_value(const telemetry::AttributeValue& value)
+// AnyValue, as field `field` of `into`.
+inline void proto_value(ProtoWriter& into, int field, const telemetry::AttributeValue& value)
 {
-    ProtoWriter w;
+    const std::size_t body = into.begin_message(field);
     std::visit(
         [&](const auto& v) {
             using T = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<T, std::string>) {
-                w.bytes_field(1, v, true);
+                into.bytes_field(1, v, true);
             } else if constexpr (std::is_same_v<T, bool>) {
-                w.uint_field(2, v ? 1 : 0, true);
+                into.uint_field(2, v ? 1 : 0, true);
             } else if constexpr (std::is_same_v<T, std::int64_t>) {
-                w.int_field(3, v, true);
+                into.int_field(3, v, true);
             } else if constexpr (std::is_same_v<T, double>) {
-                w.double_field(4, v);
+                into.double_field(4, v);
             } else {
-                ProtoWriter array;
+                const std::size_t array = into.begin_message(5);
                 for (const auto& s : v) {
-                    ProtoWriter item;
-                    item.bytes_field(1, s, true);
-                    array.message_field(1, item);
+                    const std::size_t item = into.begin_message(1);
+                    into.bytes_field(1, s, true);
+                    into.end_message(item);
                 }
-                w.message_field(5, array);
+                into.end_message(array);
             }
         },
         value);
-    return w;
+    into.end_message(body);
 }
 
 // KeyValue, as field `field` of `into`.
-inline void proto_attribute(ProtoWriter& into, int field, const telemetry::Attribute& a)
+inline void proto_attribute(ProtoWriter& into, int field, std::string_view key, const telemetry::AttributeValue& value)
 {
-    ProtoWriter kv;
-    kv.bytes_field(1, a.key);
-    kv.message_field(2, proto_value(a.value));
-    into.message_field(field, kv);
+    const std::size_t body = into.begin_message(field);
+    into.bytes_field(1, key);
+    proto_value(into, 2, value);
+    into.end_message(body);
 }
 
 // An Export*ServiceRequest of one resource (`resource`, the Resource's attributes) holding one scope's part
 // (ScopeSpans, ScopeMetrics): its resource_spans / resource_metrics field 1, which holds Resource (1) and the scope's
 // part (2).
-inline std::string export_request(const std::vector<telemetry::Attribute>& resource, const ProtoWriter& scope_part)
+inline std::string export_request(const std::vector<ResourceAttribute>& resource, const ProtoWriter& scope_part)
 {
     ProtoWriter resource_message;
-    for (const telemetry::Attribute& a : resource)
-        proto_attribute(resource_message, 1, a);
+    for (const ResourceAttribute& a : resource)
+        proto_attribute(resource_message, 1, a.key, a.value);
     ProtoWriter resource_part;
     resource_part.message_field(1, resource_message);
     resource_part.message_field(2, scope_part);
@@ -176,6 +199,15 @@ inline json::value json_value(const telemetry::AttributeValue& value)
             }
         },
         value);
+}
+
+// OTLP/JSON's Resource: {"attributes": [...]}.
+inline json::object json_resource(const std::vector<ResourceAttribute>& resource)
+{
+    json::array attributes;
+    for (const ResourceAttribute& a : resource)
+        attributes.push_back(json::object{{"key", a.key}, {"value", json_value(a.value)}});
+    return json::object{{"attributes", std::move(attributes)}};
 }
 
 }  // namespace adk::otel::detail

@@ -43,10 +43,74 @@ std::vector<telemetry::SpanData> two_spans()
     return {root, child};
 }
 
+// Protocol Buffers' wire format read back: the fields of one message, with the bytes of the length-delimited ones
+// (a nested message, a string). Fails the test on a malformed message.
+class ProtoFields {
+public:
+    explicit ProtoFields(std::string_view message)
+    {
+        while (!message.empty()) {
+            const std::uint64_t tag = varint(message);
+            Field f{static_cast<int>(tag >> 3), {}};
+            switch (tag & 7) {
+            case 0: varint(message); break;
+            case 1: REQUIRE(message.size() >= 8); message.remove_prefix(8); break;
+            case 5: REQUIRE(message.size() >= 4); message.remove_prefix(4); break;
+            case 2: {
+                const std::uint64_t length = varint(message);
+                REQUIRE(length <= message.size());
+                f.bytes = message.substr(0, length);
+                message.remove_prefix(length);
+                break;
+            }
+            default: FAIL("wire type " << (tag & 7));
+            }
+            fields.push_back(f);
+        }
+    }
+    // The bytes of each field with that number, in order.
+    std::vector<std::string_view> all(int number) const
+    {
+        std::vector<std::string_view> out;
+        for (const Field& f : fields)
+            if (f.number == number)
+                out.push_back(f.bytes);
+        return out;
+    }
+    std::string_view one(int number) const
+    {
+        const auto found = all(number);
+        REQUIRE(found.size() == 1);
+        return found[0];
+    }
+
+private:
+    class Field {
+    public:
+        int number;
+        std::string_view bytes;  // of a length-delimited field
+    };
+    static std::uint64_t varint(std::string_view& in)
+    {
+        std::uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            REQUIRE(!in.empty());
+            const auto byte = static_cast<unsigned char>(in.front());
+            in.remove_prefix(1);
+            v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+            if (byte < 0x80)
+                return v;
+        }
+        FAIL("a varint longer than ten bytes");
+        return 0;
+    }
+    std::vector<Field> fields;
+};
+
 adk::otel::Origin origin()
 {
     adk::otel::Origin o;
-    o.resource = {{"service.name", std::string("weather"), false}};
+    o.resource = {{"service.name", std::string("weather")}};
     o.scope_version = "1.0.0";
     return o;
 }
@@ -110,4 +174,35 @@ TEST_CASE("OTLP/protobuf: the content is left out unless asked, and the message 
     // ExportTraceServiceRequest: field 1 (resource_spans), length-delimited.
     REQUIRE(!without.empty());
     CHECK(static_cast<unsigned char>(without[0]) == 0x0A);
+}
+
+TEST_CASE("OTLP/protobuf: nested messages of any length read back (lengths of one, two and three bytes)", "[otel]")
+{
+    telemetry::SpanData span = two_spans()[1];
+    const std::vector<std::string> values = {std::string(100, 'a'), std::string(127, 'b'), std::string(300, 'c'),
+                                             std::string(20'000, 'd')};
+    span.attributes = {{"short", values[0], false},
+                       {"fits_one_byte_until_its_key", values[1], false},
+                       {"two_bytes", values[2], false},
+                       {"three_bytes", values[3], false},
+                       {"list", std::vector<std::string>{values[2], values[0]}, false}};
+    const std::string request =
+        adk::otel::encode_traces(origin(), std::vector<telemetry::SpanData>{span}, adk::otel::Encoding::protobuf, true);
+    // ExportTraceServiceRequest.resource_spans(1) > ResourceSpans.scope_spans(2) > ScopeSpans.spans(2) > Span.
+    const ProtoFields out(ProtoFields(ProtoFields(ProtoFields(request).one(1)).one(2)).one(2));
+    CHECK(out.one(5) == "generate_content gemini-2.5-flash");
+    const auto attributes = out.all(9);
+    REQUIRE(attributes.size() == 5);
+    for (std::size_t i = 0; i < 4; ++i) {
+        const ProtoFields kv(attributes[i]);
+        CHECK(kv.one(1) == span.attributes[i].key);
+        CHECK(ProtoFields(kv.one(2)).one(1) == values[i]);  // AnyValue.string_value
+    }
+    const ProtoFields list(ProtoFields(ProtoFields(attributes[4]).one(2)).one(5));  // AnyValue.array_value
+    const auto items = list.all(1);
+    REQUIRE(items.size() == 2);
+    CHECK(ProtoFields(items[0]).one(1) == values[2]);
+    CHECK(ProtoFields(items[1]).one(1) == values[0]);
+    const ProtoFields status(out.one(15));
+    CHECK(status.one(2) == "the provider sent nonsense");
 }

@@ -54,9 +54,21 @@ public:
 
 using AttributeValue = std::variant<bool, std::int64_t, double, std::string, std::vector<std::string>>;
 
+// An attribute's name as Span::set takes it: a constant (a string literal, or a constexpr std::string_view), checked
+// at compile time, so that a span keeps a view of it and setting an attribute allocates nothing for its name.
+class AttributeKey {
+public:
+    consteval AttributeKey(const char* name) : name_(name) {}
+    consteval AttributeKey(std::string_view name) : name_(name) {}
+    constexpr std::string_view name() const noexcept { return name_; }
+
+private:
+    std::string_view name_;
+};
+
 class Attribute {
 public:
-    std::string key;
+    std::string_view key;  // a constant (AttributeKey): outlives every span
     AttributeValue value;
     // What a person said or a model answered (prompts, answers, tool arguments and results): recorded only when
     // a sink asks for content (SpanSink::wants_content); a sink that does not want it skips it.
@@ -174,8 +186,8 @@ public:
     const SpanContext& context() const noexcept { return context_; }
 
     // Sets (or replaces) an attribute. Nothing when not recording.
-    void set(std::string_view key, AttributeValue value);
-    void set_content(std::string_view key, std::string value);
+    void set(AttributeKey key, AttributeValue value);
+    void set_content(AttributeKey key, std::string value);
     // Status error with `error.type` = type, and the message as the status' description.
     void set_error(std::string type, std::string message);
     // Ends it now (its end time); later calls and the destructor do nothing.

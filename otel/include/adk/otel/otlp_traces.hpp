@@ -11,11 +11,18 @@
 
 namespace adk::otel {
 
+// An attribute of the resource: a name of the operator's (OTEL_RESOURCE_ATTRIBUTES), so owned, unlike a span's.
+class ResourceAttribute {
+public:
+    std::string key;
+    telemetry::AttributeValue value;
+};
+
 // Who sent the spans: the resource's attributes (service.name, OTEL_RESOURCE_ATTRIBUTES, ...) and the
 // instrumentation scope (ADK's tracer is "gcp.vertex.agent").
 class Origin {
 public:
-    std::vector<telemetry::Attribute> resource;
+    std::vector<ResourceAttribute> resource;
     std::string scope_name = "gcp.vertex.agent";
     std::string scope_version;
 };
