@@ -78,7 +78,7 @@ std::string encode_protobuf(const Origin& origin, const telemetry::MetricsSnapsh
         }
         scope_metrics.message_field(2, metric);
     }
-    return detail::export_request(origin.resource, scope_metrics);
+    return detail::export_request(origin.resource, scope_metrics, 2);
 }
 
 json::array json_point_attributes(const telemetry::MetricAttributes& attributes)

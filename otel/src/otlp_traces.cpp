@@ -104,20 +104,12 @@ std::string protobuf_span(const telemetry::SpanData& span, bool with_content)
 
 std::string join_protobuf(const Origin& origin, std::span<const std::string> spans)
 {
-    ProtoWriter scope_spans;
-    {
-        ProtoWriter scope;
-        scope.bytes_field(1, origin.scope_name);
-        scope.bytes_field(2, origin.scope_version);
-        scope_spans.message_field(1, scope);
-    }
-    std::size_t total = 0;
-    for (const std::string& span : spans)
-        total += span.size() + 6;
-    scope_spans.out.reserve(scope_spans.out.size() + total);
-    for (const std::string& span : spans)
-        scope_spans.bytes_field(2, span, true);
-    return detail::export_request(origin.resource, scope_spans);
+    ProtoWriter scope;
+    scope.bytes_field(1, origin.scope_name);
+    scope.bytes_field(2, origin.scope_version);
+    ProtoWriter scope_head;  // ScopeSpans: the scope (1), then the spans (2)
+    scope_head.message_field(1, scope);
+    return detail::export_request(origin.resource, scope_head, 2, spans);
 }
 
 // OTLP/JSON (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): protobuf's JSON mapping but for

@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,13 +22,29 @@ class ProtoWriter {
 public:
     enum Wire { varint_type = 0, fixed64_type = 1, length_type = 2, fixed32_type = 5 };
 
-    void varint(std::uint64_t v)
+    // A varint's bytes, and how many there are (at most ten).
+    static std::size_t varint_bytes(std::uint64_t v, char (&bytes)[10]) noexcept
     {
+        std::size_t n = 0;
         while (v >= 0x80) {
-            out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+            bytes[n++] = static_cast<char>((v & 0x7F) | 0x80);
             v >>= 7;
         }
-        out.push_back(static_cast<char>(v));
+        bytes[n++] = static_cast<char>(v);
+        return n;
+    }
+    static std::size_t varint_size(std::uint64_t v) noexcept
+    {
+        char bytes[10];
+        return varint_bytes(v, bytes);
+    }
+    // What a length-delimited field of `length` bytes takes, its tag and length included (fields below 16).
+    static std::size_t field_size(std::size_t length) noexcept { return 1 + varint_size(length) + length; }
+
+    void varint(std::uint64_t v)
+    {
+        char bytes[10];
+        out.append(bytes, varint_bytes(v, bytes));
     }
     void tag(int field, Wire wire) { varint((static_cast<std::uint64_t>(field) << 3) | wire); }
 
@@ -76,16 +93,17 @@ public:
     }
     void end_message(std::size_t body)
     {
-        std::uint64_t length = out.size() - body;
         char bytes[10];
-        std::size_t n = 0;
-        while (length >= 0x80) {
-            bytes[n++] = static_cast<char>((length & 0x7F) | 0x80);
-            length >>= 7;
-        }
-        bytes[n++] = static_cast<char>(length);
+        const std::size_t n = varint_bytes(out.size() - body, bytes);
         out[body - 1] = bytes[0];
-        out.insert(body, bytes + 1, n - 1);
+        if (n > 1)
+            out.insert(body, bytes + 1, n - 1);
+    }
+    // The head of a length-delimited field whose `length` is known: its tag and length; the caller writes the body.
+    void field_head(int field, std::size_t length)
+    {
+        tag(field, length_type);
+        varint(length);
     }
     // A packed repeated fixed64 or double (proto3's default for repeated scalars).
     void packed_fixed64_field(int field, const std::vector<std::uint64_t>& values)
@@ -163,17 +181,27 @@ inline void proto_attribute(ProtoWriter& into, int field, std::string_view key, 
 
 // An Export*ServiceRequest of one resource (`resource`, the Resource's attributes) holding one scope's part
 // (ScopeSpans, ScopeMetrics): its resource_spans / resource_metrics field 1, which holds Resource (1) and the scope's
-// part (2).
-inline std::string export_request(const std::vector<ResourceAttribute>& resource, const ProtoWriter& scope_part)
+// part (2). The scope's part is `scope_head` (its fields before the items), then `items`, each already encoded, as
+// its repeated field `item_field`. Written once, into a buffer of its exact size: a batch's spans are copied once.
+inline std::string export_request(const std::vector<ResourceAttribute>& resource, const ProtoWriter& scope_head,
+                                  int item_field, std::span<const std::string> items = {})
 {
     ProtoWriter resource_message;
     for (const ResourceAttribute& a : resource)
         proto_attribute(resource_message, 1, a.key, a.value);
-    ProtoWriter resource_part;
-    resource_part.message_field(1, resource_message);
-    resource_part.message_field(2, scope_part);
+    std::size_t scope_part = scope_head.out.size();
+    for (const std::string& item : items)
+        scope_part += ProtoWriter::field_size(item.size());
+    const std::size_t resource_part =
+        ProtoWriter::field_size(resource_message.out.size()) + ProtoWriter::field_size(scope_part);
     ProtoWriter request;
-    request.message_field(1, resource_part);
+    request.out.reserve(ProtoWriter::field_size(resource_part));
+    request.field_head(1, resource_part);
+    request.message_field(1, resource_message);
+    request.field_head(2, scope_part);
+    request.out.append(scope_head.out);
+    for (const std::string& item : items)
+        request.bytes_field(item_field, item, true);
     return std::move(request.out);
 }
 
