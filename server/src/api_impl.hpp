@@ -6,6 +6,7 @@
 #include <adk/core/error.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/server/api_server.hpp>
+#include <adk/server/routes.hpp>
 
 #include "request_target.hpp"
 #include "run_registry.hpp"
@@ -15,7 +16,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 namespace adk {
@@ -32,16 +32,13 @@ namespace detail {
 
 class DebugTraces;
 
-// A failure with the HTTP status to answer it with (for what adk::errc has no code for: 413, 503).
-class HttpFailure : public std::runtime_error {
-public:
-    HttpFailure(unsigned status_, const std::string& message) : std::runtime_error(message), status(status_) {}
-    unsigned status;
-};
-
 asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const json::value& value);
+asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const json::value& value,
+                                 const net::HeaderList& headers);
 // {"error": message}
 asio::awaitable<void> reply_error(ResponseWriter& res, unsigned status, std::string_view message);
+asio::awaitable<void> reply_error(ResponseWriter& res, unsigned status, std::string_view message,
+                                  const net::HeaderList& headers);
 // The body as JSON: null when empty. Throws adk::Error (invalid_argument) when it does not parse.
 json::value body_json(const IncomingRequest& req);
 // A member of the body that must be of one kind when present; nullptr when absent or null. Throws adk::Error
@@ -61,6 +58,8 @@ class ApiServer::Impl {
 public:
     Impl(asio::any_io_executor executor, std::vector<App> app_list, ApiServerOptions opts);
 
+    // ADK's routes; `routes` holds them and what was mounted beside them (ApiServer::mount).
+    Routes adk_routes();
     asio::awaitable<void> handle(IncomingRequest& req, ResponseWriter& res);
     // Before the body is read (HttpServer's head check): Host, origin, bearer token.
     std::optional<net::Refusal> check_head(const IncomingRequest& req) const;
@@ -126,6 +125,7 @@ public:
     asio::awaitable<void> web_ui(const IncomingRequest& req, ResponseWriter& res, const detail::RequestTarget& target);
 
     asio::any_io_executor server_executor;  // the server's own (not a strand)
+    Routes routes;  // read by every connection: changed only before the server starts
     ApiServerOptions options;
     std::filesystem::path web_ui_root;  // empty: no web UI
     std::map<std::string, AppEntry, std::less<>> apps;

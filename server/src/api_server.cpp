@@ -34,23 +34,6 @@ using detail::RequestTarget;
 
 namespace {
 
-unsigned status_of(const Error& e)
-{
-    if (e.code() == errc::invalid_argument)
-        return 400;
-    if (e.code() == errc::not_found)
-        return 404;
-    if (e.code() == errc::already_exists)
-        return 409;
-    if (e.code() == errc::too_large)
-        return 413;
-    if (e.code() == errc::timed_out)
-        return 504;
-    if (e.code() == errc::unavailable)
-        return 503;
-    return 500;
-}
-
 // A version in a path or a query: a non-negative integer, or none.
 std::optional<std::int64_t> version_param(std::optional<std::string_view> text)
 {
@@ -68,17 +51,31 @@ std::optional<std::int64_t> version_param(std::optional<std::string_view> text)
 
 namespace detail {
 
-asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const json::value& value)
+asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const json::value& value,
+                                 const net::HeaderList& headers)
 {
     std::string body = json::serialize(value);
-    co_await res.send(status, "application/json", body);
+    co_await res.send(status, "application/json", body, headers);
+}
+
+asio::awaitable<void> reply_json(ResponseWriter& res, unsigned status, const json::value& value)
+{
+    const net::HeaderList none;
+    co_await reply_json(res, status, value, none);
+}
+
+asio::awaitable<void> reply_error(ResponseWriter& res, unsigned status, std::string_view message,
+                                  const net::HeaderList& headers)
+{
+    // A message may quote what the client sent (a header, a path): JSON must stay UTF-8.
+    json::value body = json::object{{"error", net::to_valid_utf8(message)}};
+    co_await reply_json(res, status, body, headers);
 }
 
 asio::awaitable<void> reply_error(ResponseWriter& res, unsigned status, std::string_view message)
 {
-    // A message may quote what the client sent (a header, a path): JSON must stay UTF-8.
-    json::value body = json::object{{"error", net::to_valid_utf8(message)}};
-    co_await reply_json(res, status, body);
+    const net::HeaderList none;
+    co_await reply_error(res, status, message, none);
 }
 
 json::value body_json(const IncomingRequest& req)
@@ -231,6 +228,7 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
             },
             {{"http.connection.state", "idle"}});
     }
+    routes = adk_routes();
 }
 
 asio::awaitable<void> ApiServer::Impl::metrics(ResponseWriter& res)
@@ -369,6 +367,91 @@ asio::awaitable<bool> ApiServer::Impl::admit(const IncomingRequest& req, Respons
     co_return true;
 }
 
+// ADK's HTTP API (../shared/fixtures/adk/API.md), as a table: each route hands its parameters to its function.
+Routes ApiServer::Impl::adk_routes()
+{
+    using R = RouteRequest;
+    Routes r;
+    r.add("GET", "/list-apps", [this](R& q) { return list_apps(q.response); });
+    r.add("GET", "/version", [this](R& q) -> asio::awaitable<void> {
+        json::value version = json::object{{"version", options.version}, {"language", "c++"}};
+        co_await detail::reply_json(q.response, 200, version);
+    });
+    if (meter)
+        r.add("GET", "/metrics", [this](R& q) { return metrics(q.response); });
+    r.add("GET", "/health", [](R& q) -> asio::awaitable<void> {
+        json::value ok = json::object{{"status", "ok"}};
+        co_await detail::reply_json(q.response, 200, ok);
+    });
+    r.add("POST", "/run", [this](R& q) { return run(q.http, q.response); });
+    r.add("POST", "/run_sse", [this](R& q) { return run_sse(q.http, q.response); });
+
+    const std::string sessions = "/apps/{}/users/{}/sessions";
+    r.add("POST", sessions, [this](R& q) -> asio::awaitable<void> {
+        const std::string no_id;  // the server makes one
+        co_await create_session(q.http, q.response, q.params[0], q.params[1], no_id);
+    });
+    r.add("GET", sessions, [this](R& q) { return list_sessions(q.response, q.params[0], q.params[1]); });
+    const std::string session = sessions + "/{}";
+    r.add("POST", session, [this](R& q) {
+        return create_session(q.http, q.response, q.params[0], q.params[1], q.params[2]);
+    });
+    r.add("GET", session, [this](R& q) { return get_session(q.response, q.params[0], q.params[1], q.params[2]); });
+    r.add("DELETE", session,
+          [this](R& q) { return delete_session(q.response, q.params[0], q.params[1], q.params[2]); });
+    r.add("PATCH", session,
+          [this](R& q) { return patch_session(q.http, q.response, q.params[0], q.params[1], q.params[2]); });
+
+    // (Coroutines that name what they pass by reference: a temporary would end before the call's frame.)
+    r.add("GET", session + "/runs", [this](R& q) -> asio::awaitable<void> {
+        const detail::RunOwner owner(q.params[0], q.params[1], q.params[2]);
+        co_await list_runs(q.response, owner);
+    });
+    r.add("GET", session + "/runs/{}/events", [this](R& q) -> asio::awaitable<void> {
+        const detail::RunOwner owner(q.params[0], q.params[1], q.params[2]);
+        co_await follow_run(q.http, q.response, owner, q.params[3]);
+    });
+    r.add("POST", session + "/runs/{}/cancel", [this](R& q) -> asio::awaitable<void> {
+        const detail::RunOwner owner(q.params[0], q.params[1], q.params[2]);
+        co_await cancel_run(q.response, owner, q.params[3]);
+    });
+
+    const std::string artifacts = session + "/artifacts";
+    r.add("GET", artifacts, [this](R& q) { return list_artifacts(q.response, q.params); });
+    r.add("GET", artifacts + "/{}", [this](R& q) {
+        return load_artifact(q.response, q.params, version_param(q.query("version")));
+    });
+    r.add("DELETE", artifacts + "/{}", [this](R& q) { return delete_artifact(q.response, q.params); });
+    r.add("GET", artifacts + "/{}/versions", [this](R& q) { return list_artifact_versions(q.response, q.params); });
+    r.add("GET", artifacts + "/{}/versions/{}", [this](R& q) {
+        const std::optional<std::int64_t> version = version_param(q.params.back());
+        q.params.pop_back();
+        return load_artifact(q.response, q.params, version);
+    });
+
+    // The web UI's.
+    r.add("GET", "/dev/apps/{}/build_graph", [this](R& q) { return build_graph(q.response, q.params[0]); });
+    r.add("GET", "/dev/apps/{}/build_graph_image",
+          [this](R& q) { return build_graph_image(q.response, q.params[0], q.target); });
+    for (const char* graph : {"/dev/apps/{}/users/{}/sessions/{}/events/{}/graph",
+                              "/apps/{}/users/{}/sessions/{}/events/{}/graph"})
+        r.add("GET", graph, [this](R& q) { return event_graph(q.response, q.params); });
+    // The trace routes with an app ("/dev/apps/{app}/debug/...") and without (any app).
+    r.add("GET", "/dev/apps/{}/debug/trace/session/{}",
+          [this](R& q) { return session_trace(q.response, q.params[0], q.target, q.params[1]); });
+    r.add("GET", "/debug/trace/session/{}", [this](R& q) -> asio::awaitable<void> {
+        const std::string any_app;
+        co_await session_trace(q.response, any_app, q.target, q.params[0]);
+    });
+    r.add("GET", "/dev/apps/{}/debug/trace/{}",
+          [this](R& q) { return event_trace(q.response, q.params[0], q.target, q.params[1]); });
+    r.add("GET", "/debug/trace/{}", [this](R& q) -> asio::awaitable<void> {
+        const std::string any_app;
+        co_await event_trace(q.response, any_app, q.target, q.params[0]);
+    });
+    return r;
+}
+
 asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWriter& res)
 {
     if (!co_await admit(req, res))
@@ -383,102 +466,30 @@ asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWrit
         co_await web_ui(req, res, target);
         co_return;
     }
-    const std::string& method = req.method;
-    const bool get = method == "GET";
-    const bool post = method == "POST";
-    const bool del = method == "DELETE";
-    const std::string no_id;
-    std::vector<std::string> p;
+    RouteRequest route(req, res, target);
     std::optional<Error> failure;
-    unsigned failure_status = 0;
+    net::HeaderList headers;  // of a 405: the methods the path takes
     try {
-        if (get && target.matches({"list-apps"}, p)) {
-            co_await list_apps(res);
-        } else if (get && target.matches({"version"}, p)) {
-            json::value version = json::object{{"version", options.version}, {"language", "c++"}};
-            co_await detail::reply_json(res, 200, version);
-        } else if (get && meter && target.matches({"metrics"}, p)) {
-            co_await metrics(res);
-        } else if (get && target.matches({"health"}, p)) {
-            json::value ok = json::object{{"status", "ok"}};
-            co_await detail::reply_json(res, 200, ok);
-        } else if (post && target.matches({"run"}, p)) {
-            co_await run(req, res);
-        } else if (post && target.matches({"run_sse"}, p)) {
-            co_await run_sse(req, res);
-        } else if ((post || get) && target.matches({"apps", "{}", "users", "{}", "sessions"}, p)) {
-            if (post)
-                co_await create_session(req, res, p[0], p[1], no_id);
-            else
-                co_await list_sessions(res, p[0], p[1]);
-        } else if ((post || get || del || method == "PATCH") &&
-                   target.matches({"apps", "{}", "users", "{}", "sessions", "{}"}, p)) {
-            if (post)
-                co_await create_session(req, res, p[0], p[1], p[2]);
-            else if (get)
-                co_await get_session(res, p[0], p[1], p[2]);
-            else if (del)
-                co_await delete_session(res, p[0], p[1], p[2]);
-            else
-                co_await patch_session(req, res, p[0], p[1], p[2]);
-        } else if (get && target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "runs"}, p)) {
-            const detail::RunOwner owner(p[0], p[1], p[2]);
-            co_await list_runs(res, owner);
-        } else if (get && target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "runs", "{}", "events"}, p)) {
-            const detail::RunOwner owner(p[0], p[1], p[2]);
-            co_await follow_run(req, res, owner, p[3]);
-        } else if (post && target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "runs", "{}", "cancel"}, p)) {
-            const detail::RunOwner owner(p[0], p[1], p[2]);
-            co_await cancel_run(res, owner, p[3]);
-        } else if (get && target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "artifacts"}, p)) {
-            co_await list_artifacts(res, p);
-        } else if ((get || del) && target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "artifacts", "{}"}, p)) {
-            if (get)
-                co_await load_artifact(res, p, version_param(target.query_value("version")));
-            else
-                co_await delete_artifact(res, p);
-        } else if (get &&
-                   target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "artifacts", "{}", "versions"}, p)) {
-            co_await list_artifact_versions(res, p);
-        } else if (get && target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "artifacts", "{}",
-                                          "versions", "{}"}, p)) {
-            const std::string v = p.back();
-            p.pop_back();
-            co_await load_artifact(res, p, version_param(v));
-        } else if (get && target.matches({"dev", "apps", "{}", "build_graph"}, p)) {
-            co_await build_graph(res, p[0]);
-        } else if (get && target.matches({"dev", "apps", "{}", "build_graph_image"}, p)) {
-            co_await build_graph_image(res, p[0], target);
-        } else if (get && (target.matches({"dev", "apps", "{}", "users", "{}", "sessions", "{}", "events", "{}", "graph"}, p) ||
-                           target.matches({"apps", "{}", "users", "{}", "sessions", "{}", "events", "{}", "graph"}, p))) {
-            co_await event_graph(res, p);
-        } else if (get && (target.matches({"dev", "apps", "{}", "debug", "trace", "session", "{}"}, p) ||
-                           target.matches({"debug", "trace", "session", "{}"}, p))) {
-            const std::string app_name = p.size() == 2 ? p[0] : std::string();
-            co_await session_trace(res, app_name, target, p.back());
-        } else if (get && (target.matches({"dev", "apps", "{}", "debug", "trace", "{}"}, p) ||
-                           target.matches({"debug", "trace", "{}"}, p))) {
-            const std::string app_name = p.size() == 2 ? p[0] : std::string();
-            co_await event_trace(res, app_name, target, p.back());
+        if (const Routes::Handler* handler = routes.find(req.method, target.segments, route.params)) {
+            co_await (*handler)(route);
+        } else if (std::string allowed = routes.methods_of(target.segments); !allowed.empty()) {
+            headers.emplace_back("allow", allowed);
+            const std::string message = req.method.substr(0, 20) + " is not a method of " +
+                                        req.target.substr(0, req.target.find('?')).substr(0, 200) + ": it takes " +
+                                        allowed;
+            co_await detail::reply_error(res, 405, message, headers);
         } else {
-            failure.emplace(errc::not_found, "no route for " + method + " " + req.target.substr(0, req.target.find('?')) +
-                                                 " in this server (see ADK's HTTP API)");
+            throw Error(errc::not_found, "no route for " + req.method.substr(0, 20) + " " +
+                                             req.target.substr(0, req.target.find('?')).substr(0, 200) +
+                                             " in this server (see ADK's HTTP API)");
         }
     } catch (const Error& e) {
         if (res.answered())
             throw;  // the answer was under way: the connection is cut
         failure = e;
-    } catch (const detail::HttpFailure& e) {
-        if (res.answered())
-            throw;
-        failure.emplace(errc::invalid_argument, e.what());
-        failure_status = e.status;
     }
-    if (failure) {
-        const unsigned status = failure_status ? failure_status : status_of(*failure);
-        const std::string message = failure->message();
-        co_await detail::reply_error(res, status, message);
-    }
+    if (failure)
+        co_await detail::reply_error(res, http_status(*failure), failure->message());
 }
 
 ApiServer::ApiServer(asio::any_io_executor executor, std::vector<App> apps, ApiServerOptions options)
@@ -495,8 +506,16 @@ ApiServer::ApiServer(asio::any_io_executor executor, std::vector<App> apps, ApiS
 
 ApiServer::~ApiServer() = default;
 
+void ApiServer::mount(std::string_view prefix, const Routes& routes)
+{
+    if (started_)
+        throw Error(errc::invalid_argument, "ApiServer::mount after start(): mount routes before the server serves");
+    impl_->routes.mount(prefix, routes);
+}
+
 void ApiServer::start()
 {
+    started_ = true;
     http_->start();
 }
 

@@ -127,26 +127,6 @@ RequestTarget RequestTarget::parse(std::string_view target, std::string& refused
     return out;
 }
 
-bool RequestTarget::matches(std::initializer_list<std::string_view> pattern, std::vector<std::string>& params) const
-{
-    if (pattern.size() != segments.size())
-        return false;
-    std::size_t i = 0;
-    for (std::string_view p : pattern) {
-        if (p != "{}" && p != segments[i])
-            return false;
-        ++i;
-    }
-    params.clear();
-    i = 0;
-    for (std::string_view p : pattern) {
-        if (p == "{}")
-            params.push_back(segments[i]);
-        ++i;
-    }
-    return true;
-}
-
 std::optional<std::string_view> RequestTarget::query_value(std::string_view name) const
 {
     auto it = query.find(name);

@@ -27,10 +27,6 @@ public:
     // percent-encoding, or a segment that decodes to a control character, '/', '\\', "." or "..".
     static RequestTarget parse(std::string_view target, std::string& refused, std::size_t max_length = 4096);
 
-    // Whether the segments fit `pattern`, where "{}" matches any one segment; the matched segments go to
-    // `params`, in order.
-    bool matches(std::initializer_list<std::string_view> pattern, std::vector<std::string>& params) const;
-
     std::optional<std::string_view> query_value(std::string_view name) const;
 };
 

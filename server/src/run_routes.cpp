@@ -47,7 +47,7 @@ public:
                 message = json::value_to<Content>(*m);
             } catch (const Error& e) {
                 if (e.code() == errc::too_large)  // a file over the runtime's own bound: 413, as below
-                    throw detail::HttpFailure(413, "newMessage: " + e.message());
+                    throw Error(errc::too_large, "newMessage: " + e.message());
                 throw Error(errc::invalid_argument, "\"newMessage\" is not a Content: " + e.message());
             } catch (const std::exception& e) {
                 throw Error(errc::invalid_argument, std::string("\"newMessage\" is not a Content: ") + e.what());
@@ -55,7 +55,7 @@ public:
             for (std::size_t i = 0; i < message->parts.size(); ++i) {
                 const auto& blob = message->parts[i].inline_data;
                 if (blob && blob->data.size() > max_inline_bytes)
-                    throw detail::HttpFailure(413, "newMessage.parts[" + std::to_string(i) + "].inlineData holds " +
+                    throw Error(errc::too_large, "newMessage.parts[" + std::to_string(i) + "].inlineData holds " +
                                                        std::to_string(blob->data.size()) +
                                                        " bytes; this server takes files of at most " +
                                                        std::to_string(max_inline_bytes) + " bytes");
@@ -169,7 +169,7 @@ asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseW
     RunBody body(req, options.max_inline_data_bytes);
     Runner& runner = *app(body.app).runner;
     if (runs->full())
-        throw detail::HttpFailure(503, "the server holds " + std::to_string(options.max_runs) +
+        throw Error(errc::unavailable, "the server holds " + std::to_string(options.max_runs) +
                                            " runs already (ApiServerOptions::max_runs): try again later");
     EventStream stream = co_await start_run(runner, body);
     RunOwner owner(body.app, body.user, body.session);
@@ -194,7 +194,7 @@ asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseW
             const std::size_t at = frame.starts_with("data: ") ? 0 : frame.find("\ndata: ") + 1;
             const std::string_view data = frame.substr(at + 6);
             if (data.starts_with("{\"error\""))  // the run failed, or outgrew what the server holds of it
-                throw detail::HttpFailure(500, json::value_to<std::string>(json::parse(data).at("error")));
+                throw Error(errc::agent_failed, json::value_to<std::string>(json::parse(data).at("error")));
             if (events.size() > 1)
                 events += ',';
             events += data;
@@ -233,7 +233,7 @@ asio::awaitable<void> ApiServer::Impl::run_sse(const IncomingRequest& req, Respo
         co_return;
     }
     if (runs->full())
-        throw detail::HttpFailure(503, "the server holds " + std::to_string(options.max_runs) +
+        throw Error(errc::unavailable, "the server holds " + std::to_string(options.max_runs) +
                                            " runs already (ApiServerOptions::max_runs): try again later");
     EventStream stream = co_await start_run(runner, body);
     std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(stream));

@@ -1,9 +1,27 @@
 // The server's request targets (server/src/request_target.hpp): any target a client sends is either refused
 // with a reason or split into segments that hold no '/', '\\', control character, "." or "..", which the
-// routes then match safely.
+// routes (adk/server/routes.hpp) then match safely.
 #include "request_target.hpp"
 
+#include <adk/server/routes.hpp>
+
 #include "fuzz.hpp"
+
+namespace {
+
+const adk::server::Routes& routes()
+{
+    static const adk::server::Routes table = [] {
+        const auto nothing = [](adk::server::RouteRequest&) -> boost::asio::awaitable<void> { co_return; };
+        adk::server::Routes r;
+        r.add("GET", "/apps/{}/users/{}/sessions/{}", nothing);
+        r.add("POST", "/tasks/{}:cancel", nothing);
+        return r;
+    }();
+    return table;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
 {
@@ -21,7 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         }
     }
     std::vector<std::string> params;
-    if (parsed.matches({"apps", "{}", "users", "{}", "sessions", "{}"}, params))
-        adk::fuzz::check(params.size() == 3, "a match yields each wildcard's segment");
+    if (routes().find("GET", parsed.segments, params))
+        adk::fuzz::check(params.size() == 3 && params[2] == parsed.segments[5], "a match yields each wildcard's segment");
+    if (routes().find("POST", parsed.segments, params))
+        adk::fuzz::check(params.size() == 1 && !params[0].empty() && parsed.segments[1] == params[0] + ":cancel",
+                         "a verb's parameter is what precedes it");
     return 0;
 }

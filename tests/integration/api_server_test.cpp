@@ -207,7 +207,9 @@ TEST_CASE("ApiServer: bad requests get 4xx with a message that says what was wro
             {"PATCH", "/apps/weather/users/u/sessions/missing", R"({"delta": {}})", 400, "stateDelta"},
             {"GET", "/apps/weather/users/u%2Fx/sessions", "", 400, "slash"},
             {"GET", "/no/such/route?token=secret", "", 404, "no route for GET /no/such/route"},
-            {"PUT", "/apps/weather/users/u/sessions", "", 404, "no route for PUT"},
+            {"PUT", "/apps/weather/users/u/sessions", "", 405, "PUT is not a method of /apps/weather/users/u/sessions: it "
+                                                               "takes POST, GET"},
+            {"PUT", "/no/such/route", "", 404, "no route for PUT"},
         };
         for (const Case& c : cases) {
             Reply r = co_await call(client, server, c.method, c.path, c.body);
@@ -228,6 +230,66 @@ TEST_CASE("ApiServer: bad requests get 4xx with a message that says what was wro
                       Catch::Contains("two apps are named 'a'"));
     CHECK_THROWS_WITH(adk::server::ApiServer(ioc.get_executor(), {{"a", quiet_agent("a")}}, options_with(nullptr)),
                       Catch::Contains("session_service is null"));
+}
+
+TEST_CASE("ApiServer: a component's routes mounted under a prefix, behind the server's checks", "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServerOptions options = options_with(sessions);
+    options.bearer_token = "s3cret";
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", quiet_agent("weather_agent")}}, options);
+
+    adk::server::Routes extension;
+    extension.add("POST", "/tasks/{}:cancel", [](adk::server::RouteRequest& r) -> asio::awaitable<void> {
+        const json::value answer = json::object{
+            {"app", r.params[0]}, {"task", r.params[1]}, {"reason", r.query("reason").value_or("none")}};
+        const std::string body = json::serialize(answer);
+        co_await r.response.send(200, "application/json", body);
+    });
+    extension.add("GET", "/tasks/{}", [](adk::server::RouteRequest& r) -> asio::awaitable<void> {
+        throw adk::Error(adk::errc::not_found, "Task not found: " + r.params[1]);
+        co_return;
+    });
+    server.mount("/ext/{}", extension);
+    server.start();
+    CHECK_THROWS_WITH(server.mount("/late", extension), Catch::Contains("before the server serves"));
+
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        // (Names, not temporaries, across each co_await: g++ 12.)
+        const auto send = [&](std::string_view method, std::string_view path,
+                              bool token) -> asio::awaitable<adk::net::HttpResponse> {
+            adk::net::HttpRequest req{std::string(method), server.base_url() + std::string(path)};
+            if (token)
+                req.set("authorization", "Bearer s3cret");
+            co_return co_await client.send(std::move(req));
+        };
+        adk::net::HttpResponse refused = co_await send("POST", "/ext/weather/tasks/t%201:cancel?reason=late", false);
+        CHECK(refused.status() == 401);  // the bearer token guards mounted routes too
+        (void)co_await refused.read_all();
+
+        adk::net::HttpResponse cancelled = co_await send("POST", "/ext/weather/tasks/t%201:cancel?reason=late", true);
+        CHECK(cancelled.status() == 200);
+        const std::string answer = co_await cancelled.read_all();
+        CHECK(json::parse(answer) == json::parse(R"({"app": "weather", "task": "t 1", "reason": "late"})"));
+
+        adk::net::HttpResponse missing = co_await send("GET", "/ext/weather/tasks/t2", true);
+        CHECK(missing.status() == 404);
+        const std::string error = co_await missing.read_all();
+        CHECK(json::parse(error) == json::parse(R"({"error": "Task not found: t2"})"));
+
+        adk::net::HttpResponse wrong = co_await send("DELETE", "/ext/weather/tasks/t2", true);
+        CHECK(wrong.status() == 405);
+        CHECK(wrong.header("allow") == "GET");
+        (void)co_await wrong.read_all();
+
+        // ADK's own routes are still there.
+        adk::net::HttpResponse apps = co_await send("GET", "/list-apps", true);
+        const std::string names = co_await apps.read_all();
+        CHECK(json::parse(names) == json::parse(R"(["weather"])"));
+        server.stop();
+    }());
 }
 
 TEST_CASE("ApiServer: the bearer token, cross-origin requests and preflights, and no server off loopback without a "

@@ -26,12 +26,6 @@ TEST_CASE("request targets split into decoded segments and a query", "[server]")
     CHECK(t.query_value("flag") == "");
     CHECK(!t.query_value("missing"));
 
-    std::vector<std::string> params;
-    CHECK(t.matches({"apps", "{}", "users", "{}", "sessions"}, params));
-    CHECK(params == std::vector<std::string>{"weather", "u 1"});
-    CHECK(!t.matches({"apps", "{}", "users", "{}"}, params));
-    CHECK(!t.matches({"apps", "{}", "people", "{}", "sessions"}, params));
-
     RequestTarget root = RequestTarget::parse("/", refused);
     CHECK(refused.empty());
     CHECK(root.segments.empty());

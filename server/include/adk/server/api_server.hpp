@@ -21,7 +21,8 @@
 // build_graph_image (graphviz DOT), event graphs, and debug traces (of the model and tool calls of the runs
 // this server made, kept in memory).
 // With web_ui_dir, the ADK web UI at /dev-ui/ (GET / redirects there), its runtime config made here.
-// Anything else: 404 Not Found with {"error": "..."}.
+// The routes are a table (adk/server/routes.hpp) that mount() extends. A path the table has with another method:
+// 405 with Allow; anything else: 404 Not Found with {"error": "..."}.
 //
 // Errors are {"error": "<what was wrong, and what to do>"}: 400 for a body or path that is not what the
 // route takes, 401 without the bearer token, 403 for an origin not allowed, 421 for a Host not served, 404 for an unknown app, session
@@ -33,6 +34,7 @@
 #include <adk/net/http_server.hpp>
 #include <adk/plugins/plugin.hpp>
 #include <adk/runner/runner.hpp>
+#include <adk/server/routes.hpp>
 #include <adk/sessions/session_service.hpp>
 #include <adk/telemetry/metrics.hpp>
 
@@ -148,6 +150,10 @@ public:
     ApiServer(const ApiServer&) = delete;
     ApiServer& operator=(const ApiServer&) = delete;
 
+    // Adds `routes` under `prefix` ("/a2a"; "/" for none), after ADK's: a component's routes served beside the API,
+    // behind the same checks (Host, origin, bearer token). Before start(); throws adk::Error (invalid_argument)
+    // after it.
+    void mount(std::string_view prefix, const Routes& routes);
     // Binds and serves; throws boost::system::system_error when the address is taken.
     void start();
     // Closes the listener and every connection, cancels the runs, and closes the apps' toolsets on the server's
@@ -161,6 +167,7 @@ public:
 private:
     std::shared_ptr<Impl> impl_;
     std::unique_ptr<net::HttpServer> http_;
+    bool started_ = false;
 };
 
 }  // namespace adk::server
