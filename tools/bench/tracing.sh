@@ -7,6 +7,9 @@
 #   tools/bench/tracing.sh [rounds] [BEFORE_AGENT_BENCH]
 # With BEFORE_AGENT_BENCH (an agent_bench built from an earlier commit), it runs alternated with tracing off too:
 # the A/B of the tracing seam itself when nothing is traced.
+# On a machine of two cores or more the client runs alone on core 1 and the mock and the receiver on core 0 (PIN=0
+# leaves them to the scheduler): otherwise how they share the cores moves the client's CPU per invocation by a
+# third from one run to the next, whatever the mode.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tools/bench/server_lib.sh
@@ -18,16 +21,22 @@ results=$work/tracing.jsonl
 
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 start_mock tracing "{\"turns\": [$call, {\"chunks\": [\"w{t} \"], \"repeat\": 20}]}" --stamp
+pin=()
+if [ "${PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+  taskset -apc 0 "${pids[-1]}" >/dev/null
+  pin=(taskset -c 1)
+fi
 
 receiver=$work/otlp_receiver
 NPM_PACKAGE_DIR=$root/tests/interop/otlp bash -c "source '$root/tests/interop/npm_install.sh' '$receiver' otlp_receiver.mjs" >/dev/null
 : >"$receiver/spans.jsonl"
-(cd "$receiver" && node otlp_receiver.mjs /dev/null >receiver.log 2>&1) & pids+=($!)
+(cd "$receiver" && exec node otlp_receiver.mjs /dev/null >receiver.log 2>&1) & pids+=($!)
+[ ${#pin[@]} -eq 0 ] || taskset -apc 0 "${pids[-1]}" >/dev/null
 for _ in $(seq 200); do [ -s "$receiver/receiver.log" ] && break; sleep 0.05; done
 otlp_url=$(sed -n '1s/^listening on //p' "$receiver/receiver.log")
 
 one() {  # LABEL BINARY [--tracing MODE]
-  OTEL_EXPORTER_OTLP_ENDPOINT=$otlp_url "$2" --mock "$mock_url" --workload a --concurrency 50 --invocations 3000 \
+  OTEL_EXPORTER_OTLP_ENDPOINT=$otlp_url "${pin[@]}" "$2" --mock "$mock_url" --workload a --concurrency 50 --invocations 3000 \
     --chunks 20 "${@:3}" | sed "s/^{/{\"mode\":\"$1\",/" | tee -a "$results"
 }
 for _ in $(seq "$rounds"); do
