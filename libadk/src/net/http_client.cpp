@@ -179,7 +179,6 @@ public:
     {
         tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
-        tls.set_default_verify_paths();
         error_code ec;
         if (!options.ca_file.empty())
             tls.load_verify_file(options.ca_file, ec);
@@ -193,9 +192,22 @@ public:
                                 ec.message());
     }
 
+    // The TLS context, with the system's CA certificates (SSL_CERT_FILE, SSL_CERT_DIR, or OpenSSL's default
+    // store) loaded on first use: loading them takes OpenSSL 3 about 235 million instructions (RESULTS.md
+    // 2026-11-28), which a client that only speaks plain HTTP (an OTLP exporter to a local collector, a local
+    // model) never pays.
+    ssl::context& tls_context()
+    {
+        std::call_once(default_paths_loaded, [this] { tls.set_default_verify_paths(); });
+        return tls;
+    }
+
     const std::uint64_t id = next_client_id++;
     HttpClientOptions options;
+
+private:
     ssl::context tls;
+    std::once_flag default_paths_loaded;
 };
 
 // What may stop a response's body from outside the coroutine that reads it: the idle timeout, the body
@@ -528,7 +540,7 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
     }
 
     auto conn = std::make_unique<Connection>(url.origin(), beast::tcp_stream(ex));
-    conn->stream.emplace<ssl::stream<beast::tcp_stream>>(std::move(tcp_stream), pool.tls);
+    conn->stream.emplace<ssl::stream<beast::tcp_stream>>(std::move(tcp_stream), pool.tls_context());
     auto& tls = std::get<ssl::stream<beast::tcp_stream>>(conn->stream);
     if (!is_ip_literal(url.host)) {
         // SSL_set_tlsext_host_name is a macro with a C-style cast.
