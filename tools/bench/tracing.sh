@@ -7,9 +7,11 @@
 #   tools/bench/tracing.sh [rounds] [BEFORE_AGENT_BENCH]
 # With BEFORE_AGENT_BENCH (an agent_bench built from an earlier commit), it runs alternated with tracing off too:
 # the A/B of the tracing seam itself when nothing is traced.
-# On a machine of two cores or more the client runs alone on core 1 and the mock and the receiver on core 0 (PIN=0
-# leaves them to the scheduler): otherwise how they share the cores moves the client's CPU per invocation by a
-# third from one run to the next, whatever the mode.
+# The mock writes a chunk every CHUNK_DELAY_MS (20 by default, a real model's pace): with chunks as fast as it can
+# (CHUNK_DELAY_MS=0) the client saturates and reads several chunks per wake-up, so its CPU per invocation falls
+# whenever it is slower and rises whenever the mock is (the receiver slows the mock in `otlp`): that measures how
+# well chunks batch, not what tracing costs. On a machine of two cores or more the client runs alone on core 1 and
+# the mock and the receiver on core 0 (PIN=0 leaves them to the scheduler).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tools/bench/server_lib.sh
@@ -20,7 +22,7 @@ results=$work/tracing.jsonl
 : >"$results"
 
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
-start_mock tracing "{\"turns\": [$call, {\"chunks\": [\"w{t} \"], \"repeat\": 20}]}" --stamp
+start_mock tracing "{\"turns\": [$call, {\"chunks\": [\"w{t} \"], \"repeat\": 20}]}" --stamp --chunk-delay-ms "${CHUNK_DELAY_MS:-20}"
 pin=()
 if [ "${PIN:-1}" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
   taskset -apc 0 "${pids[-1]}" >/dev/null
