@@ -8,6 +8,8 @@ namespace adk::server {
 
 unsigned http_status(const Error& e) noexcept
 {
+    if (e.code().category() != error_category())
+        return 500;  // a system's or a library's error: the server's own failure
     switch (static_cast<errc>(e.code().value())) {
     case errc::invalid_argument: return 400;
     case errc::not_found: return 404;

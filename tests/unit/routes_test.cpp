@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cerrno>
+
 using adk::server::RouteRequest;
 using adk::server::Routes;
 
@@ -118,4 +120,7 @@ TEST_CASE("routes: each adk::errc has its HTTP status in one place", "[server]")
         INFO(adk::make_error_code(code).message());
         CHECK(adk::server::http_status(adk::Error(code, "x")) == status);
     }
+    // Another category's code of the same number is not adk's: ENOENT is 2, as errc::not_found is.
+    const auto enoent = boost::system::error_code(ENOENT, boost::system::system_category());
+    CHECK(adk::server::http_status(adk::Error(enoent, "no such file")) == 500);
 }
