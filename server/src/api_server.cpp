@@ -468,20 +468,20 @@ asio::awaitable<void> ApiServer::Impl::handle(IncomingRequest& req, ResponseWrit
     }
     RouteRequest route(req, res, target);
     std::optional<Error> failure;
-    net::HeaderList headers;  // of a 405: the methods the path takes
     try {
         if (const Routes::Handler* handler = routes.find(req.method, target.segments, route.params)) {
             co_await (*handler)(route);
-        } else if (std::string allowed = routes.methods_of(target.segments); !allowed.empty()) {
-            headers.emplace_back("allow", allowed);
-            const std::string message = req.method.substr(0, 20) + " is not a method of " +
-                                        req.target.substr(0, req.target.find('?')).substr(0, 200) + ": it takes " +
-                                        allowed;
-            co_await detail::reply_error(res, 405, message, headers);
         } else {
-            throw Error(errc::not_found, "no route for " + req.method.substr(0, 20) + " " +
-                                             req.target.substr(0, req.target.find('?')).substr(0, 200) +
-                                             " in this server (see ADK's HTTP API)");
+            // What a refusal quotes of the request: its method and path, bounded; never the query.
+            const std::string method = req.method.substr(0, 20);
+            const std::string path = req.target.substr(0, req.target.find('?')).substr(0, 200);
+            const std::string allowed = routes.methods_of(target.segments);
+            if (allowed.empty())
+                throw Error(errc::not_found,
+                            "no route for " + method + " " + path + " in this server (see ADK's HTTP API)");
+            const net::HeaderList headers{{"allow", allowed}};
+            const std::string message = method + " is not a method of " + path + ": it takes " + allowed;
+            co_await detail::reply_error(res, 405, message, headers);
         }
     } catch (const Error& e) {
         if (res.answered())
