@@ -9,7 +9,7 @@
 #include <adk/server/routes.hpp>
 
 #include "request_target.hpp"
-#include "run_registry.hpp"
+#include <adk/server/runs.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -94,10 +94,10 @@ public:
     // run_routes.cpp
     asio::awaitable<void> run(const IncomingRequest& req, ResponseWriter& res);
     asio::awaitable<void> run_sse(const IncomingRequest& req, ResponseWriter& res);
-    asio::awaitable<void> list_runs(ResponseWriter& res, const detail::RunOwner& owner);
-    asio::awaitable<void> follow_run(const IncomingRequest& req, ResponseWriter& res, const detail::RunOwner& owner,
+    asio::awaitable<void> list_runs(ResponseWriter& res, const RunOwner& owner);
+    asio::awaitable<void> follow_run(const IncomingRequest& req, ResponseWriter& res, const RunOwner& owner,
                                      const std::string& run_id);
-    asio::awaitable<void> cancel_run(ResponseWriter& res, const detail::RunOwner& owner, const std::string& run_id);
+    asio::awaitable<void> cancel_run(ResponseWriter& res, const RunOwner& owner, const std::string& run_id);
 
     // artifact_routes.cpp; `p` holds app, user, session[, name]
     ArtifactService& artifacts(const std::vector<std::string>& p) const;
@@ -129,7 +129,7 @@ public:
     ApiServerOptions options;
     std::filesystem::path web_ui_root;  // empty: no web UI
     std::map<std::string, AppEntry, std::less<>> apps;
-    std::shared_ptr<detail::RunRegistry> runs;
+    std::shared_ptr<RunRegistry> runs;
     std::shared_ptr<detail::DebugTraces> traces;  // a sink of `tracer`, for the web UI's trace view
     std::shared_ptr<const telemetry::Tracer> tracer;  // every app's runner's; null when no span is kept
     std::shared_ptr<telemetry::Meter> meter;           // null when options.metrics is off

@@ -188,12 +188,12 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
                         ", off loopback, where anyone who reaches it could run the agents: give it a bearer token "
                         "(ApiServerOptions::bearer_token), or allow requests without one explicitly "
                         "(ApiServerOptions::allow_unauthenticated)");
-    detail::RunLimits limits;
+    RunLimits limits;
     limits.grace = options.run_grace;
     limits.max_log_bytes = options.max_run_log_bytes;
     limits.max_partial_bytes = options.max_run_partial_bytes;
     limits.max_total_log_bytes = options.max_total_run_log_bytes;
-    runs = std::make_shared<detail::RunRegistry>(std::move(executor), limits, options.max_runs,
+    runs = std::make_shared<RunRegistry>(std::move(executor), limits, options.max_runs,
                                                  options.http.single_threaded);
     if (meter) {
         runs_held = meter->gauge("adk.server.runs.held", "{run}",
@@ -404,15 +404,15 @@ Routes ApiServer::Impl::adk_routes()
 
     // (Coroutines that name what they pass by reference: a temporary would end before the call's frame.)
     r.add("GET", session + "/runs", [this](R& q) -> asio::awaitable<void> {
-        const detail::RunOwner owner(q.params[0], q.params[1], q.params[2]);
+        const RunOwner owner(q.params[0], q.params[1], q.params[2]);
         co_await list_runs(q.response, owner);
     });
     r.add("GET", session + "/runs/{}/events", [this](R& q) -> asio::awaitable<void> {
-        const detail::RunOwner owner(q.params[0], q.params[1], q.params[2]);
+        const RunOwner owner(q.params[0], q.params[1], q.params[2]);
         co_await follow_run(q.http, q.response, owner, q.params[3]);
     });
     r.add("POST", session + "/runs/{}/cancel", [this](R& q) -> asio::awaitable<void> {
-        const detail::RunOwner owner(q.params[0], q.params[1], q.params[2]);
+        const RunOwner owner(q.params[0], q.params[1], q.params[2]);
         co_await cancel_run(q.response, owner, q.params[3]);
     });
 

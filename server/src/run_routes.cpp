@@ -3,7 +3,6 @@
 #include "api_impl.hpp"
 
 #include <boost/asio/this_coro.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -11,13 +10,11 @@
 namespace adk::server {
 
 using detail::member;
-using detail::Run;
-using detail::RunOwner;
 
 namespace {
 
-// How much of a run's log one write carries at most (whole frames; one frame may be larger).
-constexpr std::size_t max_write_bytes = std::size_t{64} << 10;
+// How much of a run's log /run reads at a time (whole frames; one frame may be larger).
+constexpr std::size_t max_read_bytes = std::size_t{64} << 10;
 
 std::string required_string(const json::value& body, std::string_view name)
 {
@@ -99,38 +96,56 @@ public:
     telemetry::SpanContext trace_parent;
 };
 
-// Writes the run's frames after `cursor` to the client as they come, until the run ends or the client
-// leaves. The run goes on without it. A cursor past the run's last frame was never sent: refused.
+// ADK's frames: "id: <run id>:<n>\ndata: <the event's JSON>\n\n"; a failed run's last frame's data is
+// {"error": "..."}, as is (without an id) the frame that tells a client what it missed.
+void append_error_frame(std::string& out, const std::string& message)
+{
+    json::value body = json::object{{"error", message}};
+    out.append("data: ").append(json::serialize(body)).append("\n\n");
+}
+
+void append_adk_frame(std::string& out, const Run& run, const Run::Frame& frame)
+{
+    out.append("id: ").append(run.id).append(":").append(std::to_string(frame.n)).append("\ndata: ");
+    if (frame.event) {
+        append_json_text(out, *frame.event);
+    } else {
+        json::value body = json::object{{"error", frame.failure}};
+        out.append(json::serialize(body));
+    }
+    out.append("\n\n");
+}
+
+std::string adk_frame(const Run& run, const Run::Frame& frame)
+{
+    std::string out;
+    append_adk_frame(out, run, frame);
+    return out;
+}
+
+class AdkSseWriter final : public RunWriter {
+public:
+    void frame(std::string& out, const Run& run, const Run::Frame& f) override { append_adk_frame(out, run, f); }
+    void missed(std::string& out, const Run& run, std::uint64_t first, std::uint64_t last) override
+    {
+        append_error_frame(out, run.missed_message(first, last));
+    }
+    Run::Follower::Render shared() const override { return &adk_frame; }
+};
+
+// Writes the run's frames after `cursor` to the client as ADK's SSE frames as they come, until the run ends or
+// the client leaves. The run goes on without it. A cursor past the run's last frame was never sent: refused.
 asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor)
 {
     if (const std::uint64_t last = run->last_frame(); cursor > last)
         throw Error(errc::invalid_argument, "Last-Event-ID names frame " + std::to_string(cursor) + " of run " +
                                                 run->id + ", which has sent " + std::to_string(last) +
                                                 " frames: send the id of the last frame you read");
-    auto executor = co_await asio::this_coro::executor;
-    auto follower = std::make_shared<Run::Follower>(run, executor);
     const net::HeaderList headers{{"cache-control", "no-cache"}, {"x-adk-run-id", run->id}};
     co_await res.begin_stream(200, "text/event-stream", headers);
-    res.on_client_gone([weak = std::weak_ptr<Run::Follower>(follower)] {
-        if (auto f = weak.lock())
-            f->stop();
-    });
-    while (true) {
-        Run::Read read = follower->read(cursor, max_write_bytes);
-        if (!read.data().empty())
-            co_await res.write(read.data());
-        if (read.finished)
-            break;
-        if (read.data().empty()) {
-            co_await follower->wait();
-            if (res.client_gone())
-                co_return;  // the stream stays unfinished: the connection closes
-            asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
-            if (state.cancelled() != asio::cancellation_type::none)
-                co_return;  // the server stops
-        }
-    }
-    co_await res.end_stream();
+    AdkSseWriter writer;
+    if (co_await write_run(res, std::move(run), cursor, writer))
+        co_await res.end_stream();
 }
 
 // The invocation started: the user's message stored, the stream returned. A session that is not there is
@@ -181,27 +196,23 @@ asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseW
         if (auto f = weak.lock())
             f->stop();
     });
-    // Each frame is "[id: ...\n]data: <event JSON>\n\n": the array is the data, joined.
     std::string events = "[";
     std::uint64_t cursor = 0;
+    Run::Read read;
     while (true) {
-        Run::Read read = follower->read(cursor, max_write_bytes);
-        std::string_view frames = read.data();
-        for (std::size_t start = 0; start < frames.size();) {
-            const std::size_t end = frames.find("\n\n", start);
-            const std::string_view frame = frames.substr(start, end - start);
-            start = end == std::string_view::npos ? frames.size() : end + 2;
-            const std::size_t at = frame.starts_with("data: ") ? 0 : frame.find("\ndata: ") + 1;
-            const std::string_view data = frame.substr(at + 6);
-            if (data.starts_with("{\"error\""))  // the run failed, or outgrew what the server holds of it
-                throw Error(errc::agent_failed, json::value_to<std::string>(json::parse(data).at("error")));
+        follower->read(cursor, max_read_bytes, read);
+        if (read.missed_last != 0)  // the run outgrew what the server holds of it
+            throw Error(errc::agent_failed, run->missed_message(read.missed_first, read.missed_last));
+        for (const Run::Frame& frame : read.frames) {
+            if (!frame.event)
+                throw Error(errc::agent_failed, frame.failure);
             if (events.size() > 1)
                 events += ',';
-            events += data;
+            append_json_text(events, *frame.event);
         }
         if (read.finished)
             break;
-        if (frames.empty()) {
+        if (read.empty()) {
             co_await follower->wait();
             if (res.client_gone())
                 co_return;  // the run goes on for run_grace, for the client to follow it with /run_sse
@@ -223,7 +234,7 @@ asio::awaitable<void> ApiServer::Impl::run_sse(const IncomingRequest& req, Respo
     // A client that comes back (the same request, with the id of the last frame it read) follows its run
     // again; it never starts a second one.
     if (std::string_view last = req.header("last-event-id"); !last.empty()) {
-        auto frame = detail::parse_frame_id(last);
+        auto frame = parse_frame_id(last);
         if (!frame)
             throw Error(errc::invalid_argument, "Last-Event-ID must be an id this server sent (\"<run id>:<n>\")");
         std::shared_ptr<Run> run = runs->find(frame->first, owner);
@@ -265,7 +276,7 @@ asio::awaitable<void> ApiServer::Impl::follow_run(const IncomingRequest& req, Re
         throw run_not_found(run_id);
     std::uint64_t cursor = 0;
     if (std::string_view last = req.header("last-event-id"); !last.empty()) {
-        auto frame = detail::parse_frame_id(last);
+        auto frame = parse_frame_id(last);
         if (!frame || frame->first != run_id)
             throw Error(errc::invalid_argument, "Last-Event-ID must be an id of this run's frames (\"" + run_id +
                                                     ":<n>\")");

@@ -6,7 +6,7 @@
 #include <adk/adk.hpp>
 #include <adk/server/api_server.hpp>
 
-#include "run_registry.hpp"
+#include <adk/server/runs.hpp>
 #include "support/api_client.hpp"
 #include "support/run.hpp"
 
@@ -19,6 +19,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/value_to.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -385,15 +386,16 @@ TEST_CASE("ApiServer: past the log's bound partial frames go first, and a reader
     std::vector<std::string> chunks;
     for (int i = 0; i < 10; ++i)
         chunks.push_back(std::string(30, static_cast<char>('a' + i)));
-    // Streamed: ten deltas and the answer, in a log of 1500 bytes. Not: a call, its response and the answer
-    // (three whole frames) in a log of 100 bytes, which keeps only the newest frame.
+    // Streamed: ten deltas and the answer (about 1.4 KB each as the log counts them: adk::approximate_bytes), in
+    // a log of 6000 bytes. Not: a call, its response and the answer (three whole frames) in a log of 100 bytes,
+    // which keeps only the newest frame.
     std::vector<ScriptedModel::Turn> script;
     if (streamed)
         script.push_back(ScriptedModel::chunks(chunks));
     else
         script = {adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("Sunny.")};
     Fixture f(std::move(script), 0ms,
-              [streamed](adk::server::ApiServerOptions& o) { o.max_run_log_bytes = streamed ? 1500 : 100; });
+              [streamed](adk::server::ApiServerOptions& o) { o.max_run_log_bytes = streamed ? 6000 : 100; });
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string body = run_body("s1", streamed);
@@ -432,7 +434,7 @@ TEST_CASE("ApiServer: a long streamed answer keeps only its newest deltas, and t
     std::vector<std::string> chunks;
     for (int i = 0; i < 40; ++i)
         chunks.push_back(std::string(30, static_cast<char>('a' + i % 26)));
-    Fixture f({ScriptedModel::chunks(chunks)}, 0ms, [](adk::server::ApiServerOptions& o) { o.max_run_partial_bytes = 1200; });
+    Fixture f({ScriptedModel::chunks(chunks)}, 0ms, [](adk::server::ApiServerOptions& o) { o.max_run_partial_bytes = 5000; });
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string body = run_body("s1", true);
@@ -455,10 +457,10 @@ TEST_CASE("ApiServer: a long streamed answer keeps only its newest deltas, and t
         for (std::size_t i = 0; i + 1 < kept.size(); ++i) {
             CHECK(partial(kept[i]));
             CHECK(kept[i].id == run_id + ":" + std::to_string(41 - (kept.size() - 1) + i));  // the newest ones
-            partial_bytes += kept[i].data.size();
+            partial_bytes += adk::approximate_bytes(json::value_to<adk::Event>(kept[i].json()));
         }
         CHECK(kept.size() < 10);
-        CHECK(partial_bytes <= 1200);
+        CHECK(partial_bytes <= 5000);
         CHECK(!partial(kept.back()));
         CHECK(kept.back().id == run_id + ":41");
         CHECK(kept.back().json().at("content").at("parts").at(0).at("text").as_string().size() == 40 * 30);
@@ -474,7 +476,7 @@ TEST_CASE("ApiServer: past the budget of all runs' frames the oldest finished ru
         turns.push_back(adk::LlmResponse::function_call("get_weather", paris()));
         turns.push_back(adk::LlmResponse::text("It is sunny in Paris."));
     }
-    Fixture f(std::move(turns), 0ms, [](adk::server::ApiServerOptions& o) { o.max_total_run_log_bytes = 4000; });
+    Fixture f(std::move(turns), 0ms, [](adk::server::ApiServerOptions& o) { o.max_total_run_log_bytes = 16000; });
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         std::vector<std::string> ids;
@@ -488,9 +490,9 @@ TEST_CASE("ApiServer: past the budget of all runs' frames the oldest finished ru
             REQUIRE(frames.size() == 3);
             run_bytes = 0;
             for (const auto& frame : frames)
-                run_bytes += frame.data.size();
+                run_bytes += adk::approximate_bytes(json::value_to<adk::Event>(frame.json()));
         }
-        REQUIRE(run_bytes > 1000);  // each run holds over a quarter of the budget: not all six fit
+        REQUIRE(run_bytes > 4000);  // each run holds over a quarter of the budget: not all six fit
         Reply runs = co_await call(f.client, *f.server, "GET", "/apps/weather/users/u/sessions/s1/runs");
         std::vector<std::string> held;
         const json::value list = runs.json();
@@ -638,10 +640,10 @@ public:
     FinishedRun(std::vector<std::string> texts, std::size_t max_log_bytes = std::size_t{1} << 20,
                 std::chrono::milliseconds grace = 0ms)
     {
-        adk::server::detail::RunLimits limits;
+        adk::server::RunLimits limits;
         limits.max_log_bytes = max_log_bytes;
         limits.grace = grace;
-        registry = std::make_shared<adk::server::detail::RunRegistry>(ioc.get_executor(), limits, 10, true);
+        registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
         auto produce = [texts = std::move(texts)](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
             for (const auto& text : texts) {
                 adk::Event e("agent", adk::Content::model(text));
@@ -649,7 +651,7 @@ public:
                 co_await sink.emit(std::move(e));
             }
         };
-        adk::server::detail::RunOwner owner("app", "u", "s");
+        adk::server::RunOwner owner("app", "u", "s");
         run = registry->start(owner, adk::spawn_stream<adk::Event>(ioc.get_executor(), produce));
         while (!run->finished() && ioc.run_one() > 0) {
         }
@@ -657,13 +659,25 @@ public:
     }
 
     asio::io_context ioc;
-    std::shared_ptr<adk::server::detail::RunRegistry> registry;
-    std::shared_ptr<adk::server::detail::Run> run;
+    std::shared_ptr<adk::server::RunRegistry> registry;
+    std::shared_ptr<adk::server::Run> run;
 };
 
 }  // namespace
 
-TEST_CASE("RunRegistry: a frame larger than one write is shared by the log and every follower, never copied",
+namespace {
+
+int renderings = 0;
+
+std::string render_text(const adk::server::Run&, const adk::server::Run::Frame& frame)
+{
+    ++renderings;
+    return frame.event->text();
+}
+
+}  // namespace
+
+TEST_CASE("RunRegistry: a frame is an event shared by the log and every follower, a large frame's rendering too",
           "[server][runs]")
 {
     const std::string big(std::size_t{2} << 20, 'x');
@@ -672,22 +686,37 @@ TEST_CASE("RunRegistry: a frame larger than one write is shared by the log and e
     auto& run = f.run;
     // The log holds the newest frame alone (over the bound, it is kept whole until the next one comes).
     CHECK(run->log_bytes() > big.size());
-    CHECK(run->log_bytes() < big.size() + 1000);
-    adk::server::detail::Run::Follower one(run, ioc.get_executor());
-    adk::server::detail::Run::Follower two(run, ioc.get_executor());
+    CHECK(run->log_bytes() < big.size() + 4096);
+    adk::server::Run::Follower one(run, ioc.get_executor());
+    adk::server::Run::Follower two(run, ioc.get_executor());
     std::uint64_t cursor_one = 0;
     std::uint64_t cursor_two = 0;
-    auto missed = one.read(cursor_one, 64 * 1024);  // first: what it missed, as an error frame
-    CHECK_THAT(missed.text, Catch::Contains("no longer held"));
-    CHECK(!missed.frame);
-    (void)two.read(cursor_two, 64 * 1024);
-    auto frame_one = one.read(cursor_one, 64 * 1024);
-    auto frame_two = two.read(cursor_two, 64 * 1024);
-    REQUIRE(frame_one.frame);
-    CHECK(frame_one.text.empty());
-    CHECK(frame_one.frame == frame_two.frame);  // one copy, shared
-    CHECK(frame_one.data().size() > big.size());
-    CHECK(frame_one.finished);
+    auto read_one = one.read(cursor_one, 64 * 1024);
+    auto read_two = two.read(cursor_two, 64 * 1024);
+    // First what it missed (frames 1 and 2), then the newest frame.
+    CHECK(read_one.missed_first == 1);
+    CHECK(read_one.missed_last == 2);
+    CHECK_THAT(run->missed_message(read_one.missed_first, read_one.missed_last), Catch::Contains("no longer held"));
+    REQUIRE(read_one.frames.size() == 1);
+    REQUIRE(read_two.frames.size() == 1);
+    const auto& frame = read_one.frames[0];
+    CHECK(frame.n == 3);
+    CHECK(frame.bytes > big.size());
+    REQUIRE(frame.event);
+    CHECK(frame.event == read_two.frames[0].event);  // one event, shared
+    CHECK(frame.event->text() == big);
+    CHECK(read_one.finished);
+    CHECK(cursor_one == 3);
+    renderings = 0;
+    auto text_one = one.shared_rendering(frame, &render_text);
+    auto text_two = two.shared_rendering(read_two.frames[0], &render_text);
+    CHECK(renderings == 1);  // rendered once
+    CHECK(text_one == text_two);
+    CHECK(*text_one == big);
+    // A follower that read everything of a finished run reads nothing more, and is told the run is over.
+    auto again = one.read(cursor_one, 64 * 1024);
+    CHECK(again.empty());
+    CHECK(again.finished);
 }
 
 TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for the stream queue depth gauge",
@@ -702,8 +731,8 @@ TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for t
     REQUIRE(frames >= 4);
     CHECK(registry->unread_frames() == 0);  // nobody follows: nothing waits for a client
     {
-        adk::server::detail::Run::Follower fast(run, ioc.get_executor());
-        adk::server::detail::Run::Follower slow(run, ioc.get_executor());
+        adk::server::Run::Follower fast(run, ioc.get_executor());
+        adk::server::Run::Follower slow(run, ioc.get_executor());
         CHECK(registry->unread_frames() == 2 * frames);
         std::uint64_t fast_cursor = 0;
         while (!fast.read(fast_cursor, 64 * 1024).finished) {
@@ -711,10 +740,10 @@ TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for t
         CHECK(registry->unread_frames() == frames);  // the slow one's
         std::uint64_t slow_cursor = 0;
         auto one = slow.read(slow_cursor, 1);  // max_bytes 1: a frame at a time
-        CHECK(!one.data().empty());
+        CHECK(one.frames.size() == 1);
         CHECK(registry->unread_frames() == frames - 1);
         // A reconnect that resumes past what it read (Last-Event-ID) leaves only the rest unread.
-        adk::server::detail::Run::Follower resumed(run, ioc.get_executor());
+        adk::server::Run::Follower resumed(run, ioc.get_executor());
         std::uint64_t resumed_cursor = frames - 1;
         (void)resumed.read(resumed_cursor, 64 * 1024);
         CHECK(registry->unread_frames() == frames - 1);

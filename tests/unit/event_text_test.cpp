@@ -135,3 +135,36 @@ TEST_CASE("an Event fits malloc's per-thread cache, and its boxed members copy a
     const adk::Event back = json::value_to<adk::Event>(json::parse(by_tree(a)));
     CHECK(back == a);
 }
+
+TEST_CASE("append_json_text appends the event's text; approximate_bytes counts what an event holds", "[event][json]")
+{
+    adk::Event e("agent", adk::Content::model("It is sunny."));
+    e.invocation_id = "e-1";
+    std::string out = "data: ";
+    adk::append_json_text(out, e);
+    CHECK(out == "data: " + adk::to_json_text(e));
+
+    const std::size_t small = adk::approximate_bytes(e);
+    CHECK(small >= sizeof(adk::Event));
+    // Each kind of member adds what it holds: text, a file, a call's arguments, state, metadata.
+    adk::Event text = e;
+    text.content->parts[0].text = std::string(10000, 'x');
+    CHECK(adk::approximate_bytes(text) >= small + 10000 - std::string_view("It is sunny.").size());
+    adk::Event file = e;
+    file.content->parts.push_back(adk::Part::from_bytes(std::string(50000, 'b'), "image/png"));
+    CHECK(adk::approximate_bytes(file) >= small + 50000);
+    adk::Event call = e;
+    json::object args;
+    args["city"] = std::string(20000, 'p');
+    call.content->parts.push_back(adk::Part::from_function_call("get_weather", args));
+    CHECK(adk::approximate_bytes(call) >= small + 20000);
+    adk::Event state = e;
+    state.actions.state_delta["k"] = json::array{std::string(30000, 's'), 1, true};
+    CHECK(adk::approximate_bytes(state) >= small + 30000);
+    adk::Event metadata = e;
+    metadata.custom_metadata["note"] = std::string(40000, 'n');
+    CHECK(adk::approximate_bytes(metadata) >= small + 40000);
+    // Never far below what it writes as JSON (a bound counts it in place of the text).
+    for (const adk::Event* each : {&text, &file, &call, &state, &metadata})
+        CHECK(adk::approximate_bytes(*each) * 2 >= adk::to_json_text(*each).size());
+}

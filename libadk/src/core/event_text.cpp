@@ -383,6 +383,12 @@ std::string to_json_text(const Event& e)
 {
     std::string out;
     out.reserve(512);
+    append_json_text(out, e);
+    return out;
+}
+
+void append_json_text(std::string& out, const Event& e)
+{
     Writer w(out);
     w.begin_object();
     put_nonempty(w, "id", e.id);
@@ -451,7 +457,6 @@ std::string to_json_text(const Event& e)
     put(w, "isolationScope", e.isolation_scope);
     put_extra(w, e.extra);
     w.end_object();
-    return out;
 }
 
 }  // namespace adk

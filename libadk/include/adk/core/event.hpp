@@ -161,6 +161,12 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v);
 // The event as compact JSON text in ADK's wire form: the same text as json::serialize(json::value_from(event)),
 // written without building the JSON tree (what the server writes for every streamed chunk).
 std::string to_json_text(const Event& event);
+// The same text, appended to `out` (a buffer reused from one event to the next allocates nothing).
+void append_json_text(std::string& out, const Event& event);
+
+// About the bytes an event holds: its strings and JSON members, and a fixed cost per member. Cheaper than
+// writing it; what a bounded buffer of events (a run's log) counts. Not exact, never zero.
+std::size_t approximate_bytes(const Event& event);
 
 // An event a client imported with a session (ApiServer's create with "events") carries customMetadata
 // "adk_imported": true, set by the server whatever the client sent. Its function calls are history, not calls an

@@ -1,4 +1,4 @@
-#include "run_registry.hpp"
+#include <adk/server/runs.hpp>
 
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
@@ -8,26 +8,13 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json/serialize.hpp>
-#include <boost/json/value_from.hpp>
 
 #include <algorithm>
 #include <charconv>
 
-namespace adk::server::detail {
-
-namespace json = boost::json;
-
-namespace {
-
-std::string error_frame(std::string_view message)
-{
-    json::value body = json::object{{"error", message}};
-    return "data: " + json::serialize(body) + "\n\n";
-}
-
-}  // namespace
+namespace adk::server {
 
 Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
          std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes)
@@ -61,7 +48,9 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
                 if (self->invocation_id_.empty())
                     self->invocation_id_ = event->invocation_id;
             }
-            self->append(to_json_text(*event), event->partial);
+            const std::size_t bytes = approximate_bytes(*event);
+            std::shared_ptr<const Event> shared(std::move(event));
+            self->append(Frame(std::move(shared), bytes));
         }
     } catch (const Error& e) {
         failure = e.message();
@@ -69,44 +58,38 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
         failure = e.what();
     }
     if (!failure.empty()) {
-        json::value v = json::object{{"error", failure}};
-        self->append(json::serialize(v), false);
+        const std::size_t bytes = sizeof(Held) + failure.size();
+        self->append(Frame(std::move(failure), bytes));
     }
     self->finish();
 }
 
-void Run::append(std::string json_text, bool partial)
+void Run::append(Frame frame)
 {
     std::unique_lock lock(mutex_);
-    const std::uint64_t n = next_frame_++;
-    // Built at its exact size: the log's bounds count bytes, and a string grown by appends holds up to twice
-    // what it says.
-    const std::string frame_number = std::to_string(n);
-    std::string text;
-    text.reserve(4 + id.size() + 1 + frame_number.size() + 7 + json_text.size() + 2);
-    text.append("id: ").append(id).append(":").append(frame_number).append("\ndata: ").append(json_text).append("\n\n");
-    json_text.clear();
-    json_text.shrink_to_fit();  // not two copies of a large event while the log makes room
+    frame.n = next_frame_++;
+    const bool partial = frame.partial();
+    const std::size_t bytes = frame.bytes;
     const std::size_t before = log_bytes_;
-    log_bytes_ += text.size();
+    log_bytes_ += bytes;
     if (partial)
-        partial_bytes_ += text.size();
-    log_.emplace_back(n, partial, std::move(text));
+        partial_bytes_ += bytes;
+    log_.emplace_back(std::move(frame));
     // Past a bound, the oldest partial frame goes first (the whole event after it repeats its text), then the
     // oldest frame. Partial frames have a bound of their own, so that a long answer keeps only its newest
     // deltas. The newest frame always stays.
     while ((log_bytes_ > limits_.max_log_bytes || partial_bytes_ > limits_.max_partial_bytes) && log_.size() > 1) {
-        auto victim = std::find_if(log_.begin(), log_.end() - 1, [](const Frame& f) { return f.partial; });
+        auto victim = std::find_if(log_.begin(), log_.end() - 1, [](const Held& h) { return h.frame.partial(); });
         if (victim == log_.end() - 1) {
             if (log_bytes_ <= limits_.max_log_bytes)
                 break;  // the newest frame is the only partial one
             victim = log_.begin();
         }
-        if (!victim->partial)
-            last_whole_dropped_ = std::max(last_whole_dropped_, victim->n);
+        if (!victim->frame.partial())
+            last_whole_dropped_ = std::max(last_whole_dropped_, victim->frame.n);
         else
-            partial_bytes_ -= victim->text->size();
-        log_bytes_ -= victim->text->size();
+            partial_bytes_ -= victim->frame.bytes;
+        log_bytes_ -= victim->frame.bytes;
         log_.erase(victim);
     }
     if (log_bytes_ >= before)
@@ -227,10 +210,17 @@ std::size_t Run::unread_frames() const
     std::size_t unread = 0;
     for (const Follower* follower : followers_) {
         auto first = std::upper_bound(log_.begin(), log_.end(), follower->read_to_,
-                                      [](std::uint64_t n, const Frame& f) { return n < f.n; });
+                                      [](std::uint64_t n, const Held& h) { return n < h.frame.n; });
         unread += static_cast<std::size_t>(log_.end() - first);
     }
     return unread;
+}
+
+std::string Run::missed_message(std::uint64_t first, std::uint64_t last) const
+{
+    return "events " + std::to_string(first) + " to " + std::to_string(last) + " of run " + id +
+           " are no longer held by the server (it keeps about the last " + std::to_string(limits_.max_log_bytes) +
+           " bytes of a run): the session holds every whole event; read it with GET on the session";
 }
 
 Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor)
@@ -245,42 +235,60 @@ Run::Follower::~Follower()
     run_->detach(this);
 }
 
-Run::Read Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes)
+void Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes, Read& out)
 {
-    Read out;
+    out.frames.clear();
+    out.missed_first = out.missed_last = 0;
+    out.finished = false;
     std::lock_guard lock(run_->mutex_);
     if (run_->last_whole_dropped_ > cursor) {
-        out.text = error_frame("events " + std::to_string(cursor + 1) + " to " +
-                               std::to_string(run_->last_whole_dropped_) + " of run " + run_->id +
-                               " are no longer held by the server (it keeps the last " +
-                               std::to_string(run_->limits_.max_log_bytes) +
-                               " bytes of a run): the session holds every whole event; read it with GET on the session");
+        out.missed_first = cursor + 1;
+        out.missed_last = run_->last_whole_dropped_;
         cursor = run_->last_whole_dropped_;
     }
-    const std::uint64_t after = cursor;
-    auto it = std::upper_bound(run_->log_.begin(), run_->log_.end(), after,
-                               [](std::uint64_t n, const Frame& f) { return n < f.n; });
-    // One frame alone (what a follower that keeps up reads), or one larger than max_bytes: shared, not copied.
-    if (it != run_->log_.end() && out.text.empty() && (it + 1 == run_->log_.end() || it->text->size() > max_bytes)) {
-        out.frame = it->text;
-        cursor = it->n;
-        ++it;
-    }
-    for (; !out.frame && it != run_->log_.end(); ++it) {
-        const std::string& frame = *it->text;
-        if (out.text.size() + frame.size() > max_bytes)
+    auto it = std::upper_bound(run_->log_.begin(), run_->log_.end(), cursor,
+                               [](std::uint64_t n, const Held& h) { return n < h.frame.n; });
+    std::size_t bytes = 0;
+    for (; it != run_->log_.end(); ++it) {
+        if (!out.frames.empty() && bytes + it->frame.bytes > max_bytes)
             break;
-        out.text += frame;
-        cursor = it->n;
+        bytes += it->frame.bytes;
+        out.frames.push_back(it->frame);
+        cursor = it->frame.n;
     }
     read_to_ = cursor;
     if (it == run_->log_.end()) {
         if (run_->finished_)
             out.finished = true;
-        else if (out.text.empty() && !out.frame)
+        else if (out.empty())
             waiting_ = true;
     }
-    return out;
+}
+
+std::shared_ptr<const std::string> Run::Follower::shared_rendering(const Frame& frame, Render render)
+{
+    auto held = [&] {
+        auto it = std::lower_bound(run_->log_.begin(), run_->log_.end(), frame.n,
+                                   [](const Held& h, std::uint64_t n) { return h.frame.n < n; });
+        return it != run_->log_.end() && it->frame.n == frame.n ? &*it : nullptr;
+    };
+    {
+        std::lock_guard lock(run_->mutex_);
+        if (Held* h = held(); h && h->rendered_by == render)
+            return h->rendering;
+    }
+    // Rendered outside the lock (a large event takes a while; the pump appends meanwhile), kept when the log still
+    // holds the frame and no other follower kept its own first.
+    auto text = std::make_shared<const std::string>(render(*run_, frame));
+    std::lock_guard lock(run_->mutex_);
+    Held* h = held();
+    if (!h)
+        return text;
+    if (h->rendered_by != render) {
+        h->rendered_by = render;
+        h->rendering = std::move(text);
+    }
+    return h->rendering;
 }
 
 asio::awaitable<void> Run::Follower::wait()
@@ -408,6 +416,62 @@ void RunRegistry::stop(const std::string& why)
         run->close(why);
 }
 
+void RunWriter::finished(std::string&, const Run&) {}
+
+namespace {
+
+// How much of a run's log one write carries at most (whole frames; one frame may be larger).
+constexpr std::size_t max_write_bytes = std::size_t{64} << 10;
+
+}  // namespace
+
+asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor,
+                                RunWriter& writer)
+{
+    auto executor = co_await asio::this_coro::executor;
+    auto follower = std::make_shared<Run::Follower>(run, executor);
+    res.on_client_gone([weak = std::weak_ptr<Run::Follower>(follower)] {
+        if (auto f = weak.lock())
+            f->stop();
+    });
+    const Run::Follower::Render shared = writer.shared();
+    Run::Read read;
+    std::string out;  // reused: a follower that keeps up allocates nothing per frame
+    while (true) {
+        follower->read(cursor, max_write_bytes, read);
+        out.clear();
+        if (read.missed_last != 0)
+            writer.missed(out, *run, read.missed_first, read.missed_last);
+        for (const Run::Frame& frame : read.frames) {
+            if (shared && frame.bytes > max_write_bytes) {  // one rendering for every follower
+                if (!out.empty())
+                    co_await res.write(out);
+                out.clear();
+                const std::shared_ptr<const std::string> text = follower->shared_rendering(frame, shared);
+                co_await res.write(*text);
+                continue;
+            }
+            writer.frame(out, *run, frame);
+        }
+        if (read.finished)
+            writer.finished(out, *run);
+        if (!out.empty())
+            co_await res.write(out);
+        if (out.capacity() > 2 * max_write_bytes)
+            std::string().swap(out);  // a large frame's room is not kept while the client reads on
+        if (read.finished)
+            co_return true;
+        if (read.empty()) {
+            co_await follower->wait();
+            if (res.client_gone())
+                co_return false;  // the stream stays unfinished: the connection closes
+            asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
+            if (state.cancelled() != asio::cancellation_type::none)
+                co_return false;  // the server stops
+        }
+    }
+}
+
 std::optional<std::pair<std::string, std::uint64_t>> parse_frame_id(std::string_view id)
 {
     const auto colon = id.rfind(':');
@@ -422,4 +486,4 @@ std::optional<std::pair<std::string, std::uint64_t>> parse_frame_id(std::string_
     return std::make_pair(std::string(id.substr(0, colon)), n);
 }
 
-}  // namespace adk::server::detail
+}  // namespace adk::server

@@ -1,25 +1,32 @@
 // Runs that belong to the server, not to the connection that started them. A run's pump reads the Runner's
-// EventStream into the run's log, a bounded list of numbered frames (the SSE text of one event each); any
-// number of connections follow the log from where they are. When no connection follows an unfinished run,
-// a grace timer starts; if nobody comes back before it fires, the run is cancelled. A finished run stays for
-// the same grace period, so that a client that lost the end of its stream can still read it.
+// EventStream into the run's log, a bounded list of numbered frames: the events the run emitted (shared by the
+// log and every follower, never copied) and, when it failed, why. Any number of connections follow the log from
+// where they are, each writing the frames in its own protocol (ADK's /run_sse frames, A2A's task updates). When
+// no connection follows an unfinished run, a grace timer starts; if nobody comes back before it fires, the run is
+// cancelled. A finished run stays for the same grace period, so that a client that lost the end of its stream
+// can still read it.
 //
-// Frame ids: "<run id>:<n>", n from 1; a client that sends Last-Event-ID "<run id>:<n>" gets the frames
-// after n. Past the log's bound, partial frames (deltas whose text the next whole event repeats) are dropped
-// first, then the oldest whole ones; a follower that missed a whole frame gets an error frame that says so.
-// Partial frames have a bound of their own (16 KiB): a run keeps its newest deltas, not all it streamed.
+// Frame numbers count from 1; ADK's frame ids are "<run id>:<n>" (a client that sends Last-Event-ID
+// "<run id>:<n>" gets the frames after n). Past the log's bound, partial frames (deltas whose text the next whole
+// event repeats) are dropped first, then the oldest whole ones; a follower that missed a whole frame is told
+// which (Read::missed). Partial frames have a bound of their own (16 KiB): a run keeps its newest deltas, not all
+// it streamed.
 //
-// Memory: a run's log holds at most max_log_bytes, or its newest frame alone when that one is larger (an event
-// is kept whole until the next one comes); all runs' logs together at most about max_total_log_bytes: past it,
-// starting a run forgets the oldest finished runs (their sessions hold every whole event). A follower copies
-// at most 64 KiB of small frames per write and shares large ones with the log: a client that stops reading
-// holds no copy of its own of the frame it is stuck on, and is closed after the server's write timeout.
+// Memory: frames are counted by approximate_bytes(event). A run's log holds at most max_log_bytes, or its newest
+// frame alone when that one is larger (an event is kept whole until the next one comes); all runs' logs together
+// at most about max_total_log_bytes: past it, starting a run forgets the oldest finished runs (their sessions hold
+// every whole event). A follower reads at most about 64 KiB of small frames at a time; a large frame's rendering
+// can be shared by every follower that writes it the same way (Follower::shared_rendering), so that a client that
+// stops reading holds no copy of its own of the frame it is stuck on, and is closed after the server's write
+// timeout.
 //
 // Threads: a run's log is guarded by its mutex; its timers live on the run's strand; a follower that waits is
 // woken through a channel of its own, whose handler runs on the follower's executor.
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
+#include <adk/core/event.hpp>
+#include <adk/net/http_server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
@@ -38,7 +45,7 @@
 #include <string>
 #include <vector>
 
-namespace adk::server::detail {
+namespace adk::server {
 
 class RunLimits {
 public:
@@ -77,15 +84,29 @@ public:
     const std::uint64_t number;  // the order the server started runs in
     const RunOwner owner;
 
-    // What a follower read: frames to write (SSE text, whole frames only), and whether the run is over and
-    // they were the last. Small frames are copied together (at most max_bytes); a frame larger than that is
-    // shared with the log and every other follower, not copied.
+    // One frame of the log: an event the run emitted, shared with the log, or (the last frame of a run that
+    // failed) why it failed.
+    class Frame {
+    public:
+        Frame(std::shared_ptr<const Event> event_, std::size_t bytes_) : bytes(bytes_), event(std::move(event_)) {}
+        Frame(std::string failure_, std::size_t bytes_) : bytes(bytes_), failure(std::move(failure_)) {}
+        std::uint64_t n = 0;  // from 1, set when the log takes the frame
+        std::size_t bytes;    // what the log counts for it (approximate_bytes of the event)
+        std::shared_ptr<const Event> event;  // null for the failure
+        std::string failure;
+        bool partial() const { return event && event->partial; }
+    };
+
+    // What a follower read: the frames after its cursor, in order, and whether the run is over and they were
+    // the last. Reused from one read to the next (its vector keeps its room).
     class Read {
     public:
-        std::string text;
-        std::shared_ptr<const std::string> frame;  // one large frame, when `text` is empty
+        std::vector<Frame> frames;
+        // Whole frames the log no longer held when the follower came to them: [first, last]; last is 0 when none.
+        std::uint64_t missed_first = 0;
+        std::uint64_t missed_last = 0;
         bool finished = false;
-        std::string_view data() const { return frame ? std::string_view(*frame) : std::string_view(text); }
+        bool empty() const { return frames.empty() && missed_last == 0; }
     };
 
     // A connection that follows the run; detaches when destroyed.
@@ -96,10 +117,21 @@ public:
         Follower(const Follower&) = delete;
         Follower& operator=(const Follower&) = delete;
 
-        // The frames after `cursor` (moved on past them), up to about `max_bytes` (at least one frame; one
-        // frame alone is shared with the log, not copied). When there are none and the run is not over, the
-        // next frame (or the run's end) ends the wait() that follows.
-        Read read(std::uint64_t& cursor, std::size_t max_bytes);
+        // The frames after `cursor` (moved on past them) into `out`, up to about `max_bytes` of events (at
+        // least one frame). When there are none and the run is not over, the next frame (or the run's end) ends
+        // the wait() that follows.
+        void read(std::uint64_t& cursor, std::size_t max_bytes, Read& out);
+        Read read(std::uint64_t& cursor, std::size_t max_bytes)
+        {
+            Read out;
+            read(cursor, max_bytes, out);
+            return out;
+        }
+        // `frame` as `render` writes it (a function of the run and the frame alone), shared with every follower
+        // that renders it with the same function while the log holds the frame: a large frame is rendered once,
+        // not once per follower.
+        using Render = std::string (*)(const Run& run, const Frame& frame);
+        std::shared_ptr<const std::string> shared_rendering(const Frame& frame, Render render);
         // Waits for frames after read() found none: returns when they come, the run ends, stop() is
         // called, or the awaiting coroutine is cancelled.
         asio::awaitable<void> wait();
@@ -129,25 +161,25 @@ public:
     std::size_t log_bytes() const;
     // The frames of the log its followers have not read yet, each follower's counted (a slow client's backlog).
     std::size_t unread_frames() const;
+    // What a follower is told when it missed whole frames (Read::missed_first to missed_last).
+    std::string missed_message(std::uint64_t first, std::uint64_t last) const;
 
 private:
     friend class Follower;
     static asio::awaitable<void> pump(std::shared_ptr<Run> self, EventStream stream);
-    void append(std::string json, bool partial);
+    void append(Frame frame);
     void finish();
     void wake_waiting(std::unique_lock<std::mutex>& lock);
     void detach(Follower* follower);
     void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
 
-    class Frame {
+    // A frame as the log holds it: counted, with the rendering followers share (under the mutex).
+    class Held {
     public:
-        Frame(std::uint64_t n_, bool partial_, std::string text_)
-            : n(n_), partial(partial_), text(std::make_shared<const std::string>(std::move(text_)))
-        {
-        }
-        std::uint64_t n;
-        bool partial;
-        std::shared_ptr<const std::string> text;  // shared with the followers writing it
+        explicit Held(Frame frame_) : frame(std::move(frame_)) {}
+        Frame frame;
+        Follower::Render rendered_by = nullptr;
+        std::shared_ptr<const std::string> rendering;
     };
 
     asio::any_io_executor strand_;
@@ -158,7 +190,7 @@ private:
     const std::shared_ptr<std::atomic<std::size_t>> total_bytes_;  // of every run of the registry
 
     mutable std::mutex mutex_;
-    std::deque<Frame> log_;
+    std::deque<Held> log_;
     std::size_t log_bytes_ = 0;
     std::size_t partial_bytes_ = 0;  // of log_bytes_, what partial frames take
     std::uint64_t next_frame_ = 1;
@@ -205,7 +237,29 @@ private:
     std::uint64_t started_ = 0;
 };
 
+// How one follower writes a run's frames in its protocol: ADK's /run_sse frames, A2A's task updates.
+class RunWriter {
+public:
+    virtual ~RunWriter() = default;
+    // Appends what `frame` is in this protocol to `out` (nothing, for a frame the protocol does not show).
+    virtual void frame(std::string& out, const Run& run, const Run::Frame& frame) = 0;
+    // Appends what tells the client that frames `first` to `last` are no longer held (Run::missed_message).
+    virtual void missed(std::string& out, const Run& run, std::uint64_t first, std::uint64_t last) = 0;
+    // Appends what follows the run's last frame (A2A: the final status); nothing by default.
+    virtual void finished(std::string& out, const Run& run);
+    // A rendering of a frame that depends on the run and the frame alone, shared between the followers that
+    // write a frame larger than one write; null when a follower's rendering is its own.
+    virtual Run::Follower::Render shared() const { return nullptr; }
+};
+
+// Follows `run` after frame `cursor`, writing its frames to `res` (a stream the caller began) as they come, at
+// most about 64 KiB of events per write, until the run ends (then writer.finished()), the client leaves or the
+// server stops. The run goes on without it. Returns whether the run's end was written (the caller ends the
+// stream); false when the client left or the server stops (the connection closes).
+asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor,
+                                RunWriter& writer);
+
 // "<run id>:<n>" split; nullopt when it is not of that form.
 std::optional<std::pair<std::string, std::uint64_t>> parse_frame_id(std::string_view id);
 
-}  // namespace adk::server::detail
+}  // namespace adk::server
