@@ -136,7 +136,7 @@ TEST_CASE("an Event fits malloc's per-thread cache, and its boxed members copy a
     CHECK(back == a);
 }
 
-TEST_CASE("append_json_text appends the event's text; approximate_bytes counts what an event holds", "[event][json]")
+TEST_CASE("append_json_text appends the event text, and approximate_bytes counts what an event holds", "[event][json]")
 {
     adk::Event e("agent", adk::Content::model("It is sunny."));
     e.invocation_id = "e-1";
