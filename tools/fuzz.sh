@@ -17,7 +17,7 @@ tools/setup.sh
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sse_parser json_decode provider_stream json_schema session_row memory_query request_target api_request agent_config answers http_server mcp_jsonrpc mcp_oauth sandbox_report traceparent)
+[ ${#targets[@]} -gt 0 ] || targets=(sse_parser json_decode provider_stream json_schema session_row memory_query request_target api_request agent_config answers http_server mcp_jsonrpc mcp_oauth sandbox_report traceparent a2a_json)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz

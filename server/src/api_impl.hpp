@@ -75,7 +75,7 @@ public:
     };
 
     // The app of that name; throws not_found.
-    const AppEntry& app(const std::string& name) const;
+    const AppEntry& app(std::string_view name) const;
     // The session as stored; throws not_found.
     asio::awaitable<Session> read_session(const std::string& app_name, const std::string& user, const std::string& id);
 

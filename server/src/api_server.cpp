@@ -237,11 +237,11 @@ asio::awaitable<void> ApiServer::Impl::metrics(ResponseWriter& res)
     co_await res.send(200, telemetry::prometheus_content_type, body);
 }
 
-const ApiServer::Impl::AppEntry& ApiServer::Impl::app(const std::string& name) const
+const ApiServer::Impl::AppEntry& ApiServer::Impl::app(std::string_view name) const
 {
     auto it = apps.find(name);
     if (it == apps.end())
-        throw Error(errc::not_found, "App not found: " + name + " (GET /list-apps lists the apps)");
+        throw Error(errc::not_found, "App not found: " + std::string(name) + " (GET /list-apps lists the apps)");
     return it->second;
 }
 
@@ -544,6 +544,34 @@ unsigned short ApiServer::port() const noexcept
 std::string ApiServer::base_url() const
 {
     return http_->base_url();
+}
+
+std::vector<std::string> ApiServer::app_names() const
+{
+    std::vector<std::string> names;
+    for (const auto& [name, entry] : impl_->apps)
+        names.push_back(name);
+    return names;
+}
+
+const App& ApiServer::app(std::string_view name) const
+{
+    return impl_->app(name).app;
+}
+
+Runner& ApiServer::runner(std::string_view name) const
+{
+    return *impl_->app(name).runner;
+}
+
+RunRegistry& ApiServer::runs() const
+{
+    return *impl_->runs;
+}
+
+const ApiServerOptions& ApiServer::options() const
+{
+    return impl_->options;
 }
 
 }  // namespace adk::server

@@ -8,7 +8,7 @@ provider_stream  the provider's letter (g, o, a), then its recorded stream or wh
 json_decode      sessions and events an ADK server wrote, events of its /run_sse streams, and the content of
                  every candidate in the recorded Gemini streams
 json_schema      [schema, arguments] from the recorded requests' tools and the calls that answered them
-The seeds of traceparent (W3C headers), session_row (stored rows), memory_query (users' queries) and request_target (the server's request
+The seeds of a2a_json (A2A 1.0 documents), traceparent (W3C headers), session_row (stored rows), memory_query (users' queries) and request_target (the server's request
 targets) are written by hand and kept.
 The fuzzers add what they find to a scratch corpus (tools/fuzz.sh); only these seeds are checked in."""
 import json

@@ -4,6 +4,7 @@
 #include <adk/adk.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
+#include <adk/server/runs.hpp>
 
 #include "support/api_client.hpp"
 #include "support/run.hpp"
@@ -251,7 +252,22 @@ TEST_CASE("ApiServer: a component's routes mounted under a prefix, behind the se
         throw adk::Error(adk::errc::not_found, "Task not found: " + r.params[1]);
         co_return;
     });
+    // A component reaches the apps, their runners, the runs and the options (adk::a2a does).
+    extension.add("GET", "/about", [&server](adk::server::RouteRequest& r) -> asio::awaitable<void> {
+        const adk::server::App& app = server.app(r.params[0]);  // not_found: 404
+        json::array names;
+        for (const auto& name : server.app_names())
+            names.emplace_back(name);
+        const json::value answer = json::object{{"apps", names},
+                                                {"agent", app.root_agent->name()},
+                                                {"runner", server.runner(r.params[0]).options().app_name},
+                                                {"runs", server.runs().size()},
+                                                {"version", server.options().version}};
+        const std::string body = json::serialize(answer);
+        co_await r.response.send(200, "application/json", body);
+    });
     server.mount("/ext/{}", extension);
+    CHECK_THROWS_WITH(server.runner("nope"), Catch::Contains("App not found: nope"));
     server.start();
     CHECK_THROWS_WITH(server.mount("/late", extension), Catch::Contains("before the server serves"));
 
@@ -278,6 +294,14 @@ TEST_CASE("ApiServer: a component's routes mounted under a prefix, behind the se
         CHECK(missing.status() == 404);
         const std::string error = co_await missing.read_all();
         CHECK(json::parse(error) == json::parse(R"({"error": "Task not found: t2"})"));
+
+        adk::net::HttpResponse about = co_await send("GET", "/ext/weather/about", true);
+        const std::string about_body = co_await about.read_all();
+        CHECK(json::parse(about_body) == json::parse(R"({"apps": ["weather"], "agent": "weather_agent",
+            "runner": "weather", "runs": 0, "version": "adk-cpp 0.1"})"));
+        adk::net::HttpResponse unknown = co_await send("GET", "/ext/nope/about", true);
+        CHECK(unknown.status() == 404);
+        (void)co_await unknown.read_all();
 
         adk::net::HttpResponse wrong = co_await send("DELETE", "/ext/weather/tasks/t2", true);
         CHECK(wrong.status() == 405);

@@ -55,6 +55,8 @@ class MemoryService;
 
 namespace adk::server {
 
+class RunRegistry;
+
 // One app: the {app} of the API's paths, and its root agent.
 class App {
 public:
@@ -161,6 +163,15 @@ public:
     void stop();
     unsigned short port() const noexcept;
     std::string base_url() const;
+
+    // What a component mounted beside ADK's routes (adk::a2a) reaches: the apps served (sorted by name), an app's
+    // runner (throws adk::Error, not_found, for a name the server does not serve), the runs the server holds, and
+    // its options. Valid while the server lives.
+    std::vector<std::string> app_names() const;
+    const App& app(std::string_view name) const;
+    Runner& runner(std::string_view name) const;
+    RunRegistry& runs() const;
+    const ApiServerOptions& options() const;
 
     class Impl;
 

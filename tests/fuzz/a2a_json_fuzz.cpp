@@ -1,0 +1,70 @@
+// adk::a2a's data model read from any JSON: as each of the protocol's types, a document either fails with
+// adk::Error or gives a value that is written as JSON and reads back the same (a double within a unit in the
+// last place: adk::fuzz::json_close), written again the same. Ids read are always valid ids.
+#include <adk/a2a/types.hpp>
+#include <adk/core/json_limits.hpp>
+
+#include "fuzz.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+namespace a2a = adk::a2a;
+namespace json = boost::json;
+
+namespace {
+
+template <class T>
+void round_trip(const json::value& v)
+{
+    T read;
+    if (!adk::fuzz::only_adk_errors([&] { read = json::value_to<T>(v); }))
+        return;
+    const json::value written = json::value_from(read);
+    T again;
+    const bool reread = adk::fuzz::only_adk_errors([&] { again = json::value_to<T>(json::parse(json::serialize(written))); });
+    adk::fuzz::check(reread, "what was read and written reads back");
+    adk::fuzz::check(adk::fuzz::json_close(json::value_from(again), written), "what is written reads back the same");
+}
+
+void check_ids(const a2a::Message& m)
+{
+    adk::fuzz::check(a2a::valid_id(m.message_id), "a message read has a valid id");
+    adk::fuzz::check(m.context_id.empty() || a2a::valid_id(m.context_id), "a context id read is valid");
+    adk::fuzz::check(m.task_id.empty() || a2a::valid_id(m.task_id), "a task id read is valid");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
+{
+    boost::system::error_code ec;
+    const json::value v = adk::parse_json(adk::fuzz::as_text(data, size), ec);
+    if (ec)
+        return 0;
+    round_trip<a2a::Part>(v);
+    round_trip<a2a::Message>(v);
+    round_trip<a2a::TaskStatus>(v);
+    round_trip<a2a::Artifact>(v);
+    round_trip<a2a::Task>(v);
+    round_trip<a2a::TaskStatusUpdateEvent>(v);
+    round_trip<a2a::TaskArtifactUpdateEvent>(v);
+    round_trip<a2a::PushNotificationConfig>(v);
+    round_trip<a2a::SendMessageRequest>(v);
+    round_trip<a2a::AgentCard>(v);
+    a2a::Message m;
+    if (adk::fuzz::only_adk_errors([&] { m = json::value_to<a2a::Message>(v); }))
+        check_ids(m);
+    a2a::StreamResponse r;
+    if (adk::fuzz::only_adk_errors([&] { r = a2a::stream_response_from_json(v); })) {
+        const json::value written = a2a::to_json(r);
+        a2a::StreamResponse again;
+        const bool reread = adk::fuzz::only_adk_errors(
+            [&] { again = a2a::stream_response_from_json(json::parse(json::serialize(written))); });
+        adk::fuzz::check(reread && again.index() == r.index(), "a stream response reads back as the same case");
+        adk::fuzz::check(adk::fuzz::json_close(a2a::to_json(again), written), "a stream response reads back the same");
+    }
+    return 0;
+}
