@@ -148,16 +148,16 @@ asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std:
         co_await res.end_stream();
 }
 
-// The invocation started: the user's message stored, the stream returned. A session that is not there is
-// answered as ADK's servers answer it.
-asio::awaitable<EventStream> start_run(Runner& runner, const RunBody& body)
+// The invocation started: the user's message stored, the stream returned with the invocation's id. A session
+// that is not there is answered as ADK's servers answer it.
+asio::awaitable<Runner::Started> start_run(Runner& runner, const RunBody& body)
 {
     RunRequest request = body.request();
-    auto start = runner.run(std::move(request));
-    std::optional<EventStream> stream;
+    auto start = runner.start(std::move(request));
+    std::optional<Runner::Started> started;
     std::optional<Error> failure;
     try {
-        stream.emplace(co_await std::move(start));
+        started.emplace(co_await std::move(start));
     } catch (const Error& e) {
         failure = e;
     }
@@ -165,7 +165,7 @@ asio::awaitable<EventStream> start_run(Runner& runner, const RunBody& body)
         throw detail::session_not_found(body.session);
     if (failure)
         throw *failure;
-    co_return std::move(*stream);
+    co_return std::move(*started);
 }
 
 Error run_not_found(const std::string& id)
@@ -186,9 +186,9 @@ asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseW
     if (runs->full())
         throw Error(errc::unavailable, "the server holds " + std::to_string(options.max_runs) +
                                            " runs already (ApiServerOptions::max_runs): try again later");
-    EventStream stream = co_await start_run(runner, body);
+    Runner::Started started = co_await start_run(runner, body);
     RunOwner owner(body.app, body.user, body.session);
-    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(stream));
+    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(started.events), started.invocation_id);
     auto executor = co_await asio::this_coro::executor;
     auto follower = std::make_shared<Run::Follower>(run, executor);
     res.watch_client();
@@ -246,8 +246,8 @@ asio::awaitable<void> ApiServer::Impl::run_sse(const IncomingRequest& req, Respo
     if (runs->full())
         throw Error(errc::unavailable, "the server holds " + std::to_string(options.max_runs) +
                                            " runs already (ApiServerOptions::max_runs): try again later");
-    EventStream stream = co_await start_run(runner, body);
-    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(stream));
+    Runner::Started started = co_await start_run(runner, body);
+    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(started.events), started.invocation_id);
     co_await follow(res, std::move(run), 0);
 }
 

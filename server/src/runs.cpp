@@ -17,10 +17,11 @@
 namespace adk::server {
 
 Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-         std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes)
+         std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes,
+         std::string invocation_id)
     : id(std::move(id_)), number(number_), owner(std::move(owner_)), strand_(std::move(strand)), limits_(limits),
       registry_(std::move(registry)), timer_(strand_), canceller_(std::move(canceller)),
-      total_bytes_(std::move(total_bytes))
+      total_bytes_(std::move(total_bytes)), invocation_id_(std::move(invocation_id))
 {
 }
 
@@ -315,7 +316,7 @@ bool RunRegistry::full() const
     return runs_.size() >= max_runs_;
 }
 
-std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream)
+std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream, std::string invocation_id)
 {
     asio::any_io_executor strand = single_threaded_ ? executor_ : asio::make_strand(executor_);
     std::shared_ptr<Run> run;
@@ -325,7 +326,7 @@ std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream)
         if (*total_bytes_ > limits_.max_total_log_bytes)
             evicted = evict_finished();
         run = std::make_shared<Run>(new_uuid(), ++started_, std::move(owner), std::move(strand), limits_,
-                                    weak_from_this(), stream.canceller(), total_bytes_);
+                                    weak_from_this(), stream.canceller(), total_bytes_, std::move(invocation_id));
         runs_.emplace(run->id, run);
     }
     for (auto& old : evicted)

@@ -104,6 +104,29 @@ TEST_CASE("the program of DESIGN.md runs as written", "[runner]")
     CHECK(printed == std::vector<std::string>{"counter: 1", "counter: 2", "counter: 3"});
 }
 
+TEST_CASE("Runner::start names the invocation before its first event", "[runner]")
+{
+    asio::io_context ioc;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto sessions = std::make_shared<adk::InMemorySessionService>();
+        adk::Runner runner({.app_name = "demo", .agent = std::make_shared<Counter>(2), .session_service = sessions});
+        adk::Session s = co_await sessions->create_session({"demo", "u1"});
+        adk::RunRequest request("u1", s.id, adk::Content::user("go"));
+        auto starting = runner.start(std::move(request));
+        adk::Runner::Started started = co_await std::move(starting);
+        CHECK(!started.invocation_id.empty());
+        int events = 0;
+        while (auto ev = co_await started.events.next()) {
+            CHECK(ev->invocation_id == started.invocation_id);
+            ++events;
+        }
+        CHECK(events == 2);
+        std::optional<adk::Session> after = co_await sessions->get_session({"demo", "u1", s.id});
+        REQUIRE(after);
+        CHECK(after->events.at(0).invocation_id == started.invocation_id);  // the user's message too
+    }());
+}
+
 TEST_CASE("invariant 1: when emit returns, the event is committed and its state is visible", "[runner][invariant]")
 {
     asio::io_context ioc;

@@ -492,6 +492,14 @@ asio::awaitable<void> run_invocation(std::shared_ptr<InvocationContext> ctx, std
 
 asio::awaitable<EventStream> Runner::run(RunRequest request)
 {
+    // (The awaitable named first: g++ 12 and class temporaries in a co_await expression.)
+    asio::awaitable<Started> starting = start(std::move(request));
+    Started started = co_await std::move(starting);
+    co_return std::move(started.events);
+}
+
+asio::awaitable<Runner::Started> Runner::start(RunRequest request)
+{
     ResolvedRun resolved = co_await resolve_run(options_, request);
     std::shared_ptr<InvocationContext> ctx = co_await store_run(options_, request, resolved);
     std::shared_ptr<Agent> agent = agent_for(options_, *ctx, resolved.resumed);
@@ -505,7 +513,7 @@ asio::awaitable<EventStream> Runner::run(RunRequest request)
     registry_->add(id, detail::RunnerRegistry::Entry{Canceller(), ctx->invocation(), std::nullopt});
     EventStream stream = spawn_stream<Event>(executor, std::move(producer));
     registry_->set_canceller(id, stream.canceller());
-    co_return stream;
+    co_return Started(std::move(stream), id);
 }
 
 bool Runner::cancel(std::string_view invocation_id)

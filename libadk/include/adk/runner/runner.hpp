@@ -127,6 +127,17 @@ public:
     // stored then.
     // The invocation runs while the stream lives: dropping or cancelling the stream stops it.
     asio::awaitable<EventStream> run(RunRequest request);
+    // The same, with the invocation's id known before its first event (a server names the run by it: an A2A task).
+    class Started {
+    public:
+        Started(EventStream events_, std::string invocation_id_)
+            : events(std::move(events_)), invocation_id(std::move(invocation_id_))
+        {
+        }
+        EventStream events;
+        std::string invocation_id;
+    };
+    asio::awaitable<Started> start(RunRequest request);
     // The common case: a message in a session.
     asio::awaitable<EventStream> run(std::string user_id, std::string session_id, Content new_message,
                                      RunConfig config = {});

@@ -77,7 +77,8 @@ public:
 class Run : public std::enable_shared_from_this<Run> {
 public:
     Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-        std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes);
+        std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes,
+        std::string invocation_id = {});
     ~Run();
 
     const std::string id;
@@ -208,8 +209,9 @@ public:
 
     // Whether the registry holds max_runs runs (check before starting an invocation: start() takes one more).
     bool full() const;
-    // A new run of `owner`'s, reading `stream`.
-    std::shared_ptr<Run> start(RunOwner owner, EventStream stream);
+    // A new run of `owner`'s, reading `stream`, the events of invocation `invocation_id` (Runner::start; empty:
+    // learnt from its first event).
+    std::shared_ptr<Run> start(RunOwner owner, EventStream stream, std::string invocation_id = {});
     // The run of that id, when it is `owner`'s and still held.
     std::shared_ptr<Run> find(const std::string& id, const RunOwner& owner) const;
     // The runs held for a session, oldest first.
