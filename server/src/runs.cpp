@@ -39,6 +39,7 @@ void Run::start(EventStream stream)
 asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
 {
     std::string failure;
+    bool cancelled = false;
     try {
         while (true) {
             std::unique_ptr<Event> event = co_await stream.next_boxed();
@@ -55,12 +56,13 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
         }
     } catch (const Error& e) {
         failure = e.message();
+        cancelled = e.code() == errc::cancelled;
     } catch (const std::exception& e) {
         failure = e.what();
     }
     if (!failure.empty()) {
         const std::size_t bytes = sizeof(Held) + failure.size();
-        self->append(Frame(std::move(failure), bytes));
+        self->append(Frame(std::move(failure), cancelled, bytes));
     }
     self->finish();
 }

@@ -1,6 +1,8 @@
-// adk::a2a::Server mounted on an ApiServer, over real loopback HTTP: the agent card of each app.
+// adk::a2a::Server mounted on an ApiServer, over real loopback HTTP: the agent card of each app, and tasks sent,
+// streamed, read and cancelled on both bindings (JSON-RPC and HTTP+JSON).
 #include <adk/a2a/server.hpp>
 #include <adk/adk.hpp>
+#include <adk/core/ids.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
 
@@ -8,6 +10,7 @@
 #include "support/run.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value_to.hpp>
 
 #include <catch2/catch.hpp>
@@ -15,8 +18,10 @@
 namespace a2a = adk::a2a;
 namespace asio = boost::asio;
 namespace json = boost::json;
+using adk::test::FrameReader;
 using adk::test::no_retries;
 using adk::test::options_with;
+using adk::testing::ScriptedModel;
 
 namespace {
 
@@ -34,6 +39,66 @@ std::shared_ptr<adk::Agent> travel_agent()
         .sub_agent(flights)
         .build();
 }
+
+std::shared_ptr<adk::Agent> weather_agent(std::shared_ptr<ScriptedModel> model)
+{
+    auto tool = adk::FunctionTool::create(
+        "get_weather", "Returns the weather for a city.", json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})"),
+        [](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
+            co_return json::object{{"city", args["city"]}, {"sky", "sunny"}};
+        });
+    return adk::LlmAgent::builder("weather_agent").model(std::move(model)).tool(tool).build();
+}
+
+asio::awaitable<adk::net::HttpResponse> post(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                             std::string_view path, const json::value& body)
+{
+    adk::net::HttpRequest req("POST", server.base_url() + std::string(path));
+    req.set("content-type", "application/json");
+    req.body = json::serialize(body);
+    co_return co_await client.send(std::move(req));
+}
+
+json::value user_message(std::string_view text, std::string_view context = {})
+{
+    json::object m{{"messageId", adk::new_uuid()}, {"role", "ROLE_USER"},
+                   {"parts", json::array{json::object{{"text", text}}}}};
+    if (!context.empty())
+        m["contextId"] = context;
+    return m;
+}
+
+json::value rpc(std::string_view method, json::value params, int id = 1)
+{
+    return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+
+// A weather app: a call, its answer streamed in chunks, for each task sent.
+class WeatherServer {
+public:
+    explicit WeatherServer(int tasks)
+    {
+        std::vector<ScriptedModel::Turn> turns;
+        for (int i = 0; i < tasks; ++i) {
+            turns.push_back(adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}));
+            turns.push_back(ScriptedModel::chunks({"It is ", "sunny ", "in Paris."}));
+        }
+        model = std::make_shared<ScriptedModel>(std::move(turns));
+        server = std::make_unique<adk::server::ApiServer>(ioc.get_executor(),
+                                                          std::vector<adk::server::App>{{"weather", weather_agent(model)}},
+                                                          options_with(sessions));
+        a2a = std::make_unique<a2a::Server>(*server);
+        a2a->mount();
+        server->start();
+    }
+
+    asio::io_context ioc;
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<ScriptedModel> model;
+    std::unique_ptr<adk::server::ApiServer> server;
+    std::unique_ptr<a2a::Server> a2a;
+    adk::net::HttpClient client{no_retries()};
+};
 
 asio::awaitable<adk::net::HttpResponse> get(adk::net::HttpClient& client, const adk::server::ApiServer& server,
                                             std::string_view path, std::string_view token)
@@ -123,5 +188,125 @@ TEST_CASE("A2A: a card names the public URL it is given, under the mount path ch
         CHECK(card.supported_interfaces[0].url == "https://agents.example.com/agents/travel");
         CHECK(card.security_schemes.empty());  // no token: no scheme
         server.stop();
+    }());
+}
+
+TEST_CASE("A2A: SendMessage over HTTP+JSON runs the agent and answers the finished task", "[a2a][server]")
+{
+    WeatherServer f(1);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value body = json::object{{"message", user_message("Weather in Paris?", "trip-1")}};
+        adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/weather/message:send", body);
+        const unsigned status = res.status();
+        const std::string text = co_await res.read_all();
+        INFO(text);
+        REQUIRE(status == 200);
+        const json::value answer = json::parse(text);
+        const auto task = json::value_to<a2a::Task>(answer.at("task"));
+        CHECK(task.context_id == "trip-1");
+        CHECK(task.status.state == a2a::TaskState::completed);
+        REQUIRE(task.artifacts.size() == 1);
+        CHECK(task.artifacts[0].parts.at(0).text() != nullptr);
+        CHECK(*task.artifacts[0].parts.at(0).text() == "It is sunny in Paris.");
+        REQUIRE(task.history.size() == 3);  // the client's message, the call, its result
+        CHECK(task.history[0].role == a2a::Role::user);
+        CHECK(task.history[0].task_id == task.id);
+        CHECK(task.history[1].parts.at(0).metadata.at("adk_type") == "function_call");
+
+        // The task is the invocation, the context the ADK session of user A2A_USER_<context>.
+        std::optional<adk::Session> session = co_await f.sessions->get_session({"weather", "A2A_USER_trip-1", "trip-1"});
+        REQUIRE(session);
+        REQUIRE(!session->events.empty());
+        CHECK(session->events.back().invocation_id == task.id);
+
+        adk::net::HttpResponse got = co_await get(f.client, *f.server, "/a2a/weather/tasks/" + task.id + "?historyLength=1", "");
+        CHECK(got.status() == 200);
+        const std::string got_text = co_await got.read_all();
+        const auto again = json::value_to<a2a::Task>(json::parse(got_text));
+        CHECK(again.status.state == a2a::TaskState::completed);
+        CHECK(again.artifacts == task.artifacts);
+        CHECK(again.history.size() == 1);  // historyLength
+
+        adk::net::HttpResponse missing = co_await get(f.client, *f.server, "/a2a/weather/tasks/nope", "");
+        CHECK(missing.status() == 404);
+        (void)co_await missing.read_all();
+        const json::value no_parts = json::object{{"message", json::object{{"messageId", "m"}, {"role", "ROLE_USER"}, {"parts", json::array{}}}}};
+        adk::net::HttpResponse empty = co_await post(f.client, *f.server, "/a2a/weather/message:send", no_parts);
+        CHECK(empty.status() == 400);
+        (void)co_await empty.read_all();
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("A2A: SendStreamingMessage over JSON-RPC streams the task, its work, its answer chunk by chunk, its end",
+          "[a2a][server]")
+{
+    WeatherServer f(1);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value request = rpc("SendStreamingMessage", json::object{{"message", user_message("Weather?")}}, 7);
+        adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/weather", request);
+        CHECK(res.status() == 200);
+        CHECK(res.header("content-type") == "text/event-stream");
+        FrameReader reader(res);
+        std::vector<adk::test::Frame> frames = co_await reader.read_all();
+        std::vector<a2a::StreamResponse> updates;
+        for (const auto& frame : frames) {
+            const json::value v = frame.json();
+            CHECK(v.at("jsonrpc") == "2.0");
+            CHECK(v.at("id") == 7);
+            updates.push_back(a2a::stream_response_from_json(v.at("result")));
+        }
+        REQUIRE(updates.size() >= 6);
+        const auto& first = std::get<a2a::Task>(updates.front());
+        CHECK(first.status.state == a2a::TaskState::submitted);
+        CHECK(!first.context_id.empty());
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates[1]).status.state == a2a::TaskState::working);
+        std::string streamed;
+        bool whole = false;
+        for (const auto& u : updates)
+            if (const auto* a = std::get_if<a2a::TaskArtifactUpdateEvent>(&u)) {
+                CHECK(a->task_id == first.id);
+                if (a->last_chunk) {
+                    whole = true;
+                    CHECK(*a->artifact.parts.at(0).text() == "It is sunny in Paris.");
+                } else {
+                    streamed += *a->artifact.parts.at(0).text();
+                }
+            }
+        CHECK(whole);
+        CHECK(streamed == "It is sunny in Paris.");  // the deltas, appended
+        const auto& last = std::get<a2a::TaskStatusUpdateEvent>(updates.back());
+        CHECK(last.status.state == a2a::TaskState::completed);
+
+        // GetTask, CancelTask of a finished task, and JSON-RPC's errors.
+        const json::value get_task = rpc("GetTask", json::object{{"id", first.id}}, 8);
+        adk::net::HttpResponse got = co_await post(f.client, *f.server, "/a2a/weather", get_task);
+        const std::string got_text = co_await got.read_all();
+        const json::value got_json = json::parse(got_text);
+        CHECK(got_json.at("id") == 8);
+        CHECK(json::value_to<a2a::Task>(got_json.at("result")).status.state == a2a::TaskState::completed);
+
+        const json::value cancel = rpc("CancelTask", json::object{{"id", first.id}}, 9);
+        adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather", cancel);
+        const std::string refused_text = co_await refused.read_all();
+        CHECK(json::parse(refused_text).at("error").at("code") == a2a::code::task_not_cancelable);
+
+        const json::value unknown_task = rpc("GetTask", json::object{{"id", "nope"}}, 10);
+        adk::net::HttpResponse not_found = co_await post(f.client, *f.server, "/a2a/weather", unknown_task);
+        const std::string not_found_text = co_await not_found.read_all();
+        CHECK(json::parse(not_found_text).at("error").at("code") == a2a::code::task_not_found);
+
+        const json::value unknown_method = rpc("Teleport", json::object{}, 11);
+        adk::net::HttpResponse no_method = co_await post(f.client, *f.server, "/a2a/weather", unknown_method);
+        const std::string no_method_text = co_await no_method.read_all();
+        CHECK(json::parse(no_method_text).at("error").at("code") == -32601);
+
+        adk::net::HttpRequest garbage("POST", f.server->base_url() + "/a2a/weather");
+        garbage.body = "{not json";
+        adk::net::HttpResponse parse_failed = co_await f.client.send(std::move(garbage));
+        const std::string parse_text = co_await parse_failed.read_all();
+        CHECK(json::parse(parse_text).at("error").at("code") == -32700);
+        CHECK(json::parse(parse_text).at("id").is_null());
+        f.server->stop();
     }());
 }

@@ -1,9 +1,21 @@
-// adk::a2a::Server: every app of an adk::server::ApiServer served over A2A, mounted beside ADK's routes:
+// adk::a2a::Server: every app of an adk::server::ApiServer served over A2A 1.0, mounted beside ADK's routes:
 //
 //   adk::server::ApiServer api(ioc.get_executor(), apps, options);
 //   adk::a2a::Server a2a(api);
-//   a2a.mount();   // before api.start(): GET /a2a/weather/.well-known/agent-card.json
+//   a2a.mount();   // before api.start()
 //   api.start();
+//
+// Under the mount path ("/a2a"), for each app:
+//   GET  /{app}/.well-known/agent-card.json     the agent card (agent_card.hpp)
+//   POST /{app}                                 the JSON-RPC binding: SendMessage, SendStreamingMessage, GetTask,
+//                                               CancelTask, SubscribeToTask
+//   POST /{app}/message:send, /{app}/message:stream, GET /{app}/tasks/{id}, POST /{app}/tasks/{id}:cancel,
+//   GET|POST /{app}/tasks/{id}:subscribe        the HTTP+JSON binding
+//
+// A message's contextId is the ADK session (of the user "A2A_USER_<contextId>", as ADK Python names it; made when
+// new), a task is an invocation (its id the invocation's), run as the server's runs are: a client that drops a
+// stream subscribes again and gets what it missed, a task nobody follows is cancelled after the run grace period,
+// CancelTask cancels the invocation. Updates: task_updates.hpp.
 //
 // The routes sit behind the ApiServer's checks (Host, origin, bearer token): a client sends the token to read the
 // card too. An app's card names its endpoints by the Host the request came to (checked by the ApiServer), or by
@@ -14,7 +26,14 @@
 #include <adk/server/api_server.hpp>
 #include <adk/server/routes.hpp>
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+
+namespace adk::server {
+class Run;
+}
 
 namespace adk::a2a {
 
@@ -26,11 +45,15 @@ public:
     // The URL clients reach that path at ("https://agents.example.com/a2a"); empty: the request's scheme and Host.
     std::string public_url;
     std::string agent_version = "0.1.0";
+    // The tasks whose app and context the server remembers (GetTask and CancelTask by id alone); past it the
+    // oldest are forgotten (their sessions keep their events).
+    std::size_t max_tasks = 100000;
 };
 
 class Server {
 public:
-    // `api` must outlive the server and its routes.
+    // `api` must outlive the server and its routes. Throws adk::Error (invalid_argument) for a path that does not
+    // start with '/'.
     explicit Server(server::ApiServer& api, ServerOptions options = {});
 
     // The routes, relative to the mount path; mount() mounts them at ServerOptions::path (before the ApiServer
@@ -42,12 +65,10 @@ public:
     // ApiServer does not serve.
     AgentCard card(std::string_view app, const std::string& url) const;
 
-private:
-    asio::awaitable<void> serve_card(server::RouteRequest& r);
-    std::string endpoint(const server::RouteRequest& r, const std::string& app) const;
+    class Impl;
 
-    server::ApiServer& api_;
-    ServerOptions options_;
+private:
+    std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace adk::a2a

@@ -90,11 +90,15 @@ public:
     class Frame {
     public:
         Frame(std::shared_ptr<const Event> event_, std::size_t bytes_) : bytes(bytes_), event(std::move(event_)) {}
-        Frame(std::string failure_, std::size_t bytes_) : bytes(bytes_), failure(std::move(failure_)) {}
+        Frame(std::string failure_, bool cancelled_, std::size_t bytes_)
+            : bytes(bytes_), failure(std::move(failure_)), cancelled(cancelled_)
+        {
+        }
         std::uint64_t n = 0;  // from 1, set when the log takes the frame
         std::size_t bytes;    // what the log counts for it (approximate_bytes of the event)
         std::shared_ptr<const Event> event;  // null for the failure
         std::string failure;
+        bool cancelled = false;  // the failure is the run's cancellation (errc::cancelled)
         bool partial() const { return event && event->partial; }
     };
 
