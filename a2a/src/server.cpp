@@ -506,6 +506,17 @@ server::Routes Server::routes()
         const std::string app = r.params.at(0);
         co_await impl->stream(r, app, std::move(request), std::nullopt);
     });
+    routes.add("POST", "/{}/tasks/{}:cancel", [impl](RouteRequest& r) -> asio::awaitable<void> {
+        const std::string app = r.params.at(0), id = r.params.at(1);
+        Task t = co_await impl->cancel(app, id);
+        const std::string text = json::serialize(json::value_from(t));
+        co_await r.response.send(200, "application/json", text);
+    });
+    routes.add("GET POST", "/{}/tasks/{}:subscribe", [impl](RouteRequest& r) -> asio::awaitable<void> {
+        const std::string app = r.params.at(0), id = r.params.at(1);
+        co_await impl->subscribe(r, app, id, std::nullopt);
+    });
+    // After the verbs: "{}" matches "id:cancel" too (the first route that fits answers).
     routes.add("GET", "/{}/tasks/{}", [impl](RouteRequest& r) -> asio::awaitable<void> {
         std::optional<std::int32_t> history;
         if (auto h = r.query("historyLength")) {
@@ -519,16 +530,6 @@ server::Routes Server::routes()
         Task t = co_await impl->task(app, id, history);
         const std::string text = json::serialize(json::value_from(t));
         co_await r.response.send(200, "application/json", text);
-    });
-    routes.add("POST", "/{}/tasks/{}:cancel", [impl](RouteRequest& r) -> asio::awaitable<void> {
-        const std::string app = r.params.at(0), id = r.params.at(1);
-        Task t = co_await impl->cancel(app, id);
-        const std::string text = json::serialize(json::value_from(t));
-        co_await r.response.send(200, "application/json", text);
-    });
-    routes.add("GET POST", "/{}/tasks/{}:subscribe", [impl](RouteRequest& r) -> asio::awaitable<void> {
-        const std::string app = r.params.at(0), id = r.params.at(1);
-        co_await impl->subscribe(r, app, id, std::nullopt);
     });
     return routes;
 }

@@ -9,6 +9,9 @@
 #include "support/api_client.hpp"
 #include "support/run.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_to.hpp>
@@ -307,6 +310,131 @@ TEST_CASE("A2A: SendStreamingMessage over JSON-RPC streams the task, its work, i
         const std::string parse_text = co_await parse_failed.read_all();
         CHECK(json::parse(parse_text).at("error").at("code") == -32700);
         CHECK(json::parse(parse_text).at("id").is_null());
+        f.server->stop();
+    }());
+}
+
+namespace {
+
+// An agent whose tool waits at `gate` (a timer the test cancels to let it through) before the answer.
+class GatedServer {
+public:
+    GatedServer()
+    {
+        auto tool = adk::FunctionTool::create(
+            "wait_for_gate", "Waits.", json::parse(R"({"type":"object","properties":{}})"),
+            [this](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+                auto [ec] = co_await gate.async_wait(asio::as_tuple(asio::use_awaitable));
+                (void)ec;  // cancelled by the test: go on
+                co_return json::object{{"opened", true}};
+            });
+        std::vector<ScriptedModel::Turn> turns;
+        for (int i = 0; i < 2; ++i) {
+            turns.push_back(adk::LlmResponse::function_call("wait_for_gate", json::object{}));
+            turns.push_back(ScriptedModel::chunks({"Through ", "the gate."}));
+        }
+        auto agent = adk::LlmAgent::builder("gated_agent")
+                         .model(std::make_shared<ScriptedModel>(std::move(turns)))
+                         .tool(tool)
+                         .build();
+        server = std::make_unique<adk::server::ApiServer>(ioc.get_executor(),
+                                                          std::vector<adk::server::App>{{"gated", agent}},
+                                                          options_with(sessions));
+        a2a = std::make_unique<a2a::Server>(*server);
+        a2a->mount();
+        server->start();
+    }
+
+    asio::io_context ioc;
+    asio::steady_timer gate{ioc, asio::steady_timer::time_point::max()};
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::unique_ptr<adk::server::ApiServer> server;
+    std::unique_ptr<a2a::Server> a2a;
+    adk::net::HttpClient client{no_retries()};
+};
+
+std::vector<a2a::StreamResponse> updates_of(const std::vector<adk::test::Frame>& frames)
+{
+    std::vector<a2a::StreamResponse> out;
+    for (const auto& frame : frames)
+        out.push_back(a2a::stream_response_from_json(frame.json()));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("A2A: a client that drops its stream subscribes to the task and gets the task, then the rest",
+          "[a2a][server]")
+{
+    GatedServer f;
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value body = json::object{{"message", user_message("Go through.")}};
+        std::string task_id;
+        {
+            adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/gated/message:stream", body);
+            FrameReader reader(res);
+            std::vector<adk::test::Frame> first = co_await reader.read(2);  // the task, and the call (the tool waits)
+            REQUIRE(first.size() == 2);
+            const auto updates = updates_of(first);
+            task_id = std::get<a2a::Task>(updates[0]).id;
+            CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates[1]).status.state == a2a::TaskState::working);
+        }  // the connection drops; the task goes on
+        adk::net::HttpResponse again =
+            co_await get(f.client, *f.server, "/a2a/gated/tasks/" + task_id + ":subscribe", "");
+        CHECK(again.status() == 200);
+        FrameReader reader(again);
+        std::vector<adk::test::Frame> head = co_await reader.read(1);
+        REQUIRE(head.size() == 1);
+        const auto now = std::get<a2a::Task>(a2a::stream_response_from_json(head[0].json()));
+        CHECK(now.id == task_id);
+        CHECK(now.status.state == a2a::TaskState::working);
+        REQUIRE(now.history.size() == 2);  // the client's message and the call waiting at the gate
+        CHECK(now.history[1].parts.at(0).metadata.at("adk_type") == "function_call");
+        f.gate.cancel();  // the tool goes on: the rest comes to the new subscriber
+        std::vector<adk::test::Frame> rest = co_await reader.read_all();
+        const auto updates = updates_of(rest);
+        REQUIRE(updates.size() >= 3);
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates[0]).status.message->parts.at(0).metadata.at("adk_type") ==
+              "function_response");
+        const auto& answer = std::get<a2a::TaskArtifactUpdateEvent>(updates[updates.size() - 2]);
+        CHECK(answer.last_chunk);
+        CHECK(*answer.artifact.parts.at(0).text() == "Through the gate.");
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates.back()).status.state == a2a::TaskState::completed);
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("A2A: CancelTask cancels the running invocation, and its stream ends CANCELED", "[a2a][server]")
+{
+    GatedServer f;
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value request = rpc("SendStreamingMessage", json::object{{"message", user_message("Go.")}}, 1);
+        adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/gated", request);
+        FrameReader reader(res);
+        std::vector<adk::test::Frame> first = co_await reader.read(2);
+        REQUIRE(first.size() == 2);
+        const std::string task_id =
+            std::get<a2a::Task>(a2a::stream_response_from_json(first[0].json().at("result"))).id;
+
+        adk::net::HttpRequest cancel("POST", f.server->base_url() + "/a2a/gated/tasks/" + task_id + ":cancel");
+        adk::net::HttpResponse cancelled = co_await f.client.send(std::move(cancel));
+        CHECK(cancelled.status() == 200);
+        const std::string text = co_await cancelled.read_all();
+        CHECK(json::value_to<a2a::Task>(json::parse(text)).status.state == a2a::TaskState::canceled);
+
+        std::vector<adk::test::Frame> rest = co_await reader.read_all();
+        REQUIRE(!rest.empty());
+        const auto last = a2a::stream_response_from_json(rest.back().json().at("result"));
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(last).status.state == a2a::TaskState::canceled);
+
+        const json::value get_task = rpc("GetTask", json::object{{"id", task_id}}, 2);
+        adk::net::HttpResponse got = co_await post(f.client, *f.server, "/a2a/gated", get_task);
+        const std::string got_text = co_await got.read_all();
+        CHECK(json::value_to<a2a::Task>(json::parse(got_text).at("result")).status.state == a2a::TaskState::canceled);
+        adk::net::HttpRequest again("POST", f.server->base_url() + "/a2a/gated/tasks/" + task_id + ":cancel");
+        adk::net::HttpResponse not_running = co_await f.client.send(std::move(again));
+        CHECK(not_running.status() == 400);  // TaskNotCancelableError
+        (void)co_await not_running.read_all();
         f.server->stop();
     }());
 }
