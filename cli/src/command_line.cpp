@@ -32,6 +32,8 @@ constexpr std::array server_flags{
                                "                          (or ADK_LOG_FORMAT=json)"},
     Flag{"--run_grace", true, "seconds a run goes on after its client left, for it to reconnect (default 30; 0: cancel)"},
     Flag{"--allow_unauthenticated", false, "serve off loopback without a bearer token"},
+    Flag{"--a2a", false, "serve each app over A2A 1.0 too, at /a2a/APP (its card at\n"
+                         "                          /a2a/APP/.well-known/agent-card.json)"},
 };
 constexpr Flag mcp_stdio_flag{"--allow_mcp_stdio", false, "let the apps' YAML start MCP servers as processes\n"
                                                           "                          (McpToolset over stdio)"};

@@ -1,6 +1,7 @@
 // `web` and `api_server`: the ApiServer on an io_context of one thread, until SIGINT or SIGTERM.
 #include "commands.hpp"
 
+#include <adk/a2a/server.hpp>
 #include <adk/core/error.hpp>
 #include <adk/otel/otlp_exporter.hpp>
 #include <adk/otel/otlp_metric_exporter.hpp>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace adk::cli::detail {
 
@@ -85,6 +87,11 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
     std::shared_ptr<otel::OtlpMetricExporter> otlp_metrics =
         otel::OtlpMetricExporter::from_env(ioc.get_executor(), options.meter);
     server::ApiServer server(ioc.get_executor(), std::move(apps), std::move(options));
+    std::optional<a2a::Server> a2a_server;  // adk::a2a: every app over A2A too, at /a2a/{app}
+    if (cmd.has("--a2a")) {
+        a2a_server.emplace(server);
+        a2a_server->mount();
+    }
     try {
         server.start();
     } catch (const boost::system::system_error& e) {
@@ -94,6 +101,7 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
     }
     const std::string where = server.base_url() + (cmd.name == "web" ? "/dev-ui/" : "/");
     std::cout << program << " " << cmd.name << ": serving " << names << " at " << where
+              << (a2a_server ? ", and over A2A at " + server.base_url() + "/a2a/APP" : std::string())
               << " (Ctrl-C stops)" << std::endl;
 
     asio::signal_set stop_signals(ioc, SIGINT, SIGTERM);
