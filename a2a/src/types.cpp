@@ -89,6 +89,17 @@ std::vector<T> objects(FieldReader& r, std::string_view name)
     return out;
 }
 
+// A member the protocol requires: absent, it is refused, naming it and its type.
+template <class T>
+T required_member(FieldReader& r, std::string_view name, std::string_view what, std::string_view type)
+{
+    const json::value* v = r.find(name);
+    if (!v)
+        refuse(std::string(what) + "." + std::string(name) + " is required (a" +
+               (type.front() == 'A' ? "n " : " ") + std::string(type) + ")");
+    return json::value_to<T>(*v);
+}
+
 template <class T>
 std::optional<T> object_member(FieldReader& r, std::string_view name)
 {
@@ -103,15 +114,19 @@ void put_string(json::object& o, std::string_view key, const std::string& v)
         o[key] = v;
 }
 
-void put_strings(json::object& o, std::string_view key, const std::vector<std::string>& v)
+json::array strings_array(const std::vector<std::string>& v)
 {
-    if (v.empty())
-        return;
     json::array a;
     a.reserve(v.size());
     for (const auto& s : v)
         a.emplace_back(s);
-    o[key] = std::move(a);
+    return a;
+}
+
+void put_strings(json::object& o, std::string_view key, const std::vector<std::string>& v)
+{
+    if (!v.empty())
+        o[key] = strings_array(v);
 }
 
 template <class T>
@@ -458,10 +473,7 @@ Task tag_invoke(const json::value_to_tag<Task>&, const json::value& v)
     Task t;
     t.id = id_member(r, "id", "Task", true);
     t.context_id = id_member(r, "contextId", "Task", false);
-    const json::value* status = r.find("status");
-    if (!status)
-        refuse("Task.status is required (a TaskStatus)");
-    t.status = json::value_to<TaskStatus>(*status);
+    t.status = required_member<TaskStatus>(r, "status", "Task", "TaskStatus");
     t.artifacts = objects<Artifact>(r, "artifacts");
     t.history = objects<Message>(r, "history");
     t.metadata = object_or_empty(r, "metadata");
@@ -486,10 +498,7 @@ TaskStatusUpdateEvent tag_invoke(const json::value_to_tag<TaskStatusUpdateEvent>
     TaskStatusUpdateEvent e;
     e.task_id = id_member(r, "taskId", "TaskStatusUpdateEvent", true);
     e.context_id = id_member(r, "contextId", "TaskStatusUpdateEvent", true);
-    const json::value* status = r.find("status");
-    if (!status)
-        refuse("TaskStatusUpdateEvent.status is required (a TaskStatus)");
-    e.status = json::value_to<TaskStatus>(*status);
+    e.status = required_member<TaskStatus>(r, "status", "TaskStatusUpdateEvent", "TaskStatus");
     e.metadata = object_or_empty(r, "metadata");
     e.extra = r.rest();
     return e;
@@ -516,10 +525,7 @@ TaskArtifactUpdateEvent tag_invoke(const json::value_to_tag<TaskArtifactUpdateEv
     TaskArtifactUpdateEvent e;
     e.task_id = id_member(r, "taskId", "TaskArtifactUpdateEvent", true);
     e.context_id = id_member(r, "contextId", "TaskArtifactUpdateEvent", true);
-    const json::value* artifact = r.find("artifact");
-    if (!artifact)
-        refuse("TaskArtifactUpdateEvent.artifact is required (an Artifact)");
-    e.artifact = json::value_to<Artifact>(*artifact);
+    e.artifact = required_member<Artifact>(r, "artifact", "TaskArtifactUpdateEvent", "Artifact");
     e.append = r.boolean("append").value_or(false);
     e.last_chunk = r.boolean("lastChunk").value_or(false);
     e.metadata = object_or_empty(r, "metadata");
@@ -621,10 +627,7 @@ SendMessageRequest tag_invoke(const json::value_to_tag<SendMessageRequest>&, con
     FieldReader r(v, "SendMessageRequest");
     SendMessageRequest s;
     s.tenant = r.string("tenant").value_or("");
-    const json::value* message = r.find("message");
-    if (!message)
-        refuse("SendMessageRequest.message is required (a Message)");
-    s.message = json::value_to<Message>(*message);
+    s.message = required_member<Message>(r, "message", "SendMessageRequest", "Message");
     s.configuration = object_member<SendMessageConfiguration>(r, "configuration");
     s.metadata = object_or_empty(r, "metadata");
     s.extra = r.rest();
@@ -660,10 +663,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentSkill&
     o["id"] = v.id;
     o["name"] = v.name;
     o["description"] = v.description;
-    json::array tags;
-    for (const auto& t : v.tags)
-        tags.emplace_back(t);
-    o["tags"] = std::move(tags);
+    o["tags"] = strings_array(v.tags);
     put_strings(o, "examples", v.examples);
     put_strings(o, "inputModes", v.input_modes);
     put_strings(o, "outputModes", v.output_modes);
@@ -727,13 +727,8 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentCard& 
     o["capabilities"] = json::value_from(v.capabilities);
     put_object(o, "securitySchemes", v.security_schemes);
     put_array(o, "securityRequirements", v.security_requirements);
-    json::array in, out_modes;
-    for (const auto& m : v.default_input_modes)
-        in.emplace_back(m);
-    for (const auto& m : v.default_output_modes)
-        out_modes.emplace_back(m);
-    o["defaultInputModes"] = std::move(in);
-    o["defaultOutputModes"] = std::move(out_modes);
+    o["defaultInputModes"] = strings_array(v.default_input_modes);
+    o["defaultOutputModes"] = strings_array(v.default_output_modes);
     o["skills"] = objects_array(v.skills);
     put_array(o, "signatures", v.signatures);
     adk::detail::put(o, "iconUrl", v.icon_url);
