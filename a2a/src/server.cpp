@@ -262,21 +262,11 @@ asio::awaitable<Task> Server::Impl::task(const std::string& app, const std::stri
         updates.add(e, ignored);
     }
     std::shared_ptr<Run> run = run_of(ref);
-    if (!run || run->finished()) {
-        std::optional<std::string> failure;
-        bool cancelled = false;
-        if (run) {
-            const auto executor = co_await asio::this_coro::executor;
-            server::Run::Follower follower(run, executor);
-            std::uint64_t cursor = run->last_frame() > 0 ? run->last_frame() - 1 : 0;
-            server::Run::Read last = follower.read(cursor, std::size_t{1} << 20);
-            for (const auto& f : last.frames)
-                if (!f.event) {
-                    failure = f.failure;
-                    cancelled = f.cancelled;
-                }
-        }
-        updates.end(cancelled ? std::nullopt : failure, cancelled, ignored);
+    if (!run || run->finished()) {  // over (a run the server no longer holds ended long ago)
+        const std::string failure = run ? run->failure() : std::string();
+        const bool cancelled = run && run->cancelled();
+        updates.end(failure.empty() || cancelled ? std::nullopt : std::optional<std::string>(failure), cancelled,
+                    ignored);
     }
     Task t = updates.task();
     if (history && static_cast<std::size_t>(*history) < t.history.size())

@@ -98,21 +98,24 @@ public:
 
 // ADK's frames: "id: <run id>:<n>\ndata: <the event's JSON>\n\n"; a failed run's last frame's data is
 // {"error": "..."}, as is (without an id) the frame that tells a client what it missed.
-void append_error_frame(std::string& out, const std::string& message)
+std::string error_json(const std::string& message)
 {
     json::value body = json::object{{"error", message}};
-    out.append("data: ").append(json::serialize(body)).append("\n\n");
+    return json::serialize(body);
+}
+
+void append_error_frame(std::string& out, const std::string& message)
+{
+    out.append("data: ").append(error_json(message)).append("\n\n");
 }
 
 void append_adk_frame(std::string& out, const Run& run, const Run::Frame& frame)
 {
     out.append("id: ").append(run.id).append(":").append(std::to_string(frame.n)).append("\ndata: ");
-    if (frame.event) {
+    if (frame.event)
         append_json_text(out, *frame.event);
-    } else {
-        json::value body = json::object{{"error", frame.failure}};
-        out.append(json::serialize(body));
-    }
+    else
+        out.append(error_json(frame.failure));
     out.append("\n\n");
 }
 

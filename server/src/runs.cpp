@@ -61,6 +61,11 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
         failure = e.what();
     }
     if (!failure.empty()) {
+        {
+            std::lock_guard lock(self->mutex_);
+            self->failure_ = failure;
+            self->cancelled_ = cancelled;
+        }
         const std::size_t bytes = sizeof(Held) + failure.size();
         self->append(Frame(std::move(failure), cancelled, bytes));
     }
@@ -181,6 +186,18 @@ bool Run::finished() const
 {
     std::lock_guard lock(mutex_);
     return finished_;
+}
+
+std::string Run::failure() const
+{
+    std::lock_guard lock(mutex_);
+    return failure_;
+}
+
+bool Run::cancelled() const
+{
+    std::lock_guard lock(mutex_);
+    return cancelled_;
 }
 
 std::string Run::invocation_id() const

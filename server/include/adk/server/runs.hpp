@@ -160,6 +160,9 @@ public:
     void close(const std::string& why);
 
     bool finished() const;
+    // Why a finished run failed (empty: it did not), and whether that was its cancellation.
+    std::string failure() const;
+    bool cancelled() const;
     std::string invocation_id() const;
     std::uint64_t last_frame() const;
     std::size_t followers() const;
@@ -202,6 +205,8 @@ private:
     std::uint64_t last_whole_dropped_ = 0;  // the highest frame number of a whole frame dropped from the log
     bool finished_ = false;
     bool closed_ = false;
+    std::string failure_;
+    bool cancelled_ = false;
     std::string invocation_id_;
     std::vector<Follower*> followers_;  // each detaches in its destructor
 };
