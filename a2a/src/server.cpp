@@ -82,6 +82,14 @@ int rpc_code(const Error& e)
     return internal_error;
 }
 
+// The task's final status, from how its run ended.
+void end(TaskUpdates& updates, const Run& run, std::vector<StreamResponse>& out)
+{
+    const std::string failure = run.failure();
+    const bool cancelled = run.cancelled();
+    updates.end(failure.empty() || cancelled ? std::nullopt : std::optional<std::string>(failure), cancelled, out);
+}
+
 // How a stream writes a task's updates: each a StreamResponse, wrapped in a JSON-RPC response when `rpc_id` is set.
 // Silent, it only adds them up (SendMessage answers the task at its end).
 class UpdateWriter final : public server::RunWriter {
@@ -94,20 +102,15 @@ public:
     void frame(std::string& out, const Run&, const Run::Frame& f) override
     {
         pending_.clear();
-        if (f.event) {
+        if (f.event)  // a failure frame is the run's end: finished() reads it from the run
             updates_.add(*f.event, pending_);
-        } else {
-            failure_ = f;
-            failed_ = true;
-        }
         render(out);
     }
     void missed(std::string&, const Run&, std::uint64_t, std::uint64_t) override {}  // the final task says all
-    void finished(std::string& out, const Run&) override
+    void finished(std::string& out, const Run& run) override
     {
         pending_.clear();
-        updates_.end(failed_ && !failure_.cancelled ? std::optional<std::string>(failure_.failure) : std::nullopt,
-                      failed_ && failure_.cancelled, pending_);
+        end(updates_, run, pending_);
         render(out);
     }
     void write(std::string& out, const StreamResponse& response)
@@ -129,8 +132,6 @@ private:
     std::optional<json::value> rpc_id_;
     bool silent_;
     std::vector<StreamResponse> pending_;
-    Run::Frame failure_{std::string(), false, 0};
-    bool failed_ = false;
 };
 
 }  // namespace
@@ -164,6 +165,10 @@ public:
                                std::optional<json::value> rpc_id);
     asio::awaitable<void> stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                  std::optional<json::value> rpc_id);
+    // An SSE stream: `first`, then the updates of the run's frames after `cursor`, then the task's end.
+    asio::awaitable<void> stream_updates(RouteRequest& r, std::shared_ptr<Run> run, std::uint64_t cursor,
+                                         TaskUpdates& updates, const StreamResponse& first,
+                                         std::optional<json::value> rpc_id);
     asio::awaitable<void> subscribe(RouteRequest& r, const std::string& app, const std::string& task_id,
                                     std::optional<json::value> rpc_id);
     asio::awaitable<void> jsonrpc(RouteRequest& r);
@@ -262,12 +267,10 @@ asio::awaitable<Task> Server::Impl::task(const std::string& app, const std::stri
         updates.add(e, ignored);
     }
     std::shared_ptr<Run> run = run_of(ref);
-    if (!run || run->finished()) {  // over (a run the server no longer holds ended long ago)
-        const std::string failure = run ? run->failure() : std::string();
-        const bool cancelled = run && run->cancelled();
-        updates.end(failure.empty() || cancelled ? std::nullopt : std::optional<std::string>(failure), cancelled,
-                    ignored);
-    }
+    if (!run)  // over long ago: the server no longer holds its run
+        updates.end(std::nullopt, false, ignored);
+    else if (run->finished())
+        end(updates, *run, ignored);
     Task t = updates.task();
     if (history && static_cast<std::size_t>(*history) < t.history.size())
         t.history.erase(t.history.begin(), t.history.end() - *history);
@@ -314,19 +317,27 @@ asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app
     co_await r.response.send(200, "application/json", text);
 }
 
+asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_ptr<Run> run, std::uint64_t cursor,
+                                                   TaskUpdates& updates, const StreamResponse& first,
+                                                   std::optional<json::value> rpc_id)
+{
+    UpdateWriter writer(updates, std::move(rpc_id));
+    const net::HeaderList headers{{"cache-control", "no-cache"}};
+    co_await r.response.begin_stream(200, "text/event-stream", headers);
+    std::string head;
+    writer.write(head, first);
+    co_await r.response.write(head);
+    if (co_await server::write_run(r.response, std::move(run), cursor, writer))
+        co_await r.response.end_stream();
+}
+
 asio::awaitable<void> Server::Impl::stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                            std::optional<json::value> rpc_id)
 {
     Started started = co_await start(app, std::move(request));
     TaskUpdates updates(started.message.task_id, started.message.context_id);
-    UpdateWriter writer(updates, rpc_id);
-    const net::HeaderList headers{{"cache-control", "no-cache"}};
-    co_await r.response.begin_stream(200, "text/event-stream", headers);
-    std::string first;
-    writer.write(first, updates.submitted(started.message));
-    co_await r.response.write(first);
-    if (co_await server::write_run(r.response, started.run, 0, writer))
-        co_await r.response.end_stream();
+    StreamResponse first = updates.submitted(started.message);
+    co_await stream_updates(r, started.run, 0, updates, first, rpc_id);
 }
 
 asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string& app, const std::string& task_id,
@@ -354,14 +365,8 @@ asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string
                 break;
         }
     }
-    UpdateWriter writer(updates, rpc_id);
-    const net::HeaderList headers{{"cache-control", "no-cache"}};
-    co_await r.response.begin_stream(200, "text/event-stream", headers);
-    std::string first;
-    writer.write(first, StreamResponse(std::move(now)));
-    co_await r.response.write(first);
-    if (co_await server::write_run(r.response, run, cursor, writer))
-        co_await r.response.end_stream();
+    StreamResponse first(std::move(now));
+    co_await stream_updates(r, run, cursor, updates, first, rpc_id);
 }
 
 asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)

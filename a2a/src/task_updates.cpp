@@ -5,6 +5,7 @@
 
 #include <boost/json/value_from.hpp>
 
+#include <algorithm>
 #include <chrono>
 
 namespace adk::a2a {
@@ -29,9 +30,9 @@ json::object event_metadata(const Event& e)
         m["adk_branch"] = e.branch;
     if (e.partial)
         m["adk_partial"] = true;
-    const json::value actions = json::value_from(e.actions);
-    if (actions.is_object() && !actions.get_object().empty())
-        m["adk_actions"] = actions;
+    static const EventActions none;
+    if (!(e.actions == none))  // written only when the event did something (a chunk's never do)
+        m["adk_actions"] = json::value_from(e.actions);
     if (e.usage_metadata)
         m["adk_usage_metadata"] = json::value_from(*e.usage_metadata);
     if (e.error_code)
@@ -65,19 +66,19 @@ Task TaskUpdates::submitted(const Message& user_message)
     return task_;
 }
 
-Message TaskUpdates::agent_message(const Event& event, std::vector<adk::Part> parts)
+Message TaskUpdates::agent_message(const Event& event)
 {
-    Message m = to_message(adk::Content("model", std::move(parts)), Role::agent,
+    Message m = to_message(*event.content, Role::agent,
                            event.id.empty() ? task_.id + "-m" + std::to_string(++messages_) : event.id);
     m.task_id = task_.id;
     m.context_id = task_.context_id;
     m.metadata = event_metadata(event);
-    for (Part& p : m.parts)  // ADK marks the calls the client must answer
-        if (const auto* data = std::get_if<Part::Data>(&p.content); data && data->value.is_object())
-            if (const json::value* id = data->value.get_object().if_contains("id"); id && id->is_string())
-                for (const auto& waiting : event.long_running_tool_ids)
-                    if (waiting == id->get_string())
-                        p.metadata["adk_is_long_running"] = true;
+    // ADK marks the calls the client must answer (to_message keeps the parts' order).
+    const auto& waiting = event.long_running_tool_ids;
+    for (std::size_t i = 0; i < m.parts.size(); ++i)
+        if (const adk::Part& p = event.content->parts[i];
+            p.function_call && std::find(waiting.begin(), waiting.end(), p.function_call->id) != waiting.end())
+            m.parts[i].metadata["adk_is_long_running"] = true;
     return m;
 }
 
@@ -134,7 +135,7 @@ void TaskUpdates::add(const Event& event, std::vector<StreamResponse>& out)
         return;
     }
     answering_ = false;
-    Message m = agent_message(event, event.content->parts);
+    Message m = agent_message(event);
     task_.history.push_back(m);
     if (waits_for_client(event)) {
         waiting_ = event.actions.requested_auth_configs.empty() ? TaskState::input_required : TaskState::auth_required;

@@ -38,7 +38,7 @@ public:
 
 private:
     TaskStatusUpdateEvent status_update(TaskState state, std::optional<Message> message);
-    Message agent_message(const Event& event, std::vector<adk::Part> parts);
+    Message agent_message(const Event& event);  // the event's content, with its metadata
 
     Task task_;
     int answers_ = 0;          // artifacts named so far
