@@ -8,6 +8,9 @@
 #include <adk/server/runs.hpp>
 #include <adk/sessions/session_service.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -64,22 +67,111 @@ json::value rpc_error(const json::value& id, int code, std::string_view message)
     return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"error", json::object{{"code", code}, {"message", message}}}};
 }
 
-// An error of A2A's own (TaskNotCancelableError, ...): 400 over HTTP+JSON, its code over JSON-RPC.
+double now_seconds()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool has_function_response(const Content& c)
+{
+    return std::any_of(c.parts.begin(), c.parts.end(), [](const adk::Part& p) { return p.function_response.has_value(); });
+}
+
+// An error of A2A's own (TaskNotCancelableError, ...), by its JSON-RPC code.
 class ProtocolError : public Error {
 public:
     ProtocolError(int rpc_code_, std::string message) : Error(errc::invalid_argument, std::move(message)), rpc_code(rpc_code_) {}
     int rpc_code;
 };
 
-int rpc_code(const Error& e)
+// How an error reads in each binding (the specification's 5.4): its JSON-RPC code, its HTTP status and
+// google.rpc status name, and for A2A's own errors the reason of their google.rpc.ErrorInfo.
+class ErrorShape {
+public:
+    int rpc;
+    unsigned http;
+    std::string_view status;
+    std::string_view reason;  // empty: not one of A2A's own
+};
+
+ErrorShape shape_of(const Error& e)
 {
-    if (const auto* own = dynamic_cast<const ProtocolError*>(&e))
-        return own->rpc_code;
-    if (e.code() == make_error_code(errc::not_found))
-        return code::task_not_found;
-    if (e.code() == make_error_code(errc::invalid_argument))
-        return invalid_params;
-    return internal_error;
+    if (const auto* own = dynamic_cast<const ProtocolError*>(&e)) {
+        const int c = own->rpc_code;
+        switch (c) {
+        case code::task_not_found: return {c, 404, "NOT_FOUND", "TASK_NOT_FOUND"};
+        case code::task_not_cancelable: return {c, 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"};
+        case code::push_notification_not_supported:
+            return {c, 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED"};
+        case code::unsupported_operation: return {c, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"};
+        case code::content_type_not_supported: return {c, 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"};
+        case code::extended_agent_card_not_configured:
+            return {c, 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"};
+        case code::extension_support_required: return {c, 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"};
+        case code::version_not_supported: return {c, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"};
+        default: break;
+        }
+    }
+    switch (server::http_status(e)) {
+    case 400: return {invalid_params, 400, "INVALID_ARGUMENT", {}};
+    case 404: return {code::task_not_found, 404, "NOT_FOUND", {}};
+    case 409: return {invalid_params, 409, "ALREADY_EXISTS", {}};
+    case 413: return {invalid_params, 413, "INVALID_ARGUMENT", {}};
+    case 503: return {internal_error, 503, "UNAVAILABLE", {}};
+    case 504: return {internal_error, 504, "DEADLINE_EXCEEDED", {}};
+    default: return {internal_error, 500, "INTERNAL", {}};
+    }
+}
+
+json::array error_details(const ErrorShape& shape)
+{
+    json::array details;
+    if (!shape.reason.empty())
+        details.push_back(json::object{{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+                                       {"reason", shape.reason},
+                                       {"domain", "a2a-protocol.org"}});
+    return details;
+}
+
+json::value rpc_error(const json::value& id, const Error& e)
+{
+    const ErrorShape shape = shape_of(e);
+    json::object error{{"code", shape.rpc}, {"message", e.message()}};
+    if (!shape.reason.empty())
+        error["data"] = error_details(shape);
+    return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
+}
+
+// The HTTP+JSON binding's error: its status, and google.rpc.Status as JSON under "error".
+std::pair<unsigned, std::string> status_of(const Error& e)
+{
+    const ErrorShape shape = shape_of(e);
+    json::object status{{"code", shape.http}, {"status", shape.status}, {"message", e.message()}};
+    if (!shape.reason.empty())
+        status["details"] = error_details(shape);
+    return {shape.http, json::serialize(json::object{{"error", std::move(status)}})};
+}
+
+// The A2A-Version a request asks for (header, or query parameter): this server speaks 1.0; a request that names
+// no version is read by its method (0.3's JSON-RPC methods have names of their own).
+void check_version(const RouteRequest& r)
+{
+    std::string_view v = r.http.header("a2a-version");
+    std::optional<std::string_view> q;
+    if (v.empty() && (q = r.query("A2A-Version")))
+        v = *q;
+    if (v.empty())
+        return;
+    // Major.Minor decides ("1.0", "1.0.1").
+    const std::string_view major_minor = v.substr(0, std::min(v.size(), v.find('.', v.find('.') + 1)));
+    if (major_minor == protocol_version)
+        return;
+    std::string shown;
+    for (char c : v.substr(0, 16))
+        shown += (c >= 0x20 && c < 0x7f) ? c : '?';
+    throw ProtocolError(code::version_not_supported,
+                        "A2A-Version " + shown + " is not served here: this agent speaks A2A " +
+                            std::string(protocol_version) + " (send A2A-Version: 1.0)");
 }
 
 // The task's final status, from how its run ended.
@@ -140,25 +232,47 @@ class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 public:
     Impl(server::ApiServer& api_, ServerOptions options_) : api(api_), options(std::move(options_)) {}
 
+    // What the server remembers of a task: where it lives, its invocations, how it stands.
     class TaskRef {
     public:
         std::string app;
         std::string context;
-        std::string run_id;
+        // The task's invocations: the first, then one per answer when the app is not resumable (a resumable app
+        // resumes the first).
+        std::vector<std::string> invocations;
+        std::string run_id;  // the latest run
+        TaskState state = TaskState::submitted;
+        double updated = 0;    // when its status last changed (seconds since the epoch): ListTasks' order
+        int answers_before = 0;  // the artifacts of its runs before the latest
+
+        bool owns(const std::string& invocation) const
+        {
+            return std::find(invocations.begin(), invocations.end(), invocation) != invocations.end();
+        }
     };
 
-    // A task started: its run, and the client's message as the task's history begins with it.
+    // A task started (or continued): its run, and its updates so far (the stream's first response).
     class Started {
     public:
+        Started(std::string task_id, std::string context) : updates(std::move(task_id), std::move(context)) {}
         std::shared_ptr<Run> run;
-        Message message;
+        TaskUpdates updates;
+        Task first;
     };
 
-    asio::awaitable<Started> start(const std::string& app, SendMessageRequest request);
+    asio::awaitable<std::unique_ptr<Started>> start(const std::string& app, SendMessageRequest request);
     TaskRef find(const std::string& app, const std::string& task_id) const;
     std::shared_ptr<Run> run_of(const TaskRef& ref) const;
+    // Follows a task's run for the server: a task runs to its end whether a client follows it or not (A2A's tasks
+    // outlive their connections), and its state is known without reading its session.
+    static asio::awaitable<void> watch(std::shared_ptr<Impl> self, std::string task_id, std::shared_ptr<Run> run,
+                                       int answers_before);
+    void note(const std::string& task_id, TaskState state);
+    // The task's events in its session, as its updates saw them.
+    static void replay(TaskUpdates& updates, const std::vector<Event>& events, const TaskRef& ref);
     // The task as it stands: its messages and answers so far, its status.
     asio::awaitable<Task> task(const std::string& app, const std::string& task_id, std::optional<std::int32_t> history);
+    asio::awaitable<ListTasksResponse> list(const std::string& app, ListTasksRequest request);
     asio::awaitable<Task> cancel(const std::string& app, const std::string& task_id);
 
     asio::awaitable<void> send(RouteRequest& r, const std::string& app, SendMessageRequest request,
@@ -183,51 +297,212 @@ public:
     std::deque<std::string> task_order;    // oldest first, for the bound
 };
 
-asio::awaitable<Server::Impl::Started> Server::Impl::start(const std::string& app, SendMessageRequest request)
+namespace {
+
+// The answers a task may take before the client must start a new one (each continuation adds an invocation).
+constexpr std::size_t max_task_invocations = 100;
+
+template <class T>
+void keep_last(std::vector<T>& history, std::optional<std::int32_t> length)
+{
+    if (length && static_cast<std::size_t>(*length) < history.size())
+        history.erase(history.begin(), history.end() - *length);
+}
+
+}  // namespace
+
+asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(const std::string& app,
+                                                                          SendMessageRequest request)
 {
     Message& m = request.message;
     if (m.role != Role::user)
         throw Error(errc::invalid_argument, "a message sent to an agent has the role ROLE_USER");
-    if (!m.task_id.empty())
-        throw Error(errc::invalid_argument, "Message.taskId: continuing a task (answering INPUT_REQUIRED) is not "
-                                            "served yet; send the answer without a taskId, in the same contextId");
     if (m.parts.empty())
         throw Error(errc::invalid_argument, "Message.parts is empty: send the text (or data) for the agent");
-    const std::string context = m.context_id.empty() ? new_uuid() : m.context_id;
-    check_context_id(context);
     Runner& runner = api.runner(app);
     server::RunRegistry& runs = api.runs();
     if (runs.full())
         throw Error(errc::unavailable, "the server holds as many runs as it may (ApiServerOptions::max_runs): try later");
-    const std::string user = user_of(context);
+    Content content = to_content(m);
     SessionService& sessions = *api.options().session_service;
-    GetSessionRequest get(app, user, context);
-    get.num_recent_events = 0;
-    std::optional<Session> existing = co_await sessions.get_session(std::move(get));
-    if (!existing) {
-        CreateSessionRequest create(app, user, context);
-        (void)co_await sessions.create_session(std::move(create));
+
+    // A message with a task's id answers that task (it waits for its client), in the task's context.
+    std::optional<TaskRef> continued;
+    std::vector<Event> before;  // the task's events so far
+    if (!m.task_id.empty()) {
+        {
+            std::lock_guard lock(mutex);
+            auto it = tasks.find(m.task_id);
+            if (it == tasks.end() || it->second.app != app)
+                throw ProtocolError(code::task_not_found, "Task not found: " + m.task_id);
+            TaskRef& ref = it->second;
+            if (!m.context_id.empty() && m.context_id != ref.context)
+                throw Error(errc::invalid_argument, "Message.contextId is not the context of task " + m.task_id +
+                                                        ": leave it out, or send the task's");
+            if (is_terminal(ref.state))
+                throw ProtocolError(code::unsupported_operation,
+                                    "Task " + m.task_id + " has ended (" + std::string(to_string(ref.state)) +
+                                        "): it takes no more messages; send a new message without taskId (in the "
+                                        "same contextId to go on with the conversation)");
+            if (!is_interrupted(ref.state))
+                throw ProtocolError(code::unsupported_operation,
+                                    "Task " + m.task_id + " is still working: a message may answer it only when it "
+                                                          "waits for its client (INPUT_REQUIRED, AUTH_REQUIRED)");
+            if (!has_function_response(content))
+                throw Error(errc::invalid_argument,
+                            "Task " + m.task_id + " waits for answers to its calls (the data parts with "
+                                                  "adk_is_long_running in its status message): send each as a data "
+                                                  "part {\"id\", \"name\", \"response\"} with metadata "
+                                                  "{\"adk_type\": \"function_response\"}");
+            if (ref.invocations.size() >= max_task_invocations)
+                throw ProtocolError(code::unsupported_operation, "Task " + m.task_id + " was answered " +
+                                                                     std::to_string(max_task_invocations) +
+                                                                     " times: start a new task in its context");
+            continued = ref;
+            ref.state = TaskState::working;  // claimed: a second answer at once is refused
+        }
+        m.context_id = continued->context;
     }
-    RunRequest run_request(user, context, to_content(m));
-    run_request.run_config.streaming_mode = StreamingMode::sse;
-    auto starting = runner.start(std::move(run_request));
-    Runner::Started started = co_await std::move(starting);
-    RunOwner owner(app, user, context);
-    Started out;
-    out.run = runs.start(std::move(owner), std::move(started.events), started.invocation_id);
-    m.context_id = context;
-    m.task_id = started.invocation_id;
-    out.message = m;
-    {
-        std::lock_guard lock(mutex);
-        tasks[started.invocation_id] = TaskRef{app, context, out.run->id};
-        task_order.push_back(started.invocation_id);
-        while (task_order.size() > options.max_tasks) {
-            tasks.erase(task_order.front());
-            task_order.pop_front();
+    try {
+        const std::string context = m.context_id.empty() ? new_uuid() : m.context_id;
+        check_context_id(context);
+        const std::string user = user_of(context);
+        if (continued) {
+            std::optional<Session> session = co_await sessions.get_session(GetSessionRequest(app, user, context));
+            if (!session)
+                throw ProtocolError(code::task_not_found, "Task " + m.task_id + " is gone with its session");
+            for (Event& e : session->events)
+                if (continued->owns(e.invocation_id))
+                    before.push_back(std::move(e));
+        } else {
+            GetSessionRequest get(app, user, context);
+            get.num_recent_events = 0;
+            std::optional<Session> existing = co_await sessions.get_session(std::move(get));
+            if (!existing) {
+                CreateSessionRequest create(app, user, context);
+                (void)co_await sessions.create_session(std::move(create));
+            }
+        }
+        RunRequest run_request(user, context, std::move(content));
+        run_request.run_config.streaming_mode = StreamingMode::sse;
+        auto starting = runner.start(std::move(run_request));
+        Runner::Started started = co_await std::move(starting);
+        const std::string task_id = continued ? m.task_id : started.invocation_id;
+        m.context_id = context;
+        m.task_id = task_id;
+        auto out = std::make_unique<Started>(task_id, context);
+        out->run = runs.start(RunOwner(app, user, context), std::move(started.events), started.invocation_id);
+        if (continued) {
+            replay(out->updates, before, *continued);
+            out->first = out->updates.answered(m);
+        } else {
+            out->first = out->updates.submitted(m);
+        }
+        const int answers_before = out->updates.answers();
+        {
+            std::lock_guard lock(mutex);
+            if (continued) {
+                // Still remembered: the claim above kept it WORKING (the bound forgets the oldest tasks only).
+                auto it = tasks.find(task_id);
+                if (it != tasks.end()) {
+                    if (!it->second.owns(started.invocation_id))
+                        it->second.invocations.push_back(started.invocation_id);
+                    it->second.run_id = out->run->id;
+                    it->second.answers_before = answers_before;
+                    it->second.updated = now_seconds();
+                }
+            } else {
+                TaskRef ref;
+                ref.app = app;
+                ref.context = context;
+                ref.invocations.push_back(task_id);
+                ref.run_id = out->run->id;
+                ref.updated = now_seconds();
+                tasks[task_id] = std::move(ref);
+                task_order.push_back(task_id);
+                while (task_order.size() > options.max_tasks) {
+                    tasks.erase(task_order.front());
+                    task_order.pop_front();
+                }
+            }
+        }
+        const auto executor = co_await asio::this_coro::executor;
+        asio::co_spawn(executor, watch(shared_from_this(), task_id, out->run, answers_before), asio::detached);
+        co_return out;
+    } catch (...) {
+        if (continued) {  // the claim let go: the task still waits for its answer
+            std::lock_guard lock(mutex);
+            if (auto it = tasks.find(request.message.task_id); it != tasks.end())
+                it->second.state = continued->state;
+        }
+        throw;
+    }
+}
+
+asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::string task_id, std::shared_ptr<Run> run,
+                                          int answers_before)
+{
+    const auto executor = co_await asio::this_coro::executor;
+    Run::Follower follower(run, executor);
+    TaskUpdates updates(task_id, run->owner.session, answers_before);
+    std::vector<StreamResponse> out;
+    Run::Read read;
+    std::uint64_t cursor = 0;
+    TaskState state = TaskState::submitted;
+    while (true) {
+        follower.read(cursor, std::size_t{1} << 20, read);
+        for (const Run::Frame& f : read.frames) {
+            if (!f.event || f.event->partial)  // partial text changes no status
+                continue;
+            out.clear();
+            updates.add(*f.event, out);
+            if (!out.empty()) {
+                state = TaskState::working;
+                self->note(task_id, state);
+            }
+        }
+        if (read.finished)
+            break;
+        if (read.empty()) {
+            co_await follower.wait();
+            asio::cancellation_state cs = co_await asio::this_coro::cancellation_state;
+            if (cs.cancelled() != asio::cancellation_type::none)
+                co_return;
         }
     }
-    co_return out;
+    out.clear();
+    end(updates, *run, out);
+    self->note(task_id, updates.task().status.state);
+}
+
+void Server::Impl::note(const std::string& task_id, TaskState state)
+{
+    std::lock_guard lock(mutex);
+    if (auto it = tasks.find(task_id); it != tasks.end() && it->second.state != TaskState::canceled) {
+        it->second.state = state;
+        it->second.updated = now_seconds();
+    }
+}
+
+void Server::Impl::replay(TaskUpdates& updates, const std::vector<Event>& events, const TaskRef& ref)
+{
+    std::vector<StreamResponse> ignored;
+    for (const Event& e : events) {
+        if (!ref.owns(e.invocation_id))
+            continue;
+        if (e.author == "user") {
+            if (!e.content)
+                continue;
+            const Message m = to_message(*e.content, Role::user, e.id.empty() ? updates.task().id + "-user" : e.id);
+            if (updates.task().history.empty())
+                (void)updates.submitted(m);
+            else
+                (void)updates.answered(m);
+            continue;
+        }
+        ignored.clear();
+        updates.add(e, ignored);
+    }
 }
 
 Server::Impl::TaskRef Server::Impl::find(const std::string& app, const std::string& task_id) const
@@ -235,7 +510,7 @@ Server::Impl::TaskRef Server::Impl::find(const std::string& app, const std::stri
     std::lock_guard lock(mutex);
     auto it = tasks.find(task_id);
     if (it == tasks.end() || it->second.app != app)
-        throw Error(errc::not_found, "Task not found: " + task_id);
+        throw ProtocolError(code::task_not_found, "Task not found: " + task_id);
     return it->second;
 }
 
@@ -248,46 +523,107 @@ asio::awaitable<Task> Server::Impl::task(const std::string& app, const std::stri
                                          std::optional<std::int32_t> history)
 {
     const TaskRef ref = find(app, task_id);
-    // The session holds the task's whole events (the client's message first); the run, while the server holds it,
-    // says whether it is over and how it ended.
+    // The session holds the task's whole events (the client's messages among them); the run, while the server
+    // holds it, says whether it is over and how it ended.
     GetSessionRequest get(app, user_of(ref.context), ref.context);
     std::optional<Session> session = co_await api.options().session_service->get_session(std::move(get));
     if (!session)
-        throw Error(errc::not_found, "Task not found: " + task_id + " (its session is gone)");
+        throw ProtocolError(code::task_not_found, "Task not found: " + task_id + " (its session is gone)");
     TaskUpdates updates(task_id, ref.context);
+    replay(updates, session->events, ref);
     std::vector<StreamResponse> ignored;
-    for (const Event& e : session->events) {
-        if (e.invocation_id != task_id)
-            continue;
-        if (e.author == "user" && e.content && updates.task().history.empty()) {
-            Message m = to_message(*e.content, Role::user, e.id.empty() ? task_id + "-user" : e.id);
-            (void)updates.submitted(m);
-            continue;
-        }
-        updates.add(e, ignored);
-    }
     std::shared_ptr<Run> run = run_of(ref);
-    if (!run)  // over long ago: the server no longer holds its run
+    const bool over = !run || run->finished();
+    if (over && ref.state == TaskState::canceled)  // cancelled while it waited for its client
+        updates.end(std::nullopt, true, ignored);
+    else if (!run)  // over long ago: the server no longer holds its run
         updates.end(std::nullopt, false, ignored);
     else if (run->finished())
         end(updates, *run, ignored);
     Task t = updates.task();
-    if (history && static_cast<std::size_t>(*history) < t.history.size())
-        t.history.erase(t.history.begin(), t.history.end() - *history);
+    if (over)
+        t.status.timestamp = format_timestamp(ref.updated);
+    keep_last(t.history, history);
     co_return t;
+}
+
+asio::awaitable<ListTasksResponse> Server::Impl::list(const std::string& app, ListTasksRequest request)
+{
+    // A page token is where the last page ended: "<microseconds of its status>:<its task id>".
+    std::optional<std::pair<std::int64_t, std::string>> after;
+    if (!request.page_token.empty()) {
+        const std::string& token = request.page_token;
+        const std::size_t colon = token.find(':');
+        std::int64_t us = 0;
+        const auto [end_, ec] = std::from_chars(token.data(), token.data() + std::min(colon, token.size()), us);
+        if (colon == std::string::npos || ec != std::errc() || end_ != token.data() + colon ||
+            !valid_id(std::string_view(token).substr(colon + 1)))
+            throw Error(errc::invalid_argument, "ListTasksRequest.pageToken is not one this server gave: send the "
+                                                "nextPageToken of the page before, or none for the first");
+        after.emplace(us, token.substr(colon + 1));
+    }
+    std::optional<double> since;
+    if (!request.status_timestamp_after.empty())
+        since = parse_timestamp(request.status_timestamp_after);
+    // The tasks that match, the most recently updated first (their ids break ties).
+    std::vector<std::pair<std::int64_t, std::string>> matching;
+    {
+        std::lock_guard lock(mutex);
+        for (const auto& [id, ref] : tasks) {
+            if (ref.app != app || (!request.context_id.empty() && ref.context != request.context_id) ||
+                (request.status != TaskState::unspecified && ref.state != request.status) ||
+                (since && ref.updated < *since))
+                continue;
+            matching.emplace_back(static_cast<std::int64_t>(ref.updated * 1e6), id);
+        }
+    }
+    std::sort(matching.begin(), matching.end(), std::greater<>());
+    ListTasksResponse out;
+    out.total_size = static_cast<std::int32_t>(matching.size());
+    const std::size_t page = static_cast<std::size_t>(request.page_size.value_or(50));
+    auto from = matching.begin();
+    if (after)
+        from = std::upper_bound(matching.begin(), matching.end(), *after, std::greater<>());
+    for (auto it = from; it != matching.end() && out.tasks.size() < page; ++it) {
+        Task t;
+        try {
+            t = co_await task(app, it->second, request.history_length);
+        } catch (const ProtocolError&) {
+            continue;  // forgotten, or its session deleted, since the list was taken
+        }
+        if (!request.include_artifacts.value_or(false))
+            t.artifacts.clear();
+        out.tasks.push_back(std::move(t));
+        if (out.tasks.size() == page && std::next(it) != matching.end())
+            out.next_page_token = std::to_string(it->first) + ":" + it->second;
+    }
+    out.page_size = static_cast<std::int32_t>(page);
+    co_return out;
 }
 
 asio::awaitable<Task> Server::Impl::cancel(const std::string& app, const std::string& task_id)
 {
     const TaskRef ref = find(app, task_id);
     std::shared_ptr<Run> run = run_of(ref);
-    if (!run || !run->cancel("task " + task_id + " was cancelled by an A2A client (CancelTask)"))
-        throw ProtocolError(code::task_not_cancelable, "Task " + task_id + " is not running: it cannot be cancelled");
+    const std::string why = "task " + task_id + " was cancelled by an A2A client (CancelTask)";
+    if (run && !run->finished()) {
+        if (!run->cancel(why))
+            throw ProtocolError(code::task_not_cancelable, "Task " + task_id + " has just ended: it cannot be cancelled");
+    } else {
+        // A task that waits for its client has no run: it ends here.
+        std::lock_guard lock(mutex);
+        auto it = tasks.find(task_id);
+        if (it == tasks.end() || !is_interrupted(it->second.state))
+            throw ProtocolError(code::task_not_cancelable, "Task " + task_id + " has ended (" +
+                                                               std::string(to_string(ref.state)) +
+                                                               "): it cannot be cancelled");
+        it->second.state = TaskState::canceled;
+        it->second.updated = now_seconds();
+    }
     Task t = co_await task(app, task_id, std::nullopt);
-    t.status.state = TaskState::canceled;  // the invocation stops at its next step
+    t.status.state = TaskState::canceled;  // a running invocation stops at its next step
     t.status.message.reset();
-    t.status.timestamp = format_timestamp(std::chrono::duration<double>(
-        std::chrono::system_clock::now().time_since_epoch()).count());
+    t.status.timestamp = format_timestamp(now_seconds());
     co_return t;
 }
 
@@ -297,20 +633,17 @@ asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app
     const bool immediately = request.configuration && request.configuration->return_immediately;
     const std::optional<std::int32_t> history =
         request.configuration ? request.configuration->history_length : std::nullopt;
-    Started started = co_await start(app, std::move(request));
-    const std::string task_id = started.message.task_id;
-    TaskUpdates updates(task_id, started.message.context_id);
-    Task answer = updates.submitted(started.message);
+    std::unique_ptr<Started> started = co_await start(app, std::move(request));
+    Task answer = started->first;
     if (!immediately) {
-        // Followed to its end (or its client's leaving: the task goes on for the grace period).
+        // Followed to its end, or until its client leaves (the task goes on without it).
         r.response.watch_client();
-        UpdateWriter writer(updates, std::nullopt, true);
-        if (!co_await server::write_run(r.response, started.run, 0, writer))
+        UpdateWriter writer(started->updates, std::nullopt, true);
+        if (!co_await server::write_run(r.response, started->run, 0, writer))
             co_return;
-        answer = updates.task();
+        answer = started->updates.task();
     }
-    if (history && static_cast<std::size_t>(*history) < answer.history.size())
-        answer.history.erase(answer.history.begin(), answer.history.end() - *history);
+    keep_last(answer.history, history);
     json::value result = json::object{{"task", json::value_from(answer)}};
     const json::value body = rpc_id ? rpc_result(*rpc_id, std::move(result)) : std::move(result);
     const std::string text = json::serialize(body);
@@ -327,17 +660,16 @@ asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_
     std::string head;
     writer.write(head, first);
     co_await r.response.write(head);
-    if (co_await server::write_run(r.response, std::move(run), cursor, writer))
+    if (!run || co_await server::write_run(r.response, std::move(run), cursor, writer))
         co_await r.response.end_stream();
 }
 
 asio::awaitable<void> Server::Impl::stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                            std::optional<json::value> rpc_id)
 {
-    Started started = co_await start(app, std::move(request));
-    TaskUpdates updates(started.message.task_id, started.message.context_id);
-    StreamResponse first = updates.submitted(started.message);
-    co_await stream_updates(r, started.run, 0, updates, first, rpc_id);
+    std::unique_ptr<Started> started = co_await start(app, std::move(request));
+    const StreamResponse first(started->first);
+    co_await stream_updates(r, started->run, 0, started->updates, first, rpc_id);
 }
 
 asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string& app, const std::string& task_id,
@@ -345,12 +677,18 @@ asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string
 {
     const TaskRef ref = find(app, task_id);
     std::shared_ptr<Run> run = run_of(ref);
-    if (!run || run->finished())
-        throw ProtocolError(code::unsupported_operation, "Task " + task_id + " is over: GetTask gives its end");
-    // The task as it stands, then what comes after it.
+    const bool over = !run || run->finished();
+    if (over && !is_interrupted(ref.state))
+        throw ProtocolError(code::unsupported_operation, "Task " + task_id + " has ended: GetTask gives its end");
+    // The task as it stands, then what comes after it (nothing, for a task that waits for its client).
     Task now = co_await task(app, task_id, std::nullopt);
+    TaskUpdates updates(task_id, ref.context, ref.answers_before);
+    const StreamResponse first(std::move(now));
+    if (over) {
+        co_await stream_updates(r, nullptr, 0, updates, first, rpc_id);
+        co_return;
+    }
     const std::uint64_t cursor = run->last_frame();
-    TaskUpdates updates(task_id, ref.context);
     {
         const auto executor = co_await asio::this_coro::executor;
         server::Run::Follower follower(run, executor);
@@ -365,7 +703,6 @@ asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string
                 break;
         }
     }
-    StreamResponse first(std::move(now));
     co_await stream_updates(r, run, cursor, updates, first, rpc_id);
 }
 
@@ -392,11 +729,14 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
             if (!method->is_string() || !version || *version != "2.0") {
                 reply = rpc_error(id, invalid_request, "Invalid Request: \"jsonrpc\": \"2.0\" and a method name");
             } else {
+                check_version(r);
                 const std::string_view name = method->get_string();
                 const json::value empty = json::object{};
                 const json::value& p = params && !params->is_null() ? *params : empty;
+                if (!p.is_object())
+                    throw Error(errc::invalid_argument, "params must be an object");
                 auto task_id = [&] {
-                    const json::value* tid = p.is_object() ? p.get_object().if_contains("id") : nullptr;
+                    const json::value* tid = p.get_object().if_contains("id");
                     if (!tid || !tid->is_string() || !valid_id(tid->get_string()))
                         throw Error(errc::invalid_argument, "params.id must be a task id");
                     return std::string(tid->get_string());
@@ -421,19 +761,22 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                     const std::string tid = task_id();
                     Task t = co_await task(app, tid, history);
                     reply = rpc_result(id, json::value_from(t));
+                } else if (name == "ListTasks") {
+                    ListTasksResponse l = co_await list(app, json::value_to<ListTasksRequest>(p));
+                    reply = rpc_result(id, json::value_from(l));
                 } else if (name == "CancelTask") {
                     const std::string tid = task_id();
                     Task t = co_await cancel(app, tid);
                     reply = rpc_result(id, json::value_from(t));
                 } else {
-                    reply = rpc_error(id, method_not_found, "Method not found: " + std::string(name));
+                    reply = rpc_error(id, method_not_found, "Method not found: " + std::string(name.substr(0, 100)));
                 }
             }
         }
     } catch (const Error& e) {
         if (r.response.answered())
             throw;  // a stream under way: its connection is cut
-        reply = rpc_error(id, rpc_code(e), e.message());
+        reply = rpc_error(id, e);
     }
     const std::string text = json::serialize(*reply);
     co_await r.response.send(200, "application/json", text);
@@ -477,55 +820,114 @@ Server::Server(server::ApiServer& api, ServerOptions options)
     impl_ = std::make_shared<Impl>(api, std::move(options));
 }
 
+namespace {
+
+// An HTTP+JSON route: the version checked first, errors answered as google.rpc.Status.
+server::Routes::Handler rest(std::function<asio::awaitable<void>(RouteRequest&)> handler)
+{
+    return [handler = std::move(handler)](RouteRequest& r) -> asio::awaitable<void> {
+        std::optional<std::pair<unsigned, std::string>> failed;
+        try {
+            check_version(r);
+            co_await handler(r);
+        } catch (const Error& e) {
+            if (r.response.answered())
+                throw;  // a stream under way: its connection is cut
+            failed = status_of(e);
+        }
+        if (failed)
+            co_await r.response.send(failed->first, "application/json", failed->second);
+    };
+}
+
+json::value body_of(const RouteRequest& r, const char* what)
+{
+    boost::system::error_code ec;
+    json::value v = parse_json(r.http.body, ec);
+    if (ec)
+        throw Error(errc::invalid_argument, std::string(what) + ": the body is not JSON (" + ec.message() + ")");
+    return v;
+}
+
+std::optional<std::int64_t> query_number(const RouteRequest& r, std::string_view name)
+{
+    std::optional<std::string_view> text = r.query(name);
+    if (!text)
+        return std::nullopt;
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (ec != std::errc() || end != text->data() + text->size())
+        throw Error(errc::invalid_argument, std::string(name) + " must be a number");
+    return n;
+}
+
+// ListTasks' query parameters, read as its JSON body would be.
+ListTasksRequest list_request(const RouteRequest& r)
+{
+    json::object o;
+    for (const char* name : {"tenant", "contextId", "status", "pageToken", "statusTimestampAfter"})
+        if (std::optional<std::string_view> v = r.query(name))
+            o[name] = *v;
+    for (const char* name : {"pageSize", "historyLength"})
+        if (std::optional<std::int64_t> n = query_number(r, name))
+            o[name] = *n;
+    if (std::optional<std::string_view> v = r.query("includeArtifacts")) {
+        if (*v != "true" && *v != "false")
+            throw Error(errc::invalid_argument, "includeArtifacts must be true or false");
+        o["includeArtifacts"] = *v == "true";
+    }
+    return json::value_to<ListTasksRequest>(json::value(std::move(o)));
+}
+
+}  // namespace
+
 server::Routes Server::routes()
 {
     // Each handler holds the server's state: a route outlives no ApiServer, and the state lives while they do.
     auto impl = impl_;
-    auto body_of = [](const RouteRequest& r, const char* what) {
-        boost::system::error_code ec;
-        json::value v = parse_json(r.http.body, ec);
-        if (ec)
-            throw Error(errc::invalid_argument, std::string(what) + ": the body is not JSON (" + ec.message() + ")");
-        return v;
-    };
     server::Routes routes;
     routes.add("GET", "/{}/.well-known/agent-card.json", [impl](RouteRequest& r) { return impl->serve_card(r); });
     routes.add("POST", "/{}", [impl](RouteRequest& r) { return impl->jsonrpc(r); });
-    routes.add("POST", "/{}/message:send", [impl, body_of](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("POST", "/{}/message:send", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendMessage"));
         const std::string app = r.params.at(0);
         co_await impl->send(r, app, std::move(request), std::nullopt);
-    });
-    routes.add("POST", "/{}/message:stream", [impl, body_of](RouteRequest& r) -> asio::awaitable<void> {
+    }));
+    routes.add("POST", "/{}/message:stream", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendStreamingMessage"));
         const std::string app = r.params.at(0);
         co_await impl->stream(r, app, std::move(request), std::nullopt);
-    });
-    routes.add("POST", "/{}/tasks/{}:cancel", [impl](RouteRequest& r) -> asio::awaitable<void> {
+    }));
+    routes.add("GET", "/{}/tasks", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+        const std::string app = r.params.at(0);
+        (void)impl->api.app(app);
+        ListTasksResponse l = co_await impl->list(app, list_request(r));
+        const std::string text = json::serialize(json::value_from(l));
+        co_await r.response.send(200, "application/json", text);
+    }));
+    routes.add("POST", "/{}/tasks/{}:cancel", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0), id = r.params.at(1);
         Task t = co_await impl->cancel(app, id);
         const std::string text = json::serialize(json::value_from(t));
         co_await r.response.send(200, "application/json", text);
-    });
-    routes.add("GET POST", "/{}/tasks/{}:subscribe", [impl](RouteRequest& r) -> asio::awaitable<void> {
+    }));
+    routes.add("GET POST", "/{}/tasks/{}:subscribe", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0), id = r.params.at(1);
         co_await impl->subscribe(r, app, id, std::nullopt);
-    });
+    }));
     // After the verbs: "{}" matches "id:cancel" too (the first route that fits answers).
-    routes.add("GET", "/{}/tasks/{}", [impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("GET", "/{}/tasks/{}", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         std::optional<std::int32_t> history;
-        if (auto h = r.query("historyLength")) {
-            int n = 0;
-            const auto [end, ec] = std::from_chars(h->data(), h->data() + h->size(), n);
-            if (ec != std::errc() || end != h->data() + h->size() || n < 0)
-                throw Error(errc::invalid_argument, "historyLength must be a number from 0");
-            history = n;
+        if (std::optional<std::int64_t> n = query_number(r, "historyLength")) {
+            if (*n < 0 || *n > 1000000)
+                throw Error(errc::invalid_argument, "historyLength must be from 0 to 1000000");
+            history = static_cast<std::int32_t>(*n);
         }
         const std::string app = r.params.at(0), id = r.params.at(1);
         Task t = co_await impl->task(app, id, history);
         const std::string text = json::serialize(json::value_from(t));
         co_await r.response.send(200, "application/json", text);
-    });
+    }));
     return routes;
 }
 

@@ -48,7 +48,7 @@ bool waits_for_client(const Event& e)
 
 }  // namespace
 
-TaskUpdates::TaskUpdates(std::string task_id, std::string context_id)
+TaskUpdates::TaskUpdates(std::string task_id, std::string context_id, int answers_so_far) : answers_(answers_so_far)
 {
     task_.id = std::move(task_id);
     task_.context_id = std::move(context_id);
@@ -62,6 +62,21 @@ Task TaskUpdates::submitted(const Message& user_message)
     m.context_id = task_.context_id;
     task_.history.push_back(std::move(m));
     task_.status.state = TaskState::submitted;
+    task_.status.timestamp = format_timestamp(now_seconds());
+    return task_;
+}
+
+Task TaskUpdates::answered(const Message& user_message)
+{
+    Message m = user_message;
+    m.task_id = task_.id;
+    m.context_id = task_.context_id;
+    task_.history.push_back(std::move(m));
+    waiting_.reset();
+    waiting_message_.reset();
+    answering_ = false;
+    task_.status.state = TaskState::working;
+    task_.status.message.reset();
     task_.status.timestamp = format_timestamp(now_seconds());
     return task_;
 }

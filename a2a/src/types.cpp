@@ -8,6 +8,8 @@
 #include <boost/json/value_to.hpp>
 
 #include <array>
+#include <chrono>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -256,6 +258,29 @@ bool valid_timestamp(std::string_view s) noexcept
             return false;
     }
     return i + 1 == s.size() && (s[i] == 'Z' || s[i] == 'z');
+}
+
+std::optional<double> parse_timestamp(std::string_view s) noexcept
+{
+    if (!valid_timestamp(s))
+        return std::nullopt;
+    auto number = [&](std::size_t from, std::size_t n) {
+        int v = 0;
+        for (std::size_t i = from; i < from + n; ++i)
+            v = v * 10 + (s[i] - '0');
+        return v;
+    };
+    using namespace std::chrono;
+    const year_month_day date{year(number(0, 4)), month(static_cast<unsigned>(number(5, 2))),
+                              day(static_cast<unsigned>(number(8, 2)))};
+    const int hours = number(11, 2), minutes = number(14, 2), seconds = number(17, 2);
+    if (!date.ok() || hours > 23 || minutes > 59 || seconds > 60)
+        return std::nullopt;
+    double fraction = 0, scale = 0.1;
+    for (std::size_t i = 20; s[19] == '.' && s[i] >= '0' && s[i] <= '9'; ++i, scale /= 10)
+        fraction += (s[i] - '0') * scale;
+    const auto days = sys_days(date).time_since_epoch().count();
+    return static_cast<double>(days) * 86400.0 + hours * 3600.0 + minutes * 60.0 + seconds + fraction;
 }
 
 Part Part::text_part(std::string text)
@@ -632,6 +657,91 @@ SendMessageRequest tag_invoke(const json::value_to_tag<SendMessageRequest>&, con
     s.metadata = object_or_empty(r, "metadata");
     s.extra = r.rest();
     return s;
+}
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const ListTasksRequest& v)
+{
+    json::object o;
+    put_string(o, "tenant", v.tenant);
+    put_string(o, "contextId", v.context_id);
+    if (v.status != TaskState::unspecified)
+        o["status"] = to_string(v.status);
+    if (v.page_size)
+        o["pageSize"] = *v.page_size;
+    put_string(o, "pageToken", v.page_token);
+    if (v.history_length)
+        o["historyLength"] = *v.history_length;
+    put_string(o, "statusTimestampAfter", v.status_timestamp_after);
+    if (v.include_artifacts)
+        o["includeArtifacts"] = *v.include_artifacts;
+    adk::detail::put_extra(o, v.extra);
+    out = std::move(o);
+}
+
+ListTasksRequest tag_invoke(const json::value_to_tag<ListTasksRequest>&, const json::value& v)
+{
+    FieldReader r(v, "ListTasksRequest");
+    ListTasksRequest l;
+    l.tenant = r.string("tenant").value_or("");
+    l.context_id = r.string("contextId").value_or("");
+    if (!l.context_id.empty() && !valid_id(l.context_id))
+        refuse("ListTasksRequest.contextId must be an id (printable ASCII, at most 256 bytes)");
+    if (std::optional<std::string> status = r.string("status")) {
+        std::optional<TaskState> parsed = parse_task_state(*status);
+        if (!parsed)
+            refuse("ListTasksRequest.status must be a TaskState (\"TASK_STATE_WORKING\", ...)");
+        l.status = *parsed;
+    }
+    if (std::optional<std::int64_t> n = r.integer("pageSize")) {
+        if (*n < 1 || *n > 100)
+            refuse("ListTasksRequest.pageSize must be from 1 to 100");
+        l.page_size = static_cast<std::int32_t>(*n);
+    }
+    l.page_token = r.string("pageToken").value_or("");
+    if (l.page_token.size() > 512)
+        refuse("ListTasksRequest.pageToken is longer than any this server gives");
+    if (std::optional<std::int64_t> n = r.integer("historyLength")) {
+        if (*n < 0 || *n > 1000000)
+            refuse("ListTasksRequest.historyLength must be from 0 to 1000000");
+        l.history_length = static_cast<std::int32_t>(*n);
+    }
+    if (std::optional<std::string> t = r.string("statusTimestampAfter")) {
+        if (!valid_timestamp(*t))
+            refuse("ListTasksRequest.statusTimestampAfter must be an ISO 8601 time in UTC (\"2026-11-28T10:30:00Z\")");
+        l.status_timestamp_after = std::move(*t);
+    }
+    l.include_artifacts = r.boolean("includeArtifacts");
+    l.extra = r.rest();
+    return l;
+}
+
+void tag_invoke(const json::value_from_tag&, json::value& out, const ListTasksResponse& v)
+{
+    json::object o;
+    o["tasks"] = objects_array(v.tasks);
+    o["nextPageToken"] = v.next_page_token;  // always written: empty on the last page
+    o["pageSize"] = v.page_size;
+    o["totalSize"] = v.total_size;
+    adk::detail::put_extra(o, v.extra);
+    out = std::move(o);
+}
+
+ListTasksResponse tag_invoke(const json::value_to_tag<ListTasksResponse>&, const json::value& v)
+{
+    FieldReader r(v, "ListTasksResponse");
+    ListTasksResponse l;
+    l.tasks = objects<Task>(r, "tasks");
+    l.next_page_token = r.string("nextPageToken").value_or("");
+    auto count = [&](std::string_view name) {
+        const std::int64_t n = r.integer(name).value_or(0);
+        if (n < 0 || n > std::numeric_limits<std::int32_t>::max())
+            refuse("ListTasksResponse." + std::string(name) + " must be a count");
+        return static_cast<std::int32_t>(n);
+    };
+    l.page_size = count("pageSize");
+    l.total_size = count("totalSize");
+    l.extra = r.rest();
+    return l;
 }
 
 void tag_invoke(const json::value_from_tag&, json::value& out, const AgentInterface& v)

@@ -23,10 +23,13 @@ namespace adk::a2a {
 
 class TaskUpdates {
 public:
-    TaskUpdates(std::string task_id, std::string context_id);
+    // `answers_so_far`: the artifacts the task has (from its earlier invocations); the next is numbered after them.
+    TaskUpdates(std::string task_id, std::string context_id, int answers_so_far = 0);
 
     // The task as a stream first sends it: SUBMITTED, the client's message in its history.
     Task submitted(const Message& user_message);
+    // The client's answer to a task that waited for it (INPUT_REQUIRED, AUTH_REQUIRED): in its history, WORKING.
+    Task answered(const Message& user_message);
     // Appends the updates `event` makes to `out`.
     void add(const Event& event, std::vector<StreamResponse>& out);
     // Appends the final status: CANCELED when `cancelled`, FAILED when `failure` is set or an event carried an
@@ -35,6 +38,7 @@ public:
 
     // What the updates add up to: the status, every artifact, the messages (the client's, then the agents').
     const Task& task() const noexcept { return task_; }
+    int answers() const noexcept { return answers_; }
 
 private:
     TaskStatusUpdateEvent status_update(TaskState state, std::optional<Message> message);

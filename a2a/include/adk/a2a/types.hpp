@@ -213,6 +213,33 @@ public:
     friend bool operator==(const SendMessageRequest&, const SendMessageRequest&) = default;
 };
 
+// ListTasks: its filters and its page (the HTTP+JSON binding reads them from the query of GET /tasks).
+class ListTasksRequest {
+public:
+    ListTasksRequest() = default;
+    std::string tenant;
+    std::string context_id;                      // empty: every context
+    TaskState status = TaskState::unspecified;   // unspecified: every state
+    std::optional<std::int32_t> page_size;       // 1 to 100; 50 when unset
+    std::string page_token;                      // a previous answer's next_page_token
+    std::optional<std::int32_t> history_length;  // of each task
+    std::string status_timestamp_after;          // ISO 8601, UTC: tasks whose status is as recent or more
+    std::optional<bool> include_artifacts;       // false: each task without its artifacts
+    json::object extra;
+    friend bool operator==(const ListTasksRequest&, const ListTasksRequest&) = default;
+};
+
+class ListTasksResponse {
+public:
+    ListTasksResponse() = default;
+    std::vector<Task> tasks;      // the most recently updated first
+    std::string next_page_token;  // empty on the last page
+    std::int32_t page_size = 0;
+    std::int32_t total_size = 0;  // the tasks that match, on every page
+    json::object extra;
+    friend bool operator==(const ListTasksResponse&, const ListTasksResponse&) = default;
+};
+
 class AgentInterface {
 public:
     AgentInterface() = default;
@@ -305,6 +332,8 @@ ADK_A2A_JSON(AuthenticationInfo);
 ADK_A2A_JSON(PushNotificationConfig);
 ADK_A2A_JSON(SendMessageConfiguration);
 ADK_A2A_JSON(SendMessageRequest);
+ADK_A2A_JSON(ListTasksRequest);
+ADK_A2A_JSON(ListTasksResponse);
 ADK_A2A_JSON(AgentInterface);
 ADK_A2A_JSON(AgentSkill);
 ADK_A2A_JSON(AgentCapabilities);
@@ -321,6 +350,8 @@ bool valid_id(std::string_view id) noexcept;
 std::string format_timestamp(double seconds_since_epoch);
 // Whether `text` is such a time ("YYYY-MM-DDTHH:MM:SS", an optional fraction of 1 to 9 digits, then "Z").
 bool valid_timestamp(std::string_view text) noexcept;
+// Such a time as seconds since the epoch; nullopt when it is not one.
+std::optional<double> parse_timestamp(std::string_view text) noexcept;
 
 static_assert(!std::is_aggregate_v<Message> && !std::is_aggregate_v<Task> && !std::is_aggregate_v<AgentCard>);
 
