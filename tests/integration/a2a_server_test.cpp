@@ -319,7 +319,8 @@ namespace {
 // An agent whose tool waits at `gate` (a timer the test cancels to let it through) before the answer.
 class GatedServer {
 public:
-    GatedServer()
+    // `grace`: how long the server keeps a run nobody follows (ApiServerOptions::run_grace).
+    explicit GatedServer(std::chrono::milliseconds grace = std::chrono::seconds(30))
     {
         auto tool = adk::FunctionTool::create(
             "wait_for_gate", "Waits.", json::parse(R"({"type":"object","properties":{}})"),
@@ -337,9 +338,10 @@ public:
                          .model(std::make_shared<ScriptedModel>(std::move(turns)))
                          .tool(tool)
                          .build();
+        adk::server::ApiServerOptions options = options_with(sessions);
+        options.run_grace = grace;
         server = std::make_unique<adk::server::ApiServer>(ioc.get_executor(),
-                                                          std::vector<adk::server::App>{{"gated", agent}},
-                                                          options_with(sessions));
+                                                          std::vector<adk::server::App>{{"gated", agent}}, options);
         a2a = std::make_unique<a2a::Server>(*server);
         a2a->mount();
         server->start();
@@ -435,6 +437,299 @@ TEST_CASE("A2A: CancelTask cancels the running invocation, and its stream ends C
         adk::net::HttpResponse not_running = co_await f.client.send(std::move(again));
         CHECK(not_running.status() == 400);  // TaskNotCancelableError
         (void)co_await not_running.read_all();
+        f.server->stop();
+    }());
+}
+
+namespace {
+
+// An app whose agent asks a manager (a long-running tool) before it answers: its tasks wait for their client.
+class ApprovalServer {
+public:
+    ApprovalServer()
+    {
+        auto approval = adk::FunctionTool::create(
+            "ask_for_approval", "Asks a manager.", json::parse(R"({"type":"object","properties":{}})"),
+            [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> { co_return nullptr; },
+            /*is_long_running=*/true);
+        auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+            adk::LlmResponse::function_call("ask_for_approval", {}), ScriptedModel::chunks({"Approved: ", "sent."})});
+        auto agent = adk::LlmAgent::builder("bank_agent").model(model).tool(approval).build();
+        server = std::make_unique<adk::server::ApiServer>(ioc.get_executor(),
+                                                          std::vector<adk::server::App>{{"bank", agent}},
+                                                          options_with(sessions));
+        a2a = std::make_unique<a2a::Server>(*server);
+        a2a->mount();
+        server->start();
+    }
+
+    asio::io_context ioc;
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::unique_ptr<adk::server::ApiServer> server;
+    std::unique_ptr<a2a::Server> a2a;
+    adk::net::HttpClient client{no_retries()};
+};
+
+asio::awaitable<json::value> read_json(adk::net::HttpResponse& res)
+{
+    const std::string text = co_await res.read_all();
+    co_return json::parse(text);
+}
+
+}  // namespace
+
+TEST_CASE("A2A: a task that waits for its client is answered by a message with its id, and goes on to its end",
+          "[a2a][server]")
+{
+    ApprovalServer f;
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value body = json::object{{"message", user_message("Send 5000 euros to Bob.", "bank-1")}};
+        adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/bank/message:send", body);
+        CHECK(res.status() == 200);
+        const json::value res_json = co_await read_json(res);
+        const auto asked = json::value_to<a2a::Task>(res_json.at("task"));
+        REQUIRE(asked.status.state == a2a::TaskState::input_required);
+        REQUIRE(asked.status.message);
+        const a2a::Part& call = asked.status.message->parts.at(0);
+        CHECK(call.metadata.at("adk_is_long_running") == true);
+        const json::object& call_data = std::get<a2a::Part::Data>(call.content).value.as_object();
+
+        auto answer = [&](json::value parts, std::string_view context) {
+            json::object m{{"messageId", adk::new_uuid()}, {"role", "ROLE_USER"}, {"taskId", asked.id},
+                           {"parts", std::move(parts)}};
+            if (!context.empty())
+                m["contextId"] = context;
+            return json::value(json::object{{"message", std::move(m)}});
+        };
+        // Text does not answer the call; another context is not the task's: both refused, the task still waits.
+        const json::value text_answer = answer(json::array{json::object{{"text", "yes"}}}, "");
+        adk::net::HttpResponse text_only = co_await post(f.client, *f.server, "/a2a/bank/message:send", text_answer);
+        CHECK(text_only.status() == 400);
+        const json::value why = co_await read_json(text_only);
+        CHECK(why.at("error").at("status") == "INVALID_ARGUMENT");
+        CHECK_THAT(std::string(why.at("error").at("message").as_string()), Catch::Contains("function_response"));
+        const json::value response_part = json::object{
+            {"data", json::object{{"id", call_data.at("id")}, {"name", "ask_for_approval"},
+                                  {"response", json::object{{"status", "approved"}}}}},
+            {"metadata", json::object{{"adk_type", "function_response"}}}};
+        const json::value other_context = answer(json::array{response_part}, "bank-2");
+        adk::net::HttpResponse elsewhere = co_await post(f.client, *f.server, "/a2a/bank/message:send", other_context);
+        CHECK(elsewhere.status() == 400);
+        (void)co_await elsewhere.read_all();
+
+        // The answer, streamed: the task as it stands (WORKING, the answer in its history), the rest, its end.
+        const json::value approved = answer(json::array{response_part}, "bank-1");
+        adk::net::HttpResponse go_on = co_await post(f.client, *f.server, "/a2a/bank/message:stream", approved);
+        CHECK(go_on.status() == 200);
+        FrameReader reader(go_on);
+        const std::vector<adk::test::Frame> frames = co_await reader.read_all();
+        const auto updates = updates_of(frames);
+        REQUIRE(updates.size() >= 3);
+        const auto& now = std::get<a2a::Task>(updates.front());
+        CHECK(now.id == asked.id);
+        CHECK(now.status.state == a2a::TaskState::working);
+        REQUIRE(now.history.size() == 3);  // the request, the call, the answer
+        CHECK(now.history[2].role == a2a::Role::user);
+        const auto& whole = std::get<a2a::TaskArtifactUpdateEvent>(updates[updates.size() - 2]);
+        CHECK(whole.task_id == asked.id);
+        CHECK(whole.last_chunk);
+        CHECK(*whole.artifact.parts.at(0).text() == "Approved: sent.");
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates.back()).status.state == a2a::TaskState::completed);
+
+        // GetTask reads both invocations as one task.
+        adk::net::HttpResponse got = co_await get(f.client, *f.server, "/a2a/bank/tasks/" + asked.id, "");
+        const json::value got_json = co_await read_json(got);
+        const auto done = json::value_to<a2a::Task>(got_json);
+        CHECK(done.status.state == a2a::TaskState::completed);
+        REQUIRE(done.artifacts.size() == 1);
+        CHECK(*done.artifacts[0].parts.at(0).text() == "Approved: sent.");
+        CHECK(done.history.size() >= 3);
+
+        // An ended task takes no more messages (UnsupportedOperationError, with its ErrorInfo).
+        const json::value late = rpc("SendMessage", answer(json::array{response_part}, ""), 3);
+        adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/bank", late);
+        const json::value refused_json = co_await read_json(refused);
+        const json::value error = refused_json.at("error");
+        CHECK(error.at("code") == a2a::code::unsupported_operation);
+        CHECK(error.at("data").at(0).at("reason") == "UNSUPPORTED_OPERATION");
+        CHECK(error.at("data").at(0).at("domain") == "a2a-protocol.org");
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("A2A: a task that waits for its client can be cancelled, and then takes no answer", "[a2a][server]")
+{
+    ApprovalServer f;
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value body = json::object{{"message", user_message("Send 5000 euros to Bob.")}};
+        adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/bank/message:send", body);
+        const json::value res_json = co_await read_json(res);
+        const auto asked = json::value_to<a2a::Task>(res_json.at("task"));
+        REQUIRE(asked.status.state == a2a::TaskState::input_required);
+        adk::net::HttpRequest cancel("POST", f.server->base_url() + "/a2a/bank/tasks/" + asked.id + ":cancel");
+        adk::net::HttpResponse cancelled = co_await f.client.send(std::move(cancel));
+        CHECK(cancelled.status() == 200);
+        const json::value cancelled_json = co_await read_json(cancelled);
+        CHECK(json::value_to<a2a::Task>(cancelled_json).status.state == a2a::TaskState::canceled);
+        adk::net::HttpResponse got = co_await get(f.client, *f.server, "/a2a/bank/tasks/" + asked.id, "");
+        const json::value got_json = co_await read_json(got);
+        CHECK(json::value_to<a2a::Task>(got_json).status.state == a2a::TaskState::canceled);
+        adk::net::HttpResponse subscribed =
+            co_await get(f.client, *f.server, "/a2a/bank/tasks/" + asked.id + ":subscribe", "");
+        CHECK(subscribed.status() == 400);
+        const json::value subscribed_json = co_await read_json(subscribed);
+        CHECK(subscribed_json.at("error").at("details").at(0).at("reason") == "UNSUPPORTED_OPERATION");
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("A2A: ListTasks filters by context and state, the most recent first, page by page", "[a2a][server]")
+{
+    WeatherServer f(3);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        std::vector<std::string> ids;
+        for (const char* context : {"ctx-a", "ctx-b", "ctx-a"}) {
+            const json::value body = json::object{{"message", user_message("Weather?", context)}};
+            adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/weather/message:send", body);
+            const json::value res_json = co_await read_json(res);
+            ids.push_back(json::value_to<a2a::Task>(res_json.at("task")).id);
+        }
+        adk::net::HttpResponse all = co_await get(f.client, *f.server, "/a2a/weather/tasks", "");
+        CHECK(all.status() == 200);
+        const json::value all_json = co_await read_json(all);
+        const auto listed = json::value_to<a2a::ListTasksResponse>(all_json);
+        CHECK(listed.total_size == 3);
+        CHECK(listed.page_size == 50);
+        CHECK(listed.next_page_token.empty());
+        REQUIRE(listed.tasks.size() == 3);
+        CHECK(listed.tasks[0].id == ids[2]);  // the most recently updated first
+        CHECK(listed.tasks[2].id == ids[0]);
+        CHECK(listed.tasks[0].artifacts.empty());  // without includeArtifacts
+        CHECK(!listed.tasks[0].history.empty());
+
+        // One context, a page at a time, with artifacts and no history.
+        std::vector<std::string> paged;
+        std::string token;
+        do {
+            std::string path = "/a2a/weather/tasks?contextId=ctx-a&pageSize=1&includeArtifacts=true&historyLength=0";
+            if (!token.empty())
+                path += "&pageToken=" + token;
+            adk::net::HttpResponse page = co_await get(f.client, *f.server, path, "");
+            REQUIRE(page.status() == 200);
+            const json::value page_json = co_await read_json(page);
+            const auto one = json::value_to<a2a::ListTasksResponse>(page_json);
+            CHECK(one.total_size == 2);
+            REQUIRE(one.tasks.size() == 1);
+            CHECK(one.tasks[0].context_id == "ctx-a");
+            CHECK(one.tasks[0].history.empty());
+            CHECK(one.tasks[0].artifacts.size() == 1);
+            paged.push_back(one.tasks[0].id);
+            token = one.next_page_token;
+        } while (!token.empty() && paged.size() < 5);
+        CHECK(paged == std::vector<std::string>{ids[2], ids[0]});
+
+        // Over JSON-RPC, by state; a timestamp after them all finds none.
+        const json::value working = rpc("ListTasks", json::object{{"status", "TASK_STATE_WORKING"}}, 4);
+        adk::net::HttpResponse none = co_await post(f.client, *f.server, "/a2a/weather", working);
+        const json::value none_json = co_await read_json(none);
+        CHECK(none_json.at("result").at("totalSize") == 0);
+        CHECK(none_json.at("result").at("nextPageToken") == "");
+        const json::value completed =
+            rpc("ListTasks", json::object{{"status", "TASK_STATE_COMPLETED"}, {"contextId", "ctx-b"}}, 5);
+        adk::net::HttpResponse b = co_await post(f.client, *f.server, "/a2a/weather", completed);
+        const json::value b_json = co_await read_json(b);
+        const auto b_list = json::value_to<a2a::ListTasksResponse>(b_json.at("result"));
+        REQUIRE(b_list.tasks.size() == 1);
+        CHECK(b_list.tasks[0].id == ids[1]);
+        adk::net::HttpResponse future =
+            co_await get(f.client, *f.server, "/a2a/weather/tasks?statusTimestampAfter=2999-01-01T00:00:00Z", "");
+        const json::value future_json = co_await read_json(future);
+        CHECK(json::value_to<a2a::ListTasksResponse>(future_json).total_size == 0);
+
+        // Bad filters: a clear 400 each.
+        for (const char* bad : {"?pageSize=0", "?pageSize=many", "?status=DONE", "?pageToken=nope",
+                                "?statusTimestampAfter=yesterday", "?includeArtifacts=1"}) {
+            const std::string path = std::string("/a2a/weather/tasks") + bad;
+            adk::net::HttpResponse refused = co_await get(f.client, *f.server, path, "");
+            CHECK(refused.status() == 400);
+            const json::value refused_json = co_await read_json(refused);
+            CHECK(refused_json.at("error").at("status") == "INVALID_ARGUMENT");
+        }
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("A2A: a task sent to return at once runs to its end with nobody following it", "[a2a][server]")
+{
+    GatedServer f(std::chrono::milliseconds(1));
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value body = json::object{{"message", user_message("Go.")},
+                                              {"configuration", json::object{{"returnImmediately", true}}}};
+        adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/gated/message:send", body);
+        const json::value res_json = co_await read_json(res);
+        const auto task = json::value_to<a2a::Task>(res_json.at("task"));
+        CHECK(task.status.state == a2a::TaskState::submitted);
+        // Past the server's grace for a run nobody follows (its timer fires before this one): the task goes on.
+        asio::steady_timer past_grace(f.ioc, f.server->options().run_grace + std::chrono::milliseconds(20));
+        co_await past_grace.async_wait(asio::use_awaitable);
+        f.gate.cancel();
+        a2a::Task now;
+        for (int polls = 0; polls < 500; ++polls) {
+            adk::net::HttpResponse got = co_await get(f.client, *f.server, "/a2a/gated/tasks/" + task.id, "");
+            const json::value got_json = co_await read_json(got);
+            now = json::value_to<a2a::Task>(got_json);
+            if (a2a::is_terminal(now.status.state))
+                break;
+            asio::steady_timer poll(f.ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+        }
+        CHECK(now.status.state == a2a::TaskState::completed);
+        REQUIRE(now.artifacts.size() == 1);
+        CHECK(*now.artifacts[0].parts.at(0).text() == "Through the gate.");
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("A2A: a request for a version this server does not speak is refused with VersionNotSupportedError",
+          "[a2a][server]")
+{
+    WeatherServer f(1);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpRequest rest("GET", f.server->base_url() + "/a2a/weather/tasks");
+        rest.set("a2a-version", "0.5");
+        adk::net::HttpResponse refused = co_await f.client.send(std::move(rest));
+        CHECK(refused.status() == 400);
+        const json::value refused_json = co_await read_json(refused);
+        const json::value status = refused_json.at("error");
+        CHECK(status.at("status") == "FAILED_PRECONDITION");
+        CHECK(status.at("details").at(0).at("reason") == "VERSION_NOT_SUPPORTED");
+        CHECK(status.at("details").at(0).at("@type") == "type.googleapis.com/google.rpc.ErrorInfo");
+
+        adk::net::HttpResponse by_query =
+            co_await get(f.client, *f.server, "/a2a/weather/tasks?A2A-Version=2.0", "");
+        CHECK(by_query.status() == 400);
+        (void)co_await by_query.read_all();
+
+        adk::net::HttpRequest rpc_request("POST", f.server->base_url() + "/a2a/weather");
+        rpc_request.set("a2a-version", "0.5");
+        rpc_request.body = json::serialize(rpc("ListTasks", json::object{}, 2));
+        adk::net::HttpResponse rpc_refused = co_await f.client.send(std::move(rpc_request));
+        const json::value rpc_refused_json = co_await read_json(rpc_refused);
+        CHECK(rpc_refused_json.at("error").at("code") == a2a::code::version_not_supported);
+
+        adk::net::HttpRequest current("GET", f.server->base_url() + "/a2a/weather/tasks");
+        current.set("a2a-version", "1.0");
+        adk::net::HttpResponse served = co_await f.client.send(std::move(current));
+        CHECK(served.status() == 200);
+        (void)co_await served.read_all();
+
+        adk::net::HttpResponse missing = co_await get(f.client, *f.server, "/a2a/weather/tasks/nope", "");
+        CHECK(missing.status() == 404);
+        const json::value missing_json = co_await read_json(missing);
+        const json::value not_found = missing_json.at("error");
+        CHECK(not_found.at("code") == 404);
+        CHECK(not_found.at("status") == "NOT_FOUND");
+        CHECK(not_found.at("details").at(0).at("reason") == "TASK_NOT_FOUND");
         f.server->stop();
     }());
 }
