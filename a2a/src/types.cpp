@@ -686,7 +686,8 @@ ListTasksRequest tag_invoke(const json::value_to_tag<ListTasksRequest>&, const j
     l.context_id = r.string("contextId").value_or("");
     if (!l.context_id.empty() && !valid_id(l.context_id))
         refuse("ListTasksRequest.contextId must be an id (printable ASCII, at most 256 bytes)");
-    if (std::optional<std::string> status = r.string("status")) {
+    // @a2a-js/sdk 1.3.0 writes an unset status as ts-proto's "UNRECOGNIZED": no filter, as it meant.
+    if (std::optional<std::string> status = r.string("status"); status && *status != "UNRECOGNIZED") {
         std::optional<TaskState> parsed = parse_task_state(*status);
         if (!parsed)
             refuse("ListTasksRequest.status must be a TaskState (\"TASK_STATE_WORKING\", ...)");

@@ -53,6 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     round_trip<a2a::TaskArtifactUpdateEvent>(v);
     round_trip<a2a::PushNotificationConfig>(v);
     round_trip<a2a::SendMessageRequest>(v);
+    round_trip<a2a::ListTasksRequest>(v);
+    round_trip<a2a::ListTasksResponse>(v);
     round_trip<a2a::AgentCard>(v);
     a2a::Message m;
     if (adk::fuzz::only_adk_errors([&] { m = json::value_to<a2a::Message>(v); }))

@@ -208,3 +208,47 @@ TEST_CASE("A2A: timestamps are ISO 8601 in UTC, ids printable and bounded", "[a2
     CHECK(a2a::to_string(a2a::TaskState::canceled) == "TASK_STATE_CANCELED");
     CHECK(!a2a::parse_role("agent"));
 }
+
+TEST_CASE("A2A: timestamps read as seconds since the epoch, impossible dates refused", "[a2a]")
+{
+    CHECK(a2a::parse_timestamp("1970-01-01T00:00:00Z") == 0.0);
+    CHECK(a2a::parse_timestamp("2000-03-01T00:00:00Z") == 951868800.0);  // after a leap day
+    CHECK(a2a::parse_timestamp("2026-11-28T10:30:00.250Z") == 1795861800.25);
+    CHECK(a2a::parse_timestamp(a2a::format_timestamp(1795861800.5)) == 1795861800.5);
+    CHECK(!a2a::parse_timestamp("2026-02-30T00:00:00Z"));
+    CHECK(!a2a::parse_timestamp("2026-11-28T24:00:00Z"));
+    CHECK(!a2a::parse_timestamp("yesterday"));
+}
+
+TEST_CASE("A2A: ListTasks' request and answer read and write back; bad filters refused", "[a2a]")
+{
+    const auto request = read<a2a::ListTasksRequest>(
+        R"({"contextId": "c-1", "status": "TASK_STATE_WORKING", "pageSize": 20, "pageToken": "17:t-1",
+            "historyLength": 0, "statusTimestampAfter": "2026-11-28T10:30:00Z", "includeArtifacts": true,
+            "future": 1})");
+    CHECK(request.context_id == "c-1");
+    CHECK(request.status == a2a::TaskState::working);
+    CHECK(request.page_size == 20);
+    CHECK(request.history_length == 0);
+    CHECK(request.include_artifacts == true);
+    CHECK(request.extra.contains("future"));
+    reads_back(request);
+    // An unset status as @a2a-js/sdk 1.3.0 writes it (ts-proto's UNRECOGNIZED): no filter.
+    CHECK(read<a2a::ListTasksRequest>(R"({"status": "UNRECOGNIZED"})").status == a2a::TaskState::unspecified);
+    reads_back(read<a2a::ListTasksRequest>("{}"));
+    CHECK_THAT(refusal<a2a::ListTasksRequest>(R"({"pageSize": 0})"), Catch::Contains("pageSize"));
+    CHECK_THAT(refusal<a2a::ListTasksRequest>(R"({"pageSize": 101})"), Catch::Contains("pageSize"));
+    CHECK_THAT(refusal<a2a::ListTasksRequest>(R"({"status": "DONE"})"), Catch::Contains("status"));
+    CHECK_THAT(refusal<a2a::ListTasksRequest>(R"({"statusTimestampAfter": "now"})"),
+               Catch::Contains("statusTimestampAfter"));
+
+    const auto response = read<a2a::ListTasksResponse>(
+        R"({"tasks": [{"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}}],
+            "nextPageToken": "", "pageSize": 50, "totalSize": 1})");
+    REQUIRE(response.tasks.size() == 1);
+    CHECK(response.total_size == 1);
+    reads_back(response);
+    // The last page says so with an empty token, written all the same.
+    CHECK(json::value_from(response).at("nextPageToken") == "");
+    CHECK_THAT(refusal<a2a::ListTasksResponse>(R"({"tasks": [], "totalSize": -1})"), Catch::Contains("totalSize"));
+}
