@@ -886,7 +886,8 @@ server::Routes Server::routes()
     // Each handler holds the server's state: a route outlives no ApiServer, and the state lives while they do.
     auto impl = impl_;
     server::Routes routes;
-    routes.add("GET", "/{}/.well-known/agent-card.json", [impl](RouteRequest& r) { return impl->serve_card(r); });
+    // The card is public (the specification: clients read it to learn how to authenticate).
+    routes.add_open("GET", "/{}/.well-known/agent-card.json", [impl](RouteRequest& r) { return impl->serve_card(r); });
     routes.add("POST", "/{}", [impl](RouteRequest& r) { return impl->jsonrpc(r); });
     routes.add("POST", "/{}/message:send", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendMessage"));

@@ -337,6 +337,10 @@ std::optional<net::Refusal> ApiServer::Impl::check_head(const IncomingRequest& r
         differ |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : 0));
     if (differ == 0)
         return std::nullopt;
+    std::string refused;  // a route anyone may read (an A2A agent card) needs no token
+    if (const RequestTarget target = RequestTarget::parse(req.target, refused);
+        refused.empty() && routes.open(req.method, target.segments))
+        return std::nullopt;
     net::HeaderList headers{{"www-authenticate", "Bearer"}};
     if (!origin.empty()) {
         headers.emplace_back("access-control-allow-origin", std::string(origin));

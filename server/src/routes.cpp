@@ -106,15 +106,35 @@ Routes& Routes::mount(std::string_view prefix, const Routes& routes)
     return *this;
 }
 
-const Routes::Handler* Routes::find(std::string_view method, const std::vector<std::string>& segments,
-                                    std::vector<std::string>& params) const
+Routes& Routes::add_open(std::string_view methods, std::string_view pattern, Handler handler)
+{
+    add(methods, pattern, std::move(handler));
+    routes_.back().open = true;
+    return *this;
+}
+
+const Routes::Route* Routes::route_for(std::string_view method, const std::vector<std::string>& segments,
+                                       std::vector<std::string>* params) const
 {
     for (const Route& r : routes_) {
         if (std::find(r.methods.begin(), r.methods.end(), method) != r.methods.end() &&
-            fits(r.pattern, segments, &params))
-            return &r.handler;
+            fits(r.pattern, segments, params))
+            return &r;
     }
     return nullptr;
+}
+
+const Routes::Handler* Routes::find(std::string_view method, const std::vector<std::string>& segments,
+                                    std::vector<std::string>& params) const
+{
+    const Route* r = route_for(method, segments, &params);
+    return r ? &r->handler : nullptr;
+}
+
+bool Routes::open(std::string_view method, const std::vector<std::string>& segments) const
+{
+    const Route* r = route_for(method, segments, nullptr);
+    return r && r->open;
 }
 
 std::string Routes::methods_of(const std::vector<std::string>& segments) const

@@ -114,7 +114,7 @@ asio::awaitable<adk::net::HttpResponse> get(adk::net::HttpClient& client, const 
 
 }  // namespace
 
-TEST_CASE("A2A: an app's agent card names its skills, its interfaces and the bearer scheme", "[a2a][server]")
+TEST_CASE("A2A: an app's agent card names its skills, its interfaces and the bearer scheme, and is public", "[a2a][server]")
 {
     asio::io_context ioc;
     auto sessions = std::make_shared<adk::InMemorySessionService>();
@@ -151,9 +151,25 @@ TEST_CASE("A2A: an app's agent card names its skills, its interfaces and the bea
         CHECK(card.security_schemes.at("bearer").at("httpAuthSecurityScheme").at("scheme") == "Bearer");
         CHECK(card.security_requirements.size() == 1);
 
-        adk::net::HttpResponse refused = co_await get(client, server, "/a2a/travel/.well-known/agent-card.json", "");
-        CHECK(refused.status() == 401);  // behind the server's token, as every route
+        // The card is public (clients read it to learn how to authenticate); the tasks are not.
+        adk::net::HttpResponse open = co_await get(client, server, "/a2a/travel/.well-known/agent-card.json", "");
+        CHECK(open.status() == 200);
+        const std::string open_body = co_await open.read_all();
+        CHECK(json::value_to<a2a::AgentCard>(json::parse(open_body)) == card);
+        adk::net::HttpResponse refused = co_await get(client, server, "/a2a/travel/tasks", "");
+        CHECK(refused.status() == 401);
         (void)co_await refused.read_all();
+        adk::net::HttpResponse sessions_refused = co_await get(client, server, "/list-apps", "");
+        CHECK(sessions_refused.status() == 401);  // ADK's routes stay behind the token
+        (void)co_await sessions_refused.read_all();
+        adk::net::HttpRequest rpc_request("POST", server.base_url() + "/a2a/travel");
+        rpc_request.body = R"({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}})";
+        adk::net::HttpResponse rpc_refused = co_await client.send(std::move(rpc_request));
+        CHECK(rpc_refused.status() == 401);
+        (void)co_await rpc_refused.read_all();
+        adk::net::HttpResponse tasks = co_await get(client, server, "/a2a/travel/tasks", "s3cret");
+        CHECK(tasks.status() == 200);
+        (void)co_await tasks.read_all();
 
         adk::net::HttpResponse unknown = co_await get(client, server, "/a2a/nope/.well-known/agent-card.json", "s3cret");
         CHECK(unknown.status() == 404);

@@ -8,18 +8,22 @@
 // Under the mount path ("/a2a"), for each app:
 //   GET  /{app}/.well-known/agent-card.json     the agent card (agent_card.hpp)
 //   POST /{app}                                 the JSON-RPC binding: SendMessage, SendStreamingMessage, GetTask,
-//                                               CancelTask, SubscribeToTask
-//   POST /{app}/message:send, /{app}/message:stream, GET /{app}/tasks/{id}, POST /{app}/tasks/{id}:cancel,
-//   GET|POST /{app}/tasks/{id}:subscribe        the HTTP+JSON binding
+//                                               ListTasks, CancelTask, SubscribeToTask
+//   POST /{app}/message:send, /{app}/message:stream, GET /{app}/tasks, GET /{app}/tasks/{id},
+//   POST /{app}/tasks/{id}:cancel, GET|POST /{app}/tasks/{id}:subscribe    the HTTP+JSON binding
 //
 // A message's contextId is the ADK session (of the user "A2A_USER_<contextId>", as ADK Python names it; made when
 // new), a task is an invocation (its id the invocation's), run as the server's runs are: a client that drops a
-// stream subscribes again and gets what it missed, a task nobody follows is cancelled after the run grace period,
-// CancelTask cancels the invocation. Updates: task_updates.hpp.
+// stream subscribes again and gets what it missed; a task runs to its end whether a client follows it or not
+// (CancelTask stops it). A task that waits for its client (INPUT_REQUIRED, AUTH_REQUIRED) goes on when a message
+// with its taskId answers its calls (function responses); in an app that is not resumable that answer runs as a
+// new invocation of the same task. Updates: task_updates.hpp. Errors: JSON-RPC's codes with A2A's
+// google.rpc.ErrorInfo, google.rpc.Status over HTTP+JSON; a request whose A2A-Version is not 1.0 is refused
+// (VersionNotSupportedError).
 //
-// The routes sit behind the ApiServer's checks (Host, origin, bearer token): a client sends the token to read the
-// card too. An app's card names its endpoints by the Host the request came to (checked by the ApiServer), or by
-// ServerOptions::public_url when set.
+// The routes sit behind the ApiServer's checks (Host, origin, bearer token), but for the card: public, as the
+// specification has it (a client reads it to learn how to authenticate). An app's card names its endpoints by the
+// Host the request came to (checked by the ApiServer), or by ServerOptions::public_url when set.
 #pragma once
 
 #include <adk/a2a/agent_card.hpp>

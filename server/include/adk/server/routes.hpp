@@ -64,12 +64,17 @@ public:
     // "/apps/{}/users/{}/sessions"). Throws adk::Error (invalid_argument) for a pattern that does not start with
     // '/' or has an empty segment.
     Routes& add(std::string_view methods, std::string_view pattern, Handler handler);
+    // A route the server answers without its bearer token: what anyone may read (an A2A agent card, public by
+    // the A2A specification). Host and origin are checked as for every route.
+    Routes& add_open(std::string_view methods, std::string_view pattern, Handler handler);
     // Every route of `routes` under `prefix` (a pattern itself: "/a2a", "/tenants/{}"; "/" for none).
     Routes& mount(std::string_view prefix, const Routes& routes);
 
     // The handler of the first route that fits (its parameters in `params`), or null.
     const Handler* find(std::string_view method, const std::vector<std::string>& segments,
                         std::vector<std::string>& params) const;
+    // Whether the route that answers is open (add_open).
+    bool open(std::string_view method, const std::vector<std::string>& segments) const;
     // The methods of the routes that have that path, separated by ", " (a 405's Allow header); empty for none.
     std::string methods_of(const std::vector<std::string>& segments) const;
     std::size_t size() const noexcept { return routes_.size(); }
@@ -86,8 +91,11 @@ private:
         std::vector<std::string> methods;
         std::vector<Segment> pattern;
         Handler handler;
+        bool open = false;
     };
     static std::vector<Segment> parse_pattern(std::string_view pattern);
+    const Route* route_for(std::string_view method, const std::vector<std::string>& segments,
+                           std::vector<std::string>* params) const;
     static bool fits(const std::vector<Segment>& pattern, const std::vector<std::string>& segments,
                      std::vector<std::string>* params);
 
