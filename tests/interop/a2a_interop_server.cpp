@@ -13,100 +13,35 @@
 #include <adk/adk.hpp>
 #include <adk/server/api_server.hpp>
 #include <adk/sessions/in_memory_session_service.hpp>
-#include <adk/testing/scripted_model.hpp>
+
+#include "support/a2a_apps.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json/parse.hpp>
 
 #include <filesystem>
 #include <iostream>
 
 namespace asio = boost::asio;
-namespace json = boost::json;
-using adk::testing::ScriptedModel;
+namespace apps = adk::test::a2a_apps;
 
 namespace {
 
 constexpr int tasks_per_app = 50;  // more than the clients send
 
-std::shared_ptr<adk::Agent> weather()
+// Waits until the file exists.
+asio::awaitable<void> file_gate(std::filesystem::path gate)
 {
-    auto tool = adk::FunctionTool::create(
-        "get_weather", "Returns the weather in a city.",
-        json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})"),
-        [](adk::ToolContext&, json::object args) -> asio::awaitable<json::value> {
-            co_return json::object{{"city", args["city"]}, {"sky", "sunny"}};
-        });
-    std::vector<ScriptedModel::Turn> turns;
-    for (int i = 0; i < tasks_per_app; ++i) {
-        turns.push_back(adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}));
-        turns.push_back(ScriptedModel::chunks({"It is ", "sunny ", "in Paris."}));
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    while (!std::filesystem::exists(gate)) {
+        timer.expires_after(std::chrono::milliseconds(10));
+        auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (ec)
+            throw adk::Error(adk::errc::cancelled, "the wait for the gate was cancelled");
     }
-    return adk::LlmAgent::builder("weather_agent")
-        .description("Answers questions about the weather.")
-        .model(std::make_shared<ScriptedModel>(std::move(turns)))
-        .tool(tool)
-        .build();
-}
-
-std::shared_ptr<adk::Agent> bank()
-{
-    auto approval = adk::FunctionTool::create(
-        "ask_for_approval", "Asks a manager to approve a transfer; the answer comes later.",
-        json::parse(R"({"type":"object","properties":{}})"),
-        [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> { co_return nullptr; },
-        /*is_long_running=*/true);
-    std::vector<ScriptedModel::Turn> turns;
-    for (int i = 0; i < tasks_per_app; ++i) {
-        turns.push_back(adk::LlmResponse::function_call("ask_for_approval", {}));
-        turns.push_back(ScriptedModel::chunks({"Approved: ", "sent."}));
-    }
-    return adk::LlmAgent::builder("bank_agent")
-        .description("Sends money once a manager approves.")
-        .model(std::make_shared<ScriptedModel>(std::move(turns)))
-        .tool(approval)
-        .build();
-}
-
-std::shared_ptr<adk::Agent> gated(std::filesystem::path gate)
-{
-    auto tool = adk::FunctionTool::create(
-        "wait_for_gate", "Waits for the gate to open.", json::parse(R"({"type":"object","properties":{}})"),
-        [gate](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
-            asio::steady_timer timer(co_await asio::this_coro::executor);
-            while (!std::filesystem::exists(gate)) {
-                timer.expires_after(std::chrono::milliseconds(10));
-                auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-                if (ec)
-                    throw adk::Error(adk::errc::cancelled, "the wait for the gate was cancelled");
-            }
-            co_return json::object{{"opened", true}};
-        });
-    std::vector<ScriptedModel::Turn> turns;
-    for (int i = 0; i < tasks_per_app; ++i) {
-        turns.push_back(adk::LlmResponse::function_call("wait_for_gate", json::object{}));
-        turns.push_back(ScriptedModel::chunks({"Through ", "the gate."}));
-    }
-    return adk::LlmAgent::builder("gated_agent")
-        .description("Answers once a gate opens.")
-        .model(std::make_shared<ScriptedModel>(std::move(turns)))
-        .tool(tool)
-        .build();
-}
-
-std::shared_ptr<adk::Agent> broken()
-{
-    std::vector<ScriptedModel::Turn> turns;
-    for (int i = 0; i < tasks_per_app; ++i)
-        turns.push_back(ScriptedModel::Turn::raise(adk::Error(adk::errc::unavailable, "the model is overloaded")));
-    return adk::LlmAgent::builder("broken_agent")
-        .description("Fails.")
-        .model(std::make_shared<ScriptedModel>(std::move(turns)))
-        .build();
 }
 
 }  // namespace
@@ -122,8 +57,12 @@ int main(int argc, char** argv)
     options.session_service = std::make_shared<adk::InMemorySessionService>();
     options.http.port = 0;
     adk::server::ApiServer server(ioc.get_executor(),
-                                  {{"weather", weather()}, {"bank", bank()}, {"gated", gated(argv[1])},
-                                   {"broken", broken()}},
+                                  {{"weather", apps::weather(tasks_per_app)},
+                                   {"bank", apps::bank(tasks_per_app)},
+                                   {"gated", apps::gated(tasks_per_app, [gate = std::filesystem::path(argv[1])] {
+                                        return file_gate(gate);
+                                    })},
+                                   {"broken", apps::broken(tasks_per_app)}},
                                   options);
     adk::a2a::Server a2a(server);
     a2a.mount();

@@ -220,7 +220,7 @@ TEST_CASE("A2A: timestamps read as seconds since the epoch, impossible dates ref
     CHECK(!a2a::parse_timestamp("yesterday"));
 }
 
-TEST_CASE("A2A: ListTasks' request and answer read and write back; bad filters refused", "[a2a]")
+TEST_CASE("A2A: ListTasks' request and answer read and write back, bad filters refused", "[a2a]")
 {
     const auto request = read<a2a::ListTasksRequest>(
         R"({"contextId": "c-1", "status": "TASK_STATE_WORKING", "pageSize": 20, "pageToken": "17:t-1",

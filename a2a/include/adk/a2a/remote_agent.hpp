@@ -1,0 +1,77 @@
+// RemoteA2aAgent: an agent of the local tree whose turns a remote A2A agent takes. At each run it sends the turn
+// (the user's messages since its last answer, other agents' words as context, the person's answers to the remote's
+// questions) to the remote agent, and turns the remote task's updates back into events as they come:
+//
+//   auto flights = adk::a2a::RemoteA2aAgent::create({.name = "flight_agent",
+//                                                    .card_url = "http://flights.internal/a2a/flights"});
+//   auto planner = adk::LlmAgent::builder("travel_planner").model(model).sub_agent(flights).build();
+//
+//   remote update                              local event
+//   streamed text (an artifact's chunks)       partial events, as a model's deltas are
+//   an artifact, whole                         a final event with its parts (every artifact of the task, none lost)
+//   WORKING with a message                     an event with its parts (the remote's calls and their results)
+//   INPUT_REQUIRED / AUTH_REQUIRED             an event with the remote's calls as long-running calls: the local
+//                                              runner pauses for the person's answer, which goes back to the
+//                                              remote task (its taskId) at the next run
+//   FAILED, REJECTED, CANCELED                 an error event (error_code A2A_TASK_FAILED, ...; the remote's text
+//                                              in error_message), never an answer
+//
+// Each event says which remote context and task it belongs to (custom_metadata "a2a:context_id",
+// "a2a:task_id", "a2a:task_state"): the next run continues that context. Cancelling the invocation cancels the
+// remote task (CancelTask). It speaks A2A 1.0 over JSON-RPC or HTTP+JSON, whichever the card lists first.
+#pragma once
+
+#include <adk/a2a/types.hpp>
+#include <adk/agents/agent.hpp>
+#include <adk/net/http_client.hpp>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace adk::a2a {
+
+class RemoteAgentOptions {
+public:
+    // The agent's name in the local tree (an identifier) and its description; with a card given, its name and
+    // description when left empty.
+    std::string name = {};
+    std::string description = {};
+    // The remote agent's card: its URL ("http://host/a2a/app/.well-known/agent-card.json"), or the agent's base
+    // URL ("http://host/a2a/app"), read at the first run; or the card itself.
+    std::string card_url = {};
+    std::optional<AgentCard> card = std::nullopt;
+    // Sent as "Authorization: Bearer <token>" with every request but the card's (public).
+    std::string bearer_token = {};
+    // Streams the remote's updates when its card says it streams; otherwise each turn waits for the whole task.
+    bool streaming = true;
+    net::HttpClientOptions http = {};
+    // How long a cancelled run's CancelTask may take.
+    std::chrono::milliseconds cancel_timeout = std::chrono::seconds(5);
+    // The most bytes one update (an SSE event) or a card may hold.
+    std::size_t max_update_bytes = std::size_t{16} << 20;
+};
+
+class RemoteA2aAgent final : public Agent {
+public:
+    // Throws adk::Error (invalid_argument) when neither a card nor its URL is given, or when there is no name (none
+    // given, no card to take it from).
+    static std::shared_ptr<RemoteA2aAgent> create(RemoteAgentOptions options);
+
+    // The card, read when first needed; throws adk::Error when it cannot be read or names no interface this agent
+    // speaks.
+    asio::awaitable<AgentCard> card();
+
+    class Impl;
+    RemoteA2aAgent(std::string name, std::string description, std::shared_ptr<Impl> impl);
+
+protected:
+    asio::awaitable<void> run_impl(InvocationContext& ctx, EventSink& out) override;
+
+private:
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace adk::a2a

@@ -1,0 +1,490 @@
+#include <adk/a2a/remote_agent.hpp>
+
+#include <adk/a2a/convert.hpp>
+#include <adk/core/ids.hpp>
+#include <adk/core/json_limits.hpp>
+#include <adk/core/log.hpp>
+#include <adk/net/sse_parser.hpp>
+#include <adk/net/url.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <cctype>
+#include <map>
+
+namespace adk::a2a {
+
+namespace {
+
+constexpr std::string_view jsonrpc_binding = "JSONRPC";
+constexpr std::string_view http_json_binding = "HTTP+JSON";
+
+// A card's name as a local agent's: an identifier.
+std::string identifier_of(std::string_view name)
+{
+    std::string out;
+    for (char c : name.substr(0, 100))
+        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front())))
+        out.insert(out.begin(), '_');
+    return out == "user" ? "user_agent" : out;
+}
+
+bool speaks_current(std::string_view version)
+{
+    return version == protocol_version || version.substr(0, protocol_version.size() + 1) == "1.0.";
+}
+
+// What an error answer (google.rpc.Status over HTTP+JSON, a JSON-RPC error) says, bounded.
+std::string error_text(std::string_view body)
+{
+    boost::system::error_code ec;
+    const json::value v = parse_json(body, ec);
+    if (!ec && v.is_object())
+        if (const json::value* e = v.get_object().if_contains("error"); e && e->is_object())
+            if (const json::value* m = e->get_object().if_contains("message"); m && m->is_string())
+                return std::string(m->get_string().subview(0, std::min<std::size_t>(m->get_string().size(), 500)));
+    return std::string(body.substr(0, 200));
+}
+
+std::string text_of(const std::vector<Part>& parts)
+{
+    std::string out;
+    for (const Part& p : parts)
+        if (const std::string* t = p.text())
+            out += *t;
+    return out;
+}
+
+}  // namespace
+
+class RemoteA2aAgent::Impl {
+public:
+    explicit Impl(RemoteAgentOptions options_)
+        : options(std::move(options_)), http(std::make_shared<net::HttpClient>(options.http))
+    {
+    }
+
+    // The card, and the interface this agent talks to.
+    class Endpoint {
+    public:
+        AgentCard card;
+        std::string binding;
+        std::string url;
+    };
+    asio::awaitable<Endpoint> endpoint();
+    net::HttpRequest request(const Endpoint& at, std::string_view path, std::string body, bool stream) const;
+    // CancelTask, for a run that stops while its remote task goes on.
+    static asio::awaitable<void> cancel_remote(std::shared_ptr<Impl> self, Endpoint at, std::string task_id);
+
+    RemoteAgentOptions options;
+    std::shared_ptr<net::HttpClient> http;
+    std::mutex mutex;
+    std::optional<Endpoint> resolved;
+};
+
+asio::awaitable<RemoteA2aAgent::Impl::Endpoint> RemoteA2aAgent::Impl::endpoint()
+{
+    {
+        std::lock_guard lock(mutex);
+        if (resolved)
+            co_return *resolved;
+    }
+    Endpoint at;
+    if (options.card) {
+        at.card = *options.card;
+    } else {
+        std::string url = options.card_url;
+        if (url.size() < 5 || url.substr(url.size() - 5) != ".json") {
+            while (!url.empty() && url.back() == '/')
+                url.pop_back();
+            url += "/.well-known/agent-card.json";
+        }
+        net::HttpRequest get("GET", url);
+        get.set("a2a-version", std::string(protocol_version));
+        net::HttpResponse res = co_await http->send(std::move(get));
+        const std::string body = co_await res.read_all(options.max_update_bytes);
+        if (!res.ok())
+            throw Error(errc::unavailable, "the agent card at " + net::redact_url(url) + " answered HTTP " +
+                                               std::to_string(res.status()) + ": " + error_text(body));
+        boost::system::error_code ec;
+        const json::value v = parse_json(body, ec);
+        if (ec)
+            throw Error(errc::bad_response, "the agent card at " + net::redact_url(url) + " is not JSON: " + ec.message());
+        at.card = json::value_to<AgentCard>(v);
+    }
+    // The first of the card's interfaces this agent speaks wins, in the card's order.
+    for (const AgentInterface& i : at.card.supported_interfaces)
+        if ((i.protocol_binding == jsonrpc_binding || i.protocol_binding == http_json_binding) &&
+            speaks_current(i.protocol_version)) {
+            at.binding = i.protocol_binding;
+            at.url = i.url;
+            while (!at.url.empty() && at.url.back() == '/')
+                at.url.pop_back();
+            break;
+        }
+    if (at.url.empty())
+        throw Error(errc::invalid_argument,
+                    "the agent card of '" + at.card.name.substr(0, 100) + "' lists no A2A 1.0 interface over JSON-RPC or "
+                    "HTTP+JSON (RemoteA2aAgent speaks those; A2A 0.3 and gRPC are not spoken yet)");
+    (void)net::parse_url(at.url);  // throws for a URL that is not http(s)
+    std::lock_guard lock(mutex);
+    resolved = at;
+    co_return at;
+}
+
+net::HttpRequest RemoteA2aAgent::Impl::request(const Endpoint& at, std::string_view path, std::string body,
+                                               bool stream) const
+{
+    net::HttpRequest req("POST", at.url + std::string(path));
+    req.set("content-type", "application/json");
+    req.set("accept", stream ? "text/event-stream" : "application/json");
+    req.set("a2a-version", std::string(protocol_version));
+    if (!options.bearer_token.empty())
+        req.set("authorization", "Bearer " + options.bearer_token);
+    req.body = std::move(body);
+    return req;
+}
+
+asio::awaitable<void> RemoteA2aAgent::Impl::cancel_remote(std::shared_ptr<Impl> self, Endpoint at, std::string task_id)
+{
+    try {
+        net::HttpClientOptions quick = self->options.http;
+        quick.connect_timeout = quick.first_byte_timeout = quick.body_timeout = self->options.cancel_timeout;
+        quick.retry.max_retries = 0;
+        net::HttpClient client(quick);
+        const bool rpc = at.binding == jsonrpc_binding;
+        std::string body = rpc ? json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "CancelTask"},
+                                                              {"params", json::object{{"id", task_id}}}})
+                               : "{}";
+        net::HttpRequest req = self->request(at, rpc ? "" : "/tasks/" + task_id + ":cancel", std::move(body), false);
+        net::HttpResponse res = co_await client.send(std::move(req));
+        (void)co_await res.read_all(std::size_t{1} << 20);
+    } catch (const std::exception& e) {
+        log(LogLevel::warning, "RemoteA2aAgent: the remote task " + task_id.substr(0, 100) +
+                                   " could not be cancelled: " + e.what());
+    }
+}
+
+namespace {
+
+// A remote task's updates as the local agent's events.
+class Receiver {
+public:
+    Receiver(InvocationContext& ctx, EventSink& out) : ctx_(ctx), out_(out) {}
+
+    std::string task_id;
+    std::string context_id;
+    TaskState state = TaskState::unspecified;
+
+    asio::awaitable<void> on(StreamResponse response)
+    {
+        if (auto* t = std::get_if<Task>(&response)) {
+            note(t->id, t->context_id, t->status.state);
+            for (const Artifact& a : t->artifacts)
+                co_await artifact(a, false, true);
+            if (t->status.state != TaskState::submitted && t->status.state != TaskState::working)
+                co_await status(t->status);
+        } else if (auto* m = std::get_if<Message>(&response)) {
+            note(m->task_id, m->context_id, TaskState::completed);
+            Event e = content_event(to_content(*m), {});
+            co_await out_.emit(std::move(e));
+        } else if (auto* s = std::get_if<TaskStatusUpdateEvent>(&response)) {
+            note(s->task_id, s->context_id, s->status.state);
+            co_await status(s->status);
+        } else if (auto* a = std::get_if<TaskArtifactUpdateEvent>(&response)) {
+            note(a->task_id, a->context_id, state);
+            co_await artifact(a->artifact, a->append, a->last_chunk);
+        }
+    }
+
+    // The stream ended: artifacts whose last chunk never came, and a stream that stopped before the task's end.
+    asio::awaitable<void> finish()
+    {
+        for (auto& [id, parts] : open_) {
+            Event e = content_event(content_of(parts), id);
+            co_await out_.emit(std::move(e));
+        }
+        open_.clear();
+        if (state == TaskState::submitted || state == TaskState::working || state == TaskState::unspecified) {
+            Event e = failure_event("A2A_STREAM_ENDED", "the remote agent's stream ended before its task did (" +
+                                                           std::string(to_string(state)) + ")");
+            co_await out_.emit(std::move(e));
+        }
+    }
+
+private:
+    void note(const std::string& task, const std::string& context, TaskState s)
+    {
+        if (!task.empty())
+            task_id = task;
+        if (!context.empty())
+            context_id = context;
+        state = s;
+    }
+
+    static Content content_of(const std::vector<Part>& parts)
+    {
+        Content c;
+        c.role = "model";
+        for (const Part& p : parts)
+            c.parts.push_back(from_a2a(p));
+        return c;
+    }
+
+    // An event of the agent's that names the remote context, task and state.
+    Event event() const
+    {
+        Event e = ctx_.make_event();
+        e.custom_metadata["a2a:context_id"] = context_id;
+        e.custom_metadata["a2a:task_id"] = task_id;
+        e.custom_metadata["a2a:task_state"] = to_string(state);
+        return e;
+    }
+
+    Event content_event(Content content, std::string_view artifact_id) const
+    {
+        Event e = event();
+        if (!artifact_id.empty())
+            e.custom_metadata["a2a:artifact_id"] = artifact_id;
+        e.content = std::move(content);
+        return e;
+    }
+
+    Event failure_event(std::string code, std::string message) const
+    {
+        Event e = event();
+        e.error_code = std::move(code);
+        e.error_message = std::move(message);
+        return e;
+    }
+
+    // An artifact's chunk (append: after what came; last: the artifact is whole), or a whole artifact.
+    asio::awaitable<void> artifact(const Artifact& a, bool append, bool last)
+    {
+        std::vector<Part>& parts = open_[a.artifact_id];
+        if (!append)
+            parts.clear();
+        for (const Part& p : a.parts) {
+            if (p.text() && !parts.empty() && parts.back().text() && p.metadata == parts.back().metadata)
+                std::get<std::string>(parts.back().content) += *p.text();
+            else
+                parts.push_back(p);
+        }
+        if (!last) {  // a chunk: its text streams as a model's deltas do
+            const std::string delta = text_of(a.parts);
+            if (!delta.empty()) {
+                Event e = ctx_.make_event(Content("model", {adk::Part::from_text(delta)}));
+                e.partial = true;
+                co_await out_.emit(std::move(e));
+            }
+            co_return;
+        }
+        const std::vector<Part> whole = std::move(parts);
+        open_.erase(a.artifact_id);
+        Event e = content_event(content_of(whole), a.artifact_id);
+        co_await out_.emit(std::move(e));
+    }
+
+    // A status: an error event for a task that ended without its answer, the remote's message otherwise.
+    Event status_event(const TaskStatus& s) const
+    {
+        const std::string text = s.message ? s.message->text() : std::string();
+        switch (s.state) {
+        case TaskState::failed:
+            return failure_event("A2A_TASK_FAILED", text.empty() ? "the remote agent's task failed" : text);
+        case TaskState::rejected:
+            return failure_event("A2A_TASK_REJECTED", text.empty() ? "the remote agent rejected the task" : text);
+        case TaskState::canceled:
+            return failure_event("A2A_TASK_CANCELED", text.empty() ? "the remote agent's task was cancelled" : text);
+        default:
+            break;
+        }
+        if (!s.message || s.message->parts.empty())  // the next run answers it: the session must say so
+            return content_event(Content("model", {adk::Part::from_text("(" + std::string(to_string(s.state)) + ")")}), {});
+        Event e = content_event(to_content(*s.message), {});
+        if (is_interrupted(s.state)) {
+            // The remote's calls wait for the person: long-running calls here too, so the local runner pauses.
+            std::vector<std::string> marked, all;
+            for (std::size_t i = 0; i < s.message->parts.size() && i < e.content->parts.size(); ++i)
+                if (const auto& call = e.content->parts[i].function_call) {
+                    all.push_back(call->id);
+                    if (const json::value* lr = s.message->parts[i].metadata.if_contains("adk_is_long_running");
+                        lr && *lr == true)
+                        marked.push_back(call->id);
+                }
+            e.long_running_tool_ids = marked.empty() ? all : marked;
+        }
+        return e;
+    }
+
+    asio::awaitable<void> status(const TaskStatus& s)
+    {
+        const bool said = s.message && !s.message->parts.empty();
+        if (!said && !is_interrupted(s.state) && s.state != TaskState::failed && s.state != TaskState::rejected &&
+            s.state != TaskState::canceled)
+            co_return;  // WORKING or COMPLETED without a word
+        Event e = status_event(s);
+        co_await out_.emit(std::move(e));
+    }
+
+    InvocationContext& ctx_;
+    EventSink& out_;
+    std::map<std::string, std::vector<Part>> open_;  // artifacts under way, by id
+};
+
+// One SSE event's data as a StreamResponse: a JSON-RPC response's result (or its error, thrown), or the
+// HTTP+JSON binding's StreamResponse itself.
+StreamResponse update_of(std::string_view data, bool rpc, const std::string& who)
+{
+    boost::system::error_code ec;
+    const json::value v = parse_json(data, ec);
+    if (ec || !v.is_object())
+        throw Error(errc::bad_response, "the remote agent '" + who + "' sent an update that is not a JSON object");
+    if (!rpc)
+        return stream_response_from_json(v);
+    if (v.get_object().contains("error"))
+        throw Error(errc::unavailable, "the remote agent '" + who + "' answered with an error: " + error_text(data));
+    const json::value* result = v.get_object().if_contains("result");
+    if (!result)
+        throw Error(errc::bad_response, "the remote agent '" + who + "' sent a JSON-RPC response without a result");
+    return stream_response_from_json(*result);
+}
+
+}  // namespace
+
+RemoteA2aAgent::RemoteA2aAgent(std::string name, std::string description, std::shared_ptr<Impl> impl)
+    : Agent(std::move(name), std::move(description)), impl_(std::move(impl))
+{
+}
+
+std::shared_ptr<RemoteA2aAgent> RemoteA2aAgent::create(RemoteAgentOptions options)
+{
+    if (!options.card && options.card_url.empty())
+        throw Error(errc::invalid_argument, "RemoteA2aAgent needs the remote agent's card or its URL (card_url)");
+    if (!options.card_url.empty())
+        (void)net::parse_url(options.card_url);  // an http(s) URL, or adk::Error now rather than at the first run
+    std::string name = options.name;
+    std::string description = options.description;
+    if (options.card) {
+        if (name.empty())
+            name = identifier_of(options.card->name);
+        if (description.empty())
+            description = options.card->description;
+    }
+    if (name.empty())
+        throw Error(errc::invalid_argument, "RemoteA2aAgent needs a name when its card is read from card_url");
+    auto impl = std::make_shared<Impl>(std::move(options));
+    return std::make_shared<RemoteA2aAgent>(std::move(name), std::move(description), std::move(impl));
+}
+
+asio::awaitable<AgentCard> RemoteA2aAgent::card()
+{
+    Impl::Endpoint at = co_await impl_->endpoint();
+    co_return at.card;
+}
+
+asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink& out)
+{
+    const Impl::Endpoint at = co_await impl_->endpoint();
+
+    // The turn: what the session holds since this agent's last event that named its remote context.
+    const Session session = ctx.session();
+    Message m;
+    m.message_id = new_uuid();
+    m.role = Role::user;
+    std::size_t from = 0;
+    for (std::size_t i = session.events.size(); i-- > 0;) {
+        const Event& e = session.events[i];
+        const json::value* context = e.custom_metadata.if_contains("a2a:context_id");
+        if (e.author != name() || !context || !context->is_string())
+            continue;
+        m.context_id = std::string(context->get_string());
+        const json::value* task = e.custom_metadata.if_contains("a2a:task_id");
+        const json::value* state = e.custom_metadata.if_contains("a2a:task_state");
+        if (task && task->is_string() && state && state->is_string())
+            if (std::optional<TaskState> s = parse_task_state(state->get_string()); s && is_interrupted(*s))
+                m.task_id = std::string(task->get_string());
+        from = i + 1;
+        break;
+    }
+    for (std::size_t i = from; i < session.events.size(); ++i) {
+        const Event& e = session.events[i];
+        if (!e.content || e.partial || e.author == name())
+            continue;
+        if (e.author == "user") {
+            for (const adk::Part& p : e.content->parts)
+                if (!p.thought)
+                    m.parts.push_back(to_a2a(p));
+        } else if (const std::string text = e.text(); !text.empty()) {
+            m.parts.push_back(Part::text_part("For context: [" + e.author + "] said: " + text));
+        }
+    }
+    if (m.parts.empty())
+        if (const std::optional<Content>& asked = ctx.user_content())
+            for (const adk::Part& p : asked->parts)
+                m.parts.push_back(to_a2a(p));
+    if (m.parts.empty())
+        throw Error(errc::invalid_argument, "RemoteA2aAgent '" + name() + "' has nothing to send: the session holds "
+                                            "no message for it since its last answer");
+
+    SendMessageRequest request;
+    request.message = std::move(m);
+    const bool rpc = at.binding == jsonrpc_binding;
+    const bool stream = impl_->options.streaming && at.card.capabilities.streaming.value_or(false);
+    json::value params = json::value_from(request);
+    std::string body =
+        rpc ? json::serialize(json::object{{"jsonrpc", "2.0"},
+                                           {"id", new_uuid()},
+                                           {"method", stream ? "SendStreamingMessage" : "SendMessage"},
+                                           {"params", std::move(params)}})
+            : json::serialize(params);
+    net::HttpRequest req = impl_->request(at, rpc ? "" : (stream ? "/message:stream" : "/message:send"),
+                                          std::move(body), stream);
+
+    Receiver receiver(ctx, out);
+    try {
+        net::HttpResponse res = co_await impl_->http->send(std::move(req));
+        if (!res.ok()) {
+            const std::string text = co_await res.read_all(std::size_t{1} << 20);
+            throw Error(errc::unavailable, "the remote agent '" + name() + "' refused the message (HTTP " +
+                                               std::to_string(res.status()) + "): " + error_text(text));
+        }
+        if (!stream || res.header("content-type").substr(0, 17) != "text/event-stream") {
+            const std::string text = co_await res.read_all(impl_->options.max_update_bytes);
+            StreamResponse answer = update_of(text, rpc, name());
+            co_await receiver.on(std::move(answer));
+        } else {
+            net::SseParser parser(impl_->options.max_update_bytes);
+            std::vector<net::SseEvent> events;
+            for (;;) {
+                const std::string_view bytes = co_await res.read_some();
+                if (bytes.empty())
+                    parser.finish(events);
+                else
+                    parser.feed(bytes, events);
+                for (net::SseEvent& e : events) {
+                    if (e.data.find_first_not_of(" \t\r\n") == std::string::npos)
+                        continue;
+                    StreamResponse update = update_of(e.data, rpc, name());
+                    co_await receiver.on(std::move(update));
+                }
+                events.clear();
+                if (bytes.empty())
+                    break;
+            }
+        }
+        co_await receiver.finish();
+    } catch (...) {
+        // Stopped (cancelled, or broken) while the remote task goes on: cancel it too.
+        if (!receiver.task_id.empty() && !is_terminal(receiver.state) && !is_interrupted(receiver.state))
+            asio::co_spawn(ctx.executor(), Impl::cancel_remote(impl_, at, receiver.task_id), asio::detached);
+        throw;
+    }
+}
+
+}  // namespace adk::a2a

@@ -1,0 +1,341 @@
+// RemoteA2aAgent against adk::a2a::Server over real loopback HTTP, on both bindings: a remote answer streamed back
+// as partial events and a final one, the same remote context on the next turn, a transfer to the remote agent and
+// the remote agent as an AgentTool, a remote task that waits for a person answered through the local runner, a
+// failed remote task as an error event, a cancelled invocation cancelling the remote task, and cards that cannot
+// be used.
+#include <adk/a2a/remote_agent.hpp>
+#include <adk/a2a/server.hpp>
+#include <adk/adk.hpp>
+#include <adk/server/api_server.hpp>
+
+#include "support/a2a_apps.hpp"
+#include "support/api_client.hpp"
+#include "support/run.hpp"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_to.hpp>
+
+#include <catch2/catch.hpp>
+
+namespace a2a = adk::a2a;
+namespace asio = boost::asio;
+namespace json = boost::json;
+namespace apps = adk::test::a2a_apps;
+using adk::test::options_with;
+using adk::testing::ScriptedModel;
+
+namespace {
+
+// The remote side: an ApiServer serving the scripted apps over A2A.
+class Remote {
+public:
+    explicit Remote(asio::io_context& ioc)
+        : server(ioc.get_executor(),
+                 {{"weather", apps::weather(10)},
+                  {"bank", apps::bank(10)},
+                  {"gated", apps::gated(10, [this] { return wait_for_gate(); })},
+                  {"broken", apps::broken(10)}},
+                 options_with(std::make_shared<adk::InMemorySessionService>())),
+          a2a_server(server), gate(ioc, asio::steady_timer::time_point::max())
+    {
+        a2a_server.mount();
+        server.start();
+    }
+
+    std::string url(std::string_view app) const { return server.base_url() + "/a2a/" + std::string(app); }
+
+    asio::awaitable<void> wait_for_gate()
+    {
+        gated_started = true;
+        auto [ec] = co_await gate.async_wait(asio::as_tuple(asio::use_awaitable));
+        (void)ec;
+    }
+
+    adk::server::ApiServer server;
+    a2a::Server a2a_server;
+    asio::steady_timer gate;
+    bool gated_started = false;
+};
+
+// The local side: a runner over `root`, one session.
+class Local {
+public:
+    explicit Local(std::shared_ptr<adk::Agent> root)
+        : runner(adk::RunnerOptions{.app_name = "local", .agent = std::move(root), .session_service = sessions})
+    {
+    }
+
+    asio::awaitable<std::vector<adk::Event>> say(adk::Content message)
+    {
+        if (!created) {
+            (void)co_await sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
+            created = true;
+        }
+        adk::RunRequest request("u", "s", std::move(message));
+        request.run_config.streaming_mode = adk::StreamingMode::sse;
+        adk::EventStream stream = co_await runner.run(std::move(request));
+        std::vector<adk::Event> events;
+        while (auto e = co_await stream.next())
+            events.push_back(std::move(*e));
+        co_return events;
+    }
+
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner;
+    bool created = false;
+};
+
+adk::Content user_text(std::string text)
+{
+    return adk::Content("user", {adk::Part::from_text(std::move(text))});
+}
+
+std::string partial_text(const std::vector<adk::Event>& events)
+{
+    std::string out;
+    for (const auto& e : events)
+        if (e.partial)
+            out += e.text();
+    return out;
+}
+
+const adk::Event* final_answer(const std::vector<adk::Event>& events)
+{
+    for (auto it = events.rbegin(); it != events.rend(); ++it)
+        if (!it->partial && it->is_final_response() && it->content)
+            return &*it;
+    return nullptr;
+}
+
+// The card of `app`, with only the interface of `binding` (how a test picks the binding the agent speaks).
+asio::awaitable<a2a::AgentCard> card_with(const Remote& remote, std::string_view app, std::string_view binding)
+{
+    auto reader = a2a::RemoteA2aAgent::create({.name = "reader", .card_url = remote.url(app)});
+    a2a::AgentCard card = co_await reader->card();
+    std::erase_if(card.supported_interfaces,
+                  [&](const a2a::AgentInterface& i) { return i.protocol_binding != binding; });
+    co_return card;
+}
+
+}  // namespace
+
+TEST_CASE("RemoteA2aAgent: the remote answer streams back as partial events, then whole, on both bindings",
+          "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        for (const char* binding : {"JSONRPC", "HTTP+JSON"}) {
+            INFO(binding);
+            a2a::AgentCard card = co_await card_with(remote, "weather", binding);
+            REQUIRE(card.supported_interfaces.size() == 1);
+            auto agent = a2a::RemoteA2aAgent::create({.card = card});
+            CHECK(agent->name() == "weather_agent");  // the card's
+            CHECK(agent->description() == "Answers questions about the weather.");
+            Local local(agent);
+            adk::Content message1 = user_text("Weather in Paris?");
+            std::vector<adk::Event> events = co_await local.say(std::move(message1));
+            CHECK(partial_text(events) == "It is sunny in Paris.");
+            const adk::Event* answer = final_answer(events);
+            REQUIRE(answer);
+            CHECK(answer->text() == "It is sunny in Paris.");
+            CHECK(answer->author == "weather_agent");
+            const std::string context = std::string(answer->custom_metadata.at("a2a:context_id").as_string());
+            CHECK(!context.empty());
+            // The remote's work came as events too: its call and its result.
+            bool call = false, result = false;
+            for (const auto& e : events) {
+                call |= !e.function_calls().empty() && e.function_calls()[0].name == "get_weather";
+                result |= !e.function_responses().empty();
+            }
+            CHECK(call);
+            CHECK(result);
+
+            // The next turn goes on in the same remote context.
+            adk::Content message2 = user_text("And tomorrow?");
+            std::vector<adk::Event> again = co_await local.say(std::move(message2));
+            const adk::Event* second = final_answer(again);
+            REQUIRE(second);
+            CHECK(second->custom_metadata.at("a2a:context_id") == context.c_str());
+            CHECK(second->custom_metadata.at("a2a:task_id") != answer->custom_metadata.at("a2a:task_id"));
+        }
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: a transfer target of an LlmAgent, and an AgentTool", "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        auto weather = a2a::RemoteA2aAgent::create(
+            {.name = "remote_weather", .description = "The weather, from afar.", .card_url = remote.url("weather")});
+        auto planner_model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+            adk::LlmResponse::function_call("transfer_to_agent", json::object{{"agent_name", "remote_weather"}})});
+        auto planner = adk::LlmAgent::builder("planner").model(planner_model).sub_agent(weather).build();
+        Local local(planner);
+        adk::Content message3 = user_text("Weather in Paris?");
+        std::vector<adk::Event> events = co_await local.say(std::move(message3));
+        const adk::Event* answer = final_answer(events);
+        REQUIRE(answer);
+        CHECK(answer->author == "remote_weather");
+        CHECK(answer->text() == "It is sunny in Paris.");
+
+        auto as_tool = a2a::RemoteA2aAgent::create({.name = "remote_weather", .card_url = remote.url("weather")});
+        auto caller_model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+            adk::LlmResponse::function_call("remote_weather", json::object{{"request", "Weather in Paris?"}}),
+            adk::LlmResponse::text("The remote agent says it is sunny.")});
+        auto caller = adk::LlmAgent::builder("caller")
+                          .model(caller_model)
+                          .tool(std::make_shared<adk::AgentTool>(as_tool))
+                          .build();
+        Local tool_local(caller);
+        adk::Content message4 = user_text("Weather?");
+        std::vector<adk::Event> tool_events = co_await tool_local.say(std::move(message4));
+        bool answered = false;
+        for (const auto& e : tool_events)
+            for (const auto& r : e.function_responses())
+                answered |= r.name == "remote_weather" && json::serialize(r.response).find("sunny in Paris") != std::string::npos;
+        CHECK(answered);
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: a remote task that waits for a person pauses the local invocation, and the answer goes on",
+          "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        auto bank = a2a::RemoteA2aAgent::create({.name = "bank", .card_url = remote.url("bank")});
+        Local local(bank);
+        adk::Content message5 = user_text("Send 5000 euros to Bob.");
+        std::vector<adk::Event> asked = co_await local.say(std::move(message5));
+        const adk::Event* question = nullptr;
+        for (const auto& e : asked)
+            if (!e.long_running_tool_ids.empty())
+                question = &e;
+        REQUIRE(question);
+        REQUIRE(question->function_calls().size() == 1);
+        const adk::FunctionCall call = question->function_calls()[0];
+        CHECK(call.name == "ask_for_approval");
+        CHECK(question->long_running_tool_ids == std::vector<std::string>{call.id});
+        CHECK(question->custom_metadata.at("a2a:task_state") == "TASK_STATE_INPUT_REQUIRED");
+        CHECK(final_answer(asked) == question);  // no answer yet: the question is the last word
+
+        adk::Part approval;
+        approval.function_response.emplace(call.id, call.name, json::object{{"status", "approved"}});
+        adk::Content message6 = adk::Content("user", {approval});
+        std::vector<adk::Event> done = co_await local.say(std::move(message6));
+        const adk::Event* answer = final_answer(done);
+        REQUIRE(answer);
+        CHECK(answer->text() == "Approved: sent.");
+        // The same remote task went on.
+        CHECK(answer->custom_metadata.at("a2a:task_id") == question->custom_metadata.at("a2a:task_id"));
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: a failed remote task is an error event, never an answer", "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        for (bool streaming : {true, false}) {
+            auto broken = a2a::RemoteA2aAgent::create(
+                {.name = "broken", .card_url = remote.url("broken"), .streaming = streaming});
+            Local local(broken);
+            adk::Content message7 = user_text("Hello?");
+            std::vector<adk::Event> events = co_await local.say(std::move(message7));
+            REQUIRE(!events.empty());
+            const adk::Event& last = events.back();
+            CHECK(last.error_code == "A2A_TASK_FAILED");
+            REQUIRE(last.error_message);
+            CHECK_THAT(*last.error_message, Catch::Contains("overloaded"));
+            CHECK(!last.content);
+        }
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: cancelling the local invocation cancels the remote task", "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        auto gated = a2a::RemoteA2aAgent::create({.name = "gated", .card_url = remote.url("gated")});
+        Local local(gated);
+        (void)co_await local.sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
+        local.created = true;
+        adk::RunRequest request("u", "s", user_text("Go through."));
+        request.run_config.streaming_mode = adk::StreamingMode::sse;
+        adk::Runner::Started started = co_await local.runner.start(std::move(request));
+        std::string task_id;
+        while (auto e = co_await started.events.next()) {  // up to the remote's call, which waits at the gate
+            if (!e->function_calls().empty()) {
+                task_id = std::string(e->custom_metadata.at("a2a:task_id").as_string());
+                break;
+            }
+        }
+        REQUIRE(!task_id.empty());
+        CHECK(local.runner.cancel(started.invocation_id));
+        try {
+            while (co_await started.events.next()) {
+            }
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::cancelled);
+        }
+        // The remote task is cancelled (the CancelTask goes out after the local invocation stops).
+        adk::net::HttpClient client;
+        std::string state;
+        for (int i = 0; i < 500 && state != "TASK_STATE_CANCELED"; ++i) {
+            adk::net::HttpRequest get("GET", remote.url("gated") + "/tasks/" + task_id);
+            adk::net::HttpResponse res = co_await client.send(std::move(get));
+            const std::string body = co_await res.read_all();
+            state = std::string(json::parse(body).at("status").at("state").as_string());
+            asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+        }
+        CHECK(state == "TASK_STATE_CANCELED");
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: cards it cannot use are refused with what is wrong", "[a2a][remote]")
+{
+    CHECK_THROWS_WITH(a2a::RemoteA2aAgent::create({.name = "x"}), Catch::Contains("card"));
+    CHECK_THROWS_WITH(a2a::RemoteA2aAgent::create({.card_url = "http://127.0.0.1:1/a2a/x"}), Catch::Contains("name"));
+    CHECK_THROWS_AS(a2a::RemoteA2aAgent::create({.name = "x", .card_url = "ftp://host/card.json"}), adk::Error);
+
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        auto missing = a2a::RemoteA2aAgent::create({.name = "missing", .card_url = remote.url("nope")});
+        Local local(missing);
+        std::string why;
+        try {
+            adk::Content message8 = user_text("Hello?");
+            (void)co_await local.say(std::move(message8));
+        } catch (const adk::Error& e) {
+            why = e.what();
+        }
+        CHECK_THAT(why, Catch::Contains("HTTP 404"));
+
+        a2a::AgentCard old_card = co_await card_with(remote, "weather", "JSONRPC");
+        old_card.supported_interfaces[0].protocol_version = "0.3";
+        auto old = a2a::RemoteA2aAgent::create({.card = old_card});
+        Local old_local(old);
+        std::string old_why;
+        try {
+            adk::Content message9 = user_text("Hello?");
+            (void)co_await old_local.say(std::move(message9));
+        } catch (const adk::Error& e) {
+            old_why = e.what();
+        }
+        CHECK_THAT(old_why, Catch::Contains("A2A 1.0"));
+        remote.server.stop();
+    }());
+}
