@@ -15,6 +15,7 @@
 
 #include <cctype>
 #include <map>
+#include <set>
 
 namespace adk::a2a {
 
@@ -181,13 +182,22 @@ public:
     std::string context_id;
     TaskState state = TaskState::unspecified;
 
-    asio::awaitable<void> on(StreamResponse response)
+    // Artifacts of the task the session holds already (a task continued): not emitted again.
+    std::set<std::string> seen_artifacts;
+
+    // `response`; `snapshot`: a stream's first, the task as it stood when the message came (a continued task's
+    // status then is the question just answered).
+    asio::awaitable<void> on(StreamResponse response, bool snapshot)
     {
         if (auto* t = std::get_if<Task>(&response)) {
-            note(t->id, t->context_id, t->status.state);
+            const TaskState s = t->status.state;
+            note(t->id, t->context_id, snapshot && !is_terminal(s) ? TaskState::working : s);
+            if (snapshot && !is_terminal(s))
+                co_return;
             for (const Artifact& a : t->artifacts)
-                co_await artifact(a, false, true);
-            if (t->status.state != TaskState::submitted && t->status.state != TaskState::working)
+                if (!seen_artifacts.contains(a.artifact_id))
+                    co_await artifact(a, false, true);
+            if (s != TaskState::submitted && s != TaskState::working)
                 co_await status(t->status);
         } else if (auto* m = std::get_if<Message>(&response)) {
             note(m->task_id, m->context_id, TaskState::completed);
@@ -275,14 +285,15 @@ private:
             else
                 parts.push_back(p);
         }
-        if (!last) {  // a chunk: its text streams as a model's deltas do
+        if (!last || append) {  // a chunk: its text streams as a model's deltas do
             const std::string delta = text_of(a.parts);
             if (!delta.empty()) {
                 Event e = ctx_.make_event(Content("model", {adk::Part::from_text(delta)}));
                 e.partial = true;
                 co_await out_.emit(std::move(e));
             }
-            co_return;
+            if (!last)
+                co_return;
         }
         const std::vector<Part> whole = std::move(parts);
         open_.erase(a.artifact_id);
@@ -447,6 +458,14 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
                                           std::move(body), stream);
 
     Receiver receiver(ctx, out);
+    if (!request.message.task_id.empty())
+        for (const Event& e : session.events) {
+            const json::value* task = e.custom_metadata.if_contains("a2a:task_id");
+            const json::value* artifact = e.custom_metadata.if_contains("a2a:artifact_id");
+            if (e.author == name() && task && *task == request.message.task_id.c_str() && artifact &&
+                artifact->is_string())
+                receiver.seen_artifacts.emplace(artifact->get_string());
+        }
     try {
         net::HttpResponse res = co_await impl_->http->send(std::move(req));
         if (!res.ok()) {
@@ -457,10 +476,11 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
         if (!stream || res.header("content-type").substr(0, 17) != "text/event-stream") {
             const std::string text = co_await res.read_all(impl_->options.max_update_bytes);
             StreamResponse answer = update_of(text, rpc, name());
-            co_await receiver.on(std::move(answer));
+            co_await receiver.on(std::move(answer), false);
         } else {
             net::SseParser parser(impl_->options.max_update_bytes);
             std::vector<net::SseEvent> events;
+            bool first = true;
             for (;;) {
                 const std::string_view bytes = co_await res.read_some();
                 if (bytes.empty())
@@ -471,7 +491,8 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
                     if (e.data.find_first_not_of(" \t\r\n") == std::string::npos)
                         continue;
                     StreamResponse update = update_of(e.data, rpc, name());
-                    co_await receiver.on(std::move(update));
+                    co_await receiver.on(std::move(update), first);
+                    first = false;
                 }
                 events.clear();
                 if (bytes.empty())

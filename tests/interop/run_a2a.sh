@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The official A2A SDK (@a2a-js/sdk, npm) against adk-cpp's A2A server: a2a/a2a_sdk_client.mjs drives
-# a2a_interop_server on both bindings (JSON-RPC and HTTP+JSON).
-#   run_a2a.sh A2A_INTEROP_SERVER WORK_DIR
+# The official A2A SDK (@a2a-js/sdk, npm) both ways, on both bindings (JSON-RPC and HTTP+JSON):
+#  - its clients (a2a/a2a_sdk_client.mjs) against adk-cpp's A2A server (a2a_interop_server);
+#  - adk-cpp's RemoteA2aAgent (a2a_remote_client) against agents built with its server (a2a/sdk_server.mjs).
+#   run_a2a.sh A2A_INTEROP_SERVER A2A_REMOTE_CLIENT WORK_DIR
 set -euo pipefail
-server=$1
+server=$1 remote_client=$2
 here=$(cd "$(dirname "$0")" && pwd)
-NPM_PACKAGE_DIR=$here/a2a source "$here/npm_install.sh" "$2" a2a_sdk_client.mjs
+NPM_PACKAGE_DIR=$here/a2a source "$here/npm_install.sh" "$3" a2a_sdk_client.mjs sdk_server.mjs
 source "$here/processes.sh"
 
 start_listening server.log "$server" "$PWD/gate"
 node a2a_sdk_client.mjs "$listening_url" "$PWD/gate"
+
+start_listening sdk_server.log node sdk_server.mjs
+"$remote_client" "$listening_url"

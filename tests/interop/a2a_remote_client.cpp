@@ -1,0 +1,149 @@
+// adk-cpp's RemoteA2aAgent against agents built with @a2a-js/sdk's server (interop/a2a/sdk_server.mjs), on each
+// binding: an answer streamed in chunks and a second artifact, a question in text answered on the next turn (the
+// same remote task), and a failed task as an error event.
+//
+//   a2a_remote_client BASE_URL
+//
+// Prints "PASS binding: check" or "FAIL binding: check: why" per check, then "a2a remote interop: PASS" when all pass.
+#include <adk/a2a/remote_agent.hpp>
+#include <adk/adk.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <iostream>
+
+namespace a2a = adk::a2a;
+namespace asio = boost::asio;
+
+namespace {
+
+int failures = 0;
+
+void check(const std::string& binding, const std::string& name, bool ok, const std::string& why = {})
+{
+    if (ok) {
+        std::cout << "PASS " << binding << ": " << name << "\n";
+    } else {
+        ++failures;
+        std::cout << "FAIL " << binding << ": " << name << ": " << why << "\n";
+    }
+}
+
+// A runner over one remote agent, one session.
+class Local {
+public:
+    explicit Local(std::shared_ptr<adk::Agent> root)
+        : runner(adk::RunnerOptions{.app_name = "local", .agent = std::move(root), .session_service = sessions})
+    {
+    }
+
+    asio::awaitable<std::vector<adk::Event>> say(std::string text)
+    {
+        if (!created) {
+            (void)co_await sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
+            created = true;
+        }
+        adk::RunRequest request("u", "s", adk::Content("user", {adk::Part::from_text(std::move(text))}));
+        request.run_config.streaming_mode = adk::StreamingMode::sse;
+        adk::EventStream stream = co_await runner.run(std::move(request));
+        std::vector<adk::Event> events;
+        while (auto e = co_await stream.next())
+            events.push_back(std::move(*e));
+        co_return events;
+    }
+
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner;
+    bool created = false;
+};
+
+std::string texts(const std::vector<adk::Event>& events, bool partial)
+{
+    std::string out;
+    for (const auto& e : events)
+        if (e.partial == partial && e.content && !e.text().empty())
+            out += "[" + e.text() + "]";
+    return out;
+}
+
+std::string metadata(const adk::Event& e, const char* key)
+{
+    const boost::json::value* v = e.custom_metadata.if_contains(key);
+    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+asio::awaitable<std::shared_ptr<a2a::RemoteA2aAgent>> agent(const std::string& base, const std::string& name,
+                                                           const std::string& binding)
+{
+    auto reader = a2a::RemoteA2aAgent::create({.name = name, .card_url = base + "/" + name});
+    a2a::AgentCard card = co_await reader->card();
+    std::erase_if(card.supported_interfaces,
+                  [&](const a2a::AgentInterface& i) { return i.protocol_binding != binding; });
+    co_return a2a::RemoteA2aAgent::create({.card = card});
+}
+
+asio::awaitable<void> run_all(std::string base)
+{
+    for (const std::string binding : {"JSONRPC", "HTTP+JSON"}) {
+        {
+            Local local(co_await agent(base, "itinerary", binding));
+            const std::vector<adk::Event> events = co_await local.say("Paris");
+            const std::string streamed = texts(events, true);
+            const std::string whole = texts(events, false);
+            check(binding, "an answer streamed in chunks, then whole",
+                  streamed == "[Flight AF123 ][leaves at 9:00 ][for: Paris]", streamed);
+            check(binding, "its work, and every artifact",
+                  whole == "[Looking for flights.][Flight AF123 leaves at 9:00 for: Paris][Receipt 42.]", whole);
+        }
+        {
+            Local local(co_await agent(base, "booking", binding));
+            const std::vector<adk::Event> asked = co_await local.say("Book me a flight.");
+            const std::string question = texts(asked, false);
+            const bool waiting = !asked.empty() && metadata(asked.back(), "a2a:task_state") == "TASK_STATE_INPUT_REQUIRED";
+            check(binding, "a question in text (INPUT_REQUIRED)", question == "[Which date?]" && waiting, question);
+            const std::vector<adk::Event> booked = co_await local.say("Friday");
+            const std::string answer = texts(booked, false);
+            const bool same_task = !asked.empty() && !booked.empty() &&
+                                   metadata(asked.back(), "a2a:task_id") == metadata(booked.back(), "a2a:task_id");
+            check(binding, "the answer goes to the same task, which completes", answer == "[Booked for Friday.]" && same_task,
+                  answer);
+        }
+        {
+            Local local(co_await agent(base, "sold_out", binding));
+            const std::vector<adk::Event> events = co_await local.say("Book me a flight.");
+            const bool failed = !events.empty() && events.back().error_code == "A2A_TASK_FAILED" &&
+                                events.back().error_message == "No seats left." && texts(events, false).empty();
+            check(binding, "a failed task: an error event, no answer", failed,
+                  events.empty() ? "no event" : events.back().error_message.value_or("no error"));
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 2) {
+        std::cerr << "usage: a2a_remote_client BASE_URL\n";
+        return 2;
+    }
+    asio::io_context ioc;
+    std::exception_ptr failed;
+    asio::co_spawn(ioc, run_all(argv[1]), [&](std::exception_ptr e) { failed = e; });
+    ioc.run();
+    if (failed) {
+        try {
+            std::rethrow_exception(failed);
+        } catch (const std::exception& e) {
+            std::cout << "FAIL: " << e.what() << "\n";
+            return 1;
+        }
+    }
+    if (failures) {
+        std::cout << "a2a remote interop: " << failures << " failed\n";
+        return 1;
+    }
+    std::cout << "a2a remote interop: PASS\n";
+    return 0;
+}
