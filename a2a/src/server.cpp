@@ -4,12 +4,17 @@
 #include <adk/a2a/task_updates.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
+#include <adk/core/log.hpp>
+#include <adk/net/http_client.hpp>
+#include <adk/net/url.hpp>
 #include <adk/runner/runner.hpp>
 #include <adk/server/runs.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -228,9 +233,39 @@ private:
 
 }  // namespace
 
+namespace {
+
+// A member of JSON-RPC params that names a task or a config.
+std::string string_param(const json::value& params, std::string_view name)
+{
+    const json::value* v = params.get_object().if_contains(name);
+    if (!v || !v->is_string() || !valid_id(v->get_string()))
+        throw Error(errc::invalid_argument, "params." + std::string(name) + " must be an id");
+    return std::string(v->get_string());
+}
+
+// ListTaskPushNotificationConfigsResponse: every config on one page.
+json::value configs_json(const std::vector<PushNotificationConfig>& configs)
+{
+    json::array list;
+    for (const PushNotificationConfig& c : configs)
+        list.push_back(json::value_from(c));
+    return json::object{{"configs", std::move(list)}, {"nextPageToken", ""}};
+}
+
+}  // namespace
+
 class Server::Impl : public std::enable_shared_from_this<Server::Impl> {
 public:
-    Impl(server::ApiServer& api_, ServerOptions options_) : api(api_), options(std::move(options_)) {}
+    Impl(server::ApiServer& api_, ServerOptions options_) : api(api_), options(std::move(options_))
+    {
+        if (!options.push_allowed_urls.empty()) {
+            net::HttpClientOptions http;
+            http.connect_timeout = http.first_byte_timeout = http.body_timeout = options.push_timeout;
+            http.retry.max_retries = 0;  // deliver() retries, with its own waits
+            push_client = std::make_shared<net::HttpClient>(http);
+        }
+    }
 
     // What the server remembers of a task: where it lives, its invocations, how it stands.
     class TaskRef {
@@ -244,6 +279,7 @@ public:
         TaskState state = TaskState::submitted;
         double updated = 0;    // when its status last changed (seconds since the epoch): ListTasks' order
         int answers_before = 0;  // the artifacts of its runs before the latest
+        std::vector<PushNotificationConfig> pushes;  // its webhooks
 
         bool owns(const std::string& invocation) const
         {
@@ -275,6 +311,16 @@ public:
     asio::awaitable<ListTasksResponse> list(const std::string& app, ListTasksRequest request);
     asio::awaitable<Task> cancel(const std::string& app, const std::string& task_id);
 
+    // Push notifications: a webhook checked against ServerOptions::push_allowed_urls, a task's webhooks, and
+    // the delivery of its updates to them.
+    void check_webhook(const PushNotificationConfig& config) const;
+    PushNotificationConfig set_push(const std::string& app, const std::string& task_id, PushNotificationConfig config);
+    PushNotificationConfig get_push(const std::string& app, const std::string& task_id, const std::string& id) const;
+    std::vector<PushNotificationConfig> list_push(const std::string& app, const std::string& task_id) const;
+    void delete_push(const std::string& app, const std::string& task_id, const std::string& id);
+    asio::awaitable<void> push(const std::string& task_id, const std::vector<StreamResponse>& updates);
+    asio::awaitable<void> deliver(const PushNotificationConfig& config, const std::string& body);
+
     asio::awaitable<void> send(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                std::optional<json::value> rpc_id);
     asio::awaitable<void> stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
@@ -292,6 +338,7 @@ public:
 
     server::ApiServer& api;
     ServerOptions options;
+    std::shared_ptr<net::HttpClient> push_client;  // with push notifications on
     mutable std::mutex mutex;
     std::map<std::string, TaskRef> tasks;  // by task id
     std::deque<std::string> task_order;    // oldest first, for the bound
@@ -325,6 +372,11 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
         throw Error(errc::unavailable, "the server holds as many runs as it may (ApiServerOptions::max_runs): try later");
     Content content = to_content(m);
     SessionService& sessions = *api.options().session_service;
+    std::optional<PushNotificationConfig> webhook;
+    if (request.configuration && request.configuration->push_notification_config) {
+        webhook = request.configuration->push_notification_config;
+        check_webhook(*webhook);
+    }
 
     // A message with a task's id answers that task (it waits for its client), in the task's context.
     std::optional<TaskRef> continued;
@@ -426,6 +478,8 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
                 }
             }
         }
+        if (webhook)
+            (void)set_push(app, task_id, std::move(*webhook));
         const auto executor = co_await asio::this_coro::executor;
         asio::co_spawn(executor, watch(shared_from_this(), task_id, out->run, answers_before), asio::detached);
         co_return out;
@@ -459,6 +513,8 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
             if (!out.empty()) {
                 state = TaskState::working;
                 self->note(task_id, state);
+                if (self->push_client)
+                    co_await self->push(task_id, out);
             }
         }
         if (read.finished)
@@ -473,6 +529,8 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     out.clear();
     end(updates, *run, out);
     self->note(task_id, updates.task().status.state);
+    if (self->push_client)
+        co_await self->push(task_id, out);
 }
 
 void Server::Impl::note(const std::string& task_id, TaskState state)
@@ -502,6 +560,136 @@ void Server::Impl::replay(TaskUpdates& updates, const std::vector<Event>& events
         }
         ignored.clear();
         updates.add(e, ignored);
+    }
+}
+
+void Server::Impl::check_webhook(const PushNotificationConfig& c) const
+{
+    if (options.push_allowed_urls.empty())
+        throw ProtocolError(code::push_notification_not_supported,
+                            "push notifications are off on this server: its operator allows no webhook URL "
+                            "(adk::a2a::ServerOptions::push_allowed_urls)");
+    if (c.url.size() > 2048)
+        throw Error(errc::invalid_argument, "the webhook URL is longer than 2048 bytes");
+    (void)net::parse_url(c.url);  // an http(s) URL, or adk::Error
+    const bool allowed = std::any_of(options.push_allowed_urls.begin(), options.push_allowed_urls.end(),
+                                     [&](const std::string& prefix) {
+                                         if (prefix.empty() || c.url.compare(0, prefix.size(), prefix) != 0)
+                                             return false;
+                                         // A whole path segment: "https://hooks" allows neither "https://hooks.evil"
+                                         // nor "https://hooks@evil".
+                                         return prefix.back() == '/' || c.url.size() == prefix.size() ||
+                                                c.url[prefix.size()] == '/' || c.url[prefix.size()] == '?';
+                                     });
+    if (!allowed)
+        throw Error(errc::invalid_argument, "the webhook URL " + net::redact_url(c.url) +
+                                                " is not under one this server allows (ServerOptions::"
+                                                "push_allowed_urls): ask its operator, or follow the task instead");
+    if (!c.token.empty())
+        net::validate_header("x-a2a-notification-token", c.token);
+    if (c.authentication) {
+        if (c.authentication->scheme.empty())
+            throw Error(errc::invalid_argument, "PushNotificationConfig.authentication.scheme is empty (\"Bearer\")");
+        net::validate_header("authorization", c.authentication->scheme + " " + c.authentication->credentials);
+    }
+    if (!c.id.empty() && !valid_id(c.id))
+        throw Error(errc::invalid_argument, "PushNotificationConfig.id must be an id (printable ASCII, at most 256 bytes)");
+}
+
+PushNotificationConfig Server::Impl::set_push(const std::string& app, const std::string& task_id,
+                                              PushNotificationConfig c)
+{
+    check_webhook(c);
+    c.task_id = task_id;
+    if (c.id.empty())
+        c.id = new_uuid();
+    std::lock_guard lock(mutex);
+    auto it = tasks.find(task_id);
+    if (it == tasks.end() || it->second.app != app)
+        throw ProtocolError(code::task_not_found, "Task not found: " + task_id);
+    std::vector<PushNotificationConfig>& pushes = it->second.pushes;
+    auto same = std::find_if(pushes.begin(), pushes.end(), [&](const auto& p) { return p.id == c.id; });
+    if (same != pushes.end()) {
+        *same = c;
+    } else {
+        if (pushes.size() >= options.max_push_configs)
+            throw Error(errc::invalid_argument, "task " + task_id + " has " + std::to_string(pushes.size()) +
+                                                    " webhooks, as many as it may: delete one first");
+        pushes.push_back(c);
+    }
+    return c;
+}
+
+PushNotificationConfig Server::Impl::get_push(const std::string& app, const std::string& task_id,
+                                              const std::string& id) const
+{
+    for (const PushNotificationConfig& c : list_push(app, task_id))
+        if (c.id == id)
+            return c;
+    throw Error(errc::not_found, "task " + task_id + " has no push notification config " + id);
+}
+
+std::vector<PushNotificationConfig> Server::Impl::list_push(const std::string& app, const std::string& task_id) const
+{
+    if (options.push_allowed_urls.empty())
+        check_webhook({});  // PushNotificationNotSupportedError
+    return find(app, task_id).pushes;
+}
+
+void Server::Impl::delete_push(const std::string& app, const std::string& task_id, const std::string& id)
+{
+    (void)get_push(app, task_id, id);
+    std::lock_guard lock(mutex);
+    if (auto it = tasks.find(task_id); it != tasks.end())
+        std::erase_if(it->second.pushes, [&](const auto& p) { return p.id == id; });
+}
+
+asio::awaitable<void> Server::Impl::push(const std::string& task_id, const std::vector<StreamResponse>& updates)
+{
+    std::vector<PushNotificationConfig> targets;
+    {
+        std::lock_guard lock(mutex);
+        if (auto it = tasks.find(task_id); it != tasks.end())
+            targets = it->second.pushes;
+    }
+    for (const StreamResponse& update : updates) {
+        const std::string body = json::serialize(to_json(update));
+        for (const PushNotificationConfig& target : targets)
+            co_await deliver(target, body);
+    }
+}
+
+asio::awaitable<void> Server::Impl::deliver(const PushNotificationConfig& c, const std::string& body)
+{
+    std::chrono::milliseconds wait = options.push_retry_delay;
+    for (int attempt = 1;; ++attempt) {
+        std::string why;
+        try {
+            net::HttpRequest req("POST", c.url);
+            req.set("content-type", "application/a2a+json");
+            req.set("a2a-version", std::string(protocol_version));
+            if (c.authentication)
+                req.set("authorization", c.authentication->scheme + " " + c.authentication->credentials);
+            if (!c.token.empty())
+                req.set("x-a2a-notification-token", c.token);
+            req.body = body;
+            net::HttpResponse res = co_await push_client->send(std::move(req));
+            (void)co_await res.read_all(std::size_t{64} << 10);
+            if (res.ok())
+                co_return;
+            why = "HTTP " + std::to_string(res.status());
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (attempt >= options.push_attempts) {
+            log(LogLevel::warning, "A2A: a push notification of task " + c.task_id.substr(0, 100) + " to " +
+                                       net::redact_url(c.url) + " failed " + std::to_string(attempt) +
+                                       " times, the last: " + why);
+            co_return;
+        }
+        asio::steady_timer timer(co_await asio::this_coro::executor, wait);
+        co_await timer.async_wait(asio::use_awaitable);
+        wait *= 2;
     }
 }
 
@@ -764,6 +952,23 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                 } else if (name == "ListTasks") {
                     ListTasksResponse l = co_await list(app, json::value_to<ListTasksRequest>(p));
                     reply = rpc_result(id, json::value_from(l));
+                } else if (name == "CreateTaskPushNotificationConfig") {
+                    auto config = json::value_to<PushNotificationConfig>(p);
+                    const std::string tid = config.task_id;
+                    if (!valid_id(tid))
+                        throw Error(errc::invalid_argument, "params.taskId must be a task id");
+                    reply = rpc_result(id, json::value_from(set_push(app, tid, std::move(config))));
+                } else if (name == "GetTaskPushNotificationConfig" || name == "DeleteTaskPushNotificationConfig") {
+                    const std::string tid = string_param(p, "taskId"), cid = string_param(p, "id");
+                    if (name == "DeleteTaskPushNotificationConfig") {
+                        delete_push(app, tid, cid);
+                        reply = rpc_result(id, json::object{});
+                    } else {
+                        reply = rpc_result(id, json::value_from(get_push(app, tid, cid)));
+                    }
+                } else if (name == "ListTaskPushNotificationConfigs") {
+                    const std::string tid = string_param(p, "taskId");
+                    reply = rpc_result(id, configs_json(list_push(app, tid)));
                 } else if (name == "CancelTask") {
                     const std::string tid = task_id();
                     Task t = co_await cancel(app, tid);
@@ -788,6 +993,7 @@ AgentCard Server::Impl::card(std::string_view app, const std::string& url) const
     o.url = url;
     o.version = options.agent_version;
     o.bearer = !api.options().bearer_token.empty();
+    o.push_notifications = !options.push_allowed_urls.empty();
     return agent_card(*api.app(app).root_agent, o);
 }
 
@@ -916,6 +1122,27 @@ server::Routes Server::routes()
         const std::string app = r.params.at(0), id = r.params.at(1);
         co_await impl->subscribe(r, app, id, std::nullopt);
     }));
+    routes.add("POST", "/{}/tasks/{}/pushNotificationConfigs", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+        auto config = json::value_to<PushNotificationConfig>(body_of(r, "CreateTaskPushNotificationConfig"));
+        const std::string app = r.params.at(0), id = r.params.at(1);
+        const std::string text = json::serialize(json::value_from(impl->set_push(app, id, std::move(config))));
+        co_await r.response.send(200, "application/json", text);
+    }));
+    routes.add("GET", "/{}/tasks/{}/pushNotificationConfigs", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+        const std::string app = r.params.at(0), id = r.params.at(1);
+        const std::string text = json::serialize(configs_json(impl->list_push(app, id)));
+        co_await r.response.send(200, "application/json", text);
+    }));
+    routes.add("GET DELETE", "/{}/tasks/{}/pushNotificationConfigs/{}",
+               rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+                   const std::string app = r.params.at(0), id = r.params.at(1), config = r.params.at(2);
+                   std::string text = "{}";
+                   if (r.http.method == "DELETE")
+                       impl->delete_push(app, id, config);
+                   else
+                       text = json::serialize(json::value_from(impl->get_push(app, id, config)));
+                   co_await r.response.send(200, "application/json", text);
+               }));
     // After the verbs: "{}" matches "id:cancel" too (the first route that fits answers).
     routes.add("GET", "/{}/tasks/{}", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         std::optional<std::int32_t> history;

@@ -18,6 +18,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 namespace a2a = adk::a2a;
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -746,6 +748,148 @@ TEST_CASE("A2A: a request for a version this server does not speak is refused wi
         CHECK(not_found.at("code") == 404);
         CHECK(not_found.at("status") == "NOT_FOUND");
         CHECK(not_found.at("details").at(0).at("reason") == "TASK_NOT_FOUND");
+        f.server->stop();
+    }());
+}
+
+namespace {
+
+// A webhook: an HTTP server that keeps what is posted to it; the first `failures` posts to each path get a 500.
+class Webhook {
+public:
+    Webhook(asio::io_context& ioc, int failures_)
+        : failures(failures_),
+          server(ioc.get_executor(), adk::net::HttpServerOptions(),
+                 [this](adk::net::IncomingRequest& req, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
+                     ++attempts[req.target];
+                     if (attempts[req.target] <= failures) {
+                         co_await res.send(500, "text/plain", "not now");
+                         co_return;
+                     }
+                     posts.push_back(req);
+                     co_await res.send(200, "application/json", "{}");
+                 })
+    {
+        server.start();
+    }
+
+    int failures;
+    std::map<std::string, int> attempts;  // by path
+    std::vector<adk::net::IncomingRequest> posts;
+    adk::net::HttpServer server;
+};
+
+}  // namespace
+
+TEST_CASE("A2A: push notifications post each status and whole artifact to the task's webhooks, retried",
+          "[a2a][server]")
+{
+    asio::io_context ioc;
+    Webhook hook(ioc, 1);  // the first post to each path fails: that notification is tried again
+    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+        adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}),
+        ScriptedModel::chunks({"It is ", "sunny."})});
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent(model)}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.push_allowed_urls = {hook.server.base_url() + "/hooks/"};
+    a2a_options.push_retry_delay = std::chrono::milliseconds(1);
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpResponse card_res = co_await get(client, server, "/a2a/weather/.well-known/agent-card.json", "");
+        const json::value card_json = co_await read_json(card_res);
+        CHECK(json::value_to<a2a::AgentCard>(card_json).capabilities.push_notifications == true);
+
+        const json::value webhook = json::object{
+            {"url", hook.server.base_url() + "/hooks/a"}, {"token", "t0k"},
+            {"authentication", json::object{{"scheme", "Bearer"}, {"credentials", "hook-secret"}}}};
+        const json::value body = json::object{
+            {"message", user_message("Weather?")},
+            {"configuration", json::object{{"returnImmediately", true}, {"taskPushNotificationConfig", webhook}}}};
+        adk::net::HttpResponse res = co_await post(client, server, "/a2a/weather/message:send", body);
+        const json::value res_json = co_await read_json(res);
+        const auto task = json::value_to<a2a::Task>(res_json.at("task"));
+        // The webhook hears of the task until its end.
+        for (int i = 0; i < 1000; ++i) {
+            if (!hook.posts.empty() && hook.posts.back().body.find("TASK_STATE_COMPLETED") != std::string::npos)
+                break;
+            asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+        }
+        REQUIRE(hook.posts.size() == 4);  // WORKING (the call), WORKING (its result), the answer, COMPLETED
+        std::vector<a2a::StreamResponse> updates;
+        for (const auto& p : hook.posts) {
+            CHECK(p.header("authorization") == "Bearer hook-secret");
+            CHECK(p.header("x-a2a-notification-token") == "t0k");
+            CHECK(p.header("content-type") == "application/a2a+json");
+            updates.push_back(a2a::stream_response_from_json(json::parse(p.body)));
+        }
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates[0]).task_id == task.id);
+        const auto& answer = std::get<a2a::TaskArtifactUpdateEvent>(updates[2]);
+        CHECK(answer.last_chunk);  // whole artifacts only: no streamed delta
+        CHECK(*answer.artifact.parts.at(0).text() == "It is sunny.");
+        CHECK(std::get<a2a::TaskStatusUpdateEvent>(updates[3]).status.state == a2a::TaskState::completed);
+        CHECK(hook.attempts["/hooks/a"] == 5);  // the first notification twice
+
+        // The configs of a task: listed, read, set, deleted; a URL the operator did not allow is refused.
+        const std::string configs = "/a2a/weather/tasks/" + task.id + "/pushNotificationConfigs";
+        adk::net::HttpResponse listed = co_await get(client, server, configs, "");
+        const json::value listed_json = co_await read_json(listed);
+        REQUIRE(listed_json.at("configs").as_array().size() == 1);
+        const auto first = json::value_to<a2a::PushNotificationConfig>(listed_json.at("configs").at(0));
+        CHECK(first.task_id == task.id);
+        CHECK(first.url == hook.server.base_url() + "/hooks/a");
+        CHECK(!first.id.empty());
+        const json::value second = json::object{{"id", "second"}, {"url", hook.server.base_url() + "/hooks/b"}};
+        adk::net::HttpResponse created = co_await post(client, server, configs, second);
+        CHECK(created.status() == 200);
+        const json::value created_json = co_await read_json(created);
+        CHECK(created_json.at("taskId") == task.id.c_str());
+        adk::net::HttpResponse one = co_await get(client, server, configs + "/second", "");
+        const json::value one_json = co_await read_json(one);
+        CHECK(one_json.at("url") == (hook.server.base_url() + "/hooks/b").c_str());
+        adk::net::HttpRequest del("DELETE", server.base_url() + configs + "/second");
+        adk::net::HttpResponse deleted = co_await client.send(std::move(del));
+        CHECK(deleted.status() == 200);
+        (void)co_await deleted.read_all();
+        adk::net::HttpResponse gone = co_await get(client, server, configs + "/second", "");
+        CHECK(gone.status() == 404);
+        (void)co_await gone.read_all();
+        for (const std::string& url : {hook.server.base_url() + "/elsewhere", std::string("http://127.0.0.1:1/hooks/"),
+                                      hook.server.base_url() + "/hooks-evil/x", std::string("not a url")}) {
+            const json::value refused_body = json::object{{"url", url}};
+            adk::net::HttpResponse refused = co_await post(client, server, configs, refused_body);
+            CHECK(refused.status() == 400);
+            (void)co_await refused.read_all();
+        }
+        const json::value rpc_list = rpc("ListTaskPushNotificationConfigs", json::object{{"taskId", task.id}}, 3);
+        adk::net::HttpResponse rpc_listed = co_await post(client, server, "/a2a/weather", rpc_list);
+        const json::value rpc_json = co_await read_json(rpc_listed);
+        CHECK(rpc_json.at("result").at("configs").as_array().size() == 1);
+        server.stop();
+        hook.server.stop();
+    }());
+}
+
+TEST_CASE("A2A: with no webhook allowed, push notifications are off and said to be", "[a2a][server]")
+{
+    WeatherServer f(1);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        const json::value body = json::object{
+            {"message", user_message("Weather?")},
+            {"configuration", json::object{{"taskPushNotificationConfig", json::object{{"url", "http://127.0.0.1:9/h"}}}}}};
+        adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather/message:send", body);
+        CHECK(refused.status() == 400);
+        const json::value why = co_await read_json(refused);
+        CHECK(why.at("error").at("details").at(0).at("reason") == "PUSH_NOTIFICATION_NOT_SUPPORTED");
+        const json::value create = rpc("CreateTaskPushNotificationConfig",
+                                       json::object{{"taskId", "t"}, {"url", "http://127.0.0.1:9/h"}}, 2);
+        adk::net::HttpResponse rpc_refused = co_await post(f.client, *f.server, "/a2a/weather", create);
+        const json::value rpc_json = co_await read_json(rpc_refused);
+        CHECK(rpc_json.at("error").at("code") == a2a::code::push_notification_not_supported);
         f.server->stop();
     }());
 }

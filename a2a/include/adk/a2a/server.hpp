@@ -21,6 +21,11 @@
 // google.rpc.ErrorInfo, google.rpc.Status over HTTP+JSON; a request whose A2A-Version is not 1.0 is refused
 // (VersionNotSupportedError).
 //
+// Push notifications (when ServerOptions::push_allowed_urls allows some): a task's webhooks (configs set with its
+// message, or by CreateTaskPushNotificationConfig) get each status update and each whole artifact as a
+// StreamResponse (POST, "Authorization: <scheme> <credentials>" and "X-A2A-Notification-Token: <token>" when
+// given), retried, in order, never a streamed text delta.
+//
 // The routes sit behind the ApiServer's checks (Host, origin, bearer token), but for the card: public, as the
 // specification has it (a client reads it to learn how to authenticate). An app's card names its endpoints by the
 // Host the request came to (checked by the ApiServer), or by ServerOptions::public_url when set.
@@ -30,10 +35,12 @@
 #include <adk/server/api_server.hpp>
 #include <adk/server/routes.hpp>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace adk::server {
 class Run;
@@ -52,6 +59,17 @@ public:
     // The tasks whose app and context the server remembers (GetTask and CancelTask by id alone); past it the
     // oldest are forgotten (their sessions keep their events).
     std::size_t max_tasks = 100000;
+
+    // Push notifications: the URL prefixes a client's webhook may be under ("https://hooks.example.com/a2a/").
+    // None (the default): push notifications are off (the card says so; their methods answer
+    // PushNotificationNotSupportedError). A webhook anywhere else is refused: the server posts only where its
+    // operator allows (the agent cannot be made to reach into its own network).
+    std::vector<std::string> push_allowed_urls;
+    std::size_t max_push_configs = 10;  // per task
+    // Each notification is tried this many times, the waits between doubling from push_retry_delay.
+    int push_attempts = 3;
+    std::chrono::milliseconds push_retry_delay{200};
+    std::chrono::milliseconds push_timeout{std::chrono::seconds(10)};  // one POST, from connect to answer
 };
 
 class Server {
