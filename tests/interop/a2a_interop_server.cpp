@@ -6,7 +6,7 @@
 //            subscribed again while it waits)
 //   broken   a model that fails: the task FAILS with the model's error
 //
-//   a2a_interop_server GATE_FILE
+//   a2a_interop_server GATE_FILE [WEBHOOK_PREFIX]   webhooks allowed under the prefix (push notifications)
 //
 // Prints "listening on http://127.0.0.1:PORT" once it serves; stops on SIGTERM or SIGINT.
 #include <adk/a2a/server.hpp>
@@ -48,8 +48,8 @@ asio::awaitable<void> file_gate(std::filesystem::path gate)
 
 int main(int argc, char** argv)
 {
-    if (argc != 2) {
-        std::cerr << "usage: a2a_interop_server GATE_FILE\n";
+    if (argc != 2 && argc != 3) {
+        std::cerr << "usage: a2a_interop_server GATE_FILE [WEBHOOK_PREFIX]\n";
         return 2;
     }
     asio::io_context ioc(1);
@@ -64,7 +64,10 @@ int main(int argc, char** argv)
                                     })},
                                    {"broken", apps::broken(tasks_per_app)}},
                                   options);
-    adk::a2a::Server a2a(server);
+    adk::a2a::ServerOptions a2a_options;
+    if (argc == 3)
+        a2a_options.push_allowed_urls = {argv[2]};
+    adk::a2a::Server a2a(server, a2a_options);
     a2a.mount();
     server.start();
     std::cout << "listening on " << server.base_url() << std::endl;

@@ -9,8 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 NPM_PACKAGE_DIR=$here/a2a source "$here/npm_install.sh" "$3" a2a_sdk_client.mjs sdk_server.mjs
 source "$here/processes.sh"
 
-start_listening server.log "$server" "$PWD/gate"
-node a2a_sdk_client.mjs "$listening_url" "$PWD/gate"
+# The client's webhook listens on a port free now; the server may post only under it.
+hook_port=$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
+start_listening server.log "$server" "$PWD/gate" "http://127.0.0.1:$hook_port/hooks/"
+node a2a_sdk_client.mjs "$listening_url" "$PWD/gate" "$hook_port"
 
 start_listening sdk_server.log node sdk_server.mjs
 "$remote_client" "$listening_url"

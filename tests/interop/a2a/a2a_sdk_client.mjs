@@ -1,13 +1,27 @@
 // @a2a-js/sdk's clients (A2A 1.0) against adk-cpp's A2A server (a2a_interop_server), on each binding: the card,
 // a task sent and one streamed, GetTask, ListTasks, CancelTask, a stream dropped and subscribed again, a task that
-// waits for its client answered, a failed task, and the errors the SDK knows by their reasons.
-//   node a2a_sdk_client.mjs BASE_URL GATE_FILE
+// waits for its client answered, a failed task, push notifications to a webhook here, and the errors the SDK knows
+// by their reasons.
+//   node a2a_sdk_client.mjs BASE_URL GATE_FILE WEBHOOK_PORT
 // Prints "PASS binding: check" or "FAIL binding: check: why" per check, then "a2a sdk interop: PASS" when all pass.
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { writeFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 
-const [base, gate] = process.argv.slice(2);
+const [base, gate, hookPort] = process.argv.slice(2);
+
+// The webhook: what the server posts, with its headers.
+const posts = [];
+const hook = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => { body += chunk; });
+  req.on('end', () => {
+    posts.push({ path: req.url, token: req.headers['x-a2a-notification-token'], body: JSON.parse(body) });
+    res.writeHead(200).end();
+  });
+});
+await new Promise((resolve) => hook.listen(Number(hookPort), '127.0.0.1', resolve));
 let failures = 0;
 
 function check(binding, name, ok, why = '') {
@@ -131,6 +145,31 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
     message: { ...message(''), parts: [answer], taskId: asked.id, contextId: asked.contextId } }), 'UNSUPPORTED_OPERATION');
   check(binding, 'a message to an ended task: UnsupportedOperationError', !ended, ended);
 
+  // Push notifications: a webhook set on a running task hears of the rest of it, to its end.
+  rmSync(gate, { force: true });
+  const pushed = await collect(gated.sendMessageStream({ message: message('Go through.') }), 2);
+  const pushedId = pushed[0]?.value?.id;
+  const hookUrl = `http://127.0.0.1:${hookPort}/hooks/${binding}`;
+  const config = await gated.createTaskPushNotificationConfig({ taskId: pushedId, url: hookUrl, token: 'tok-' + binding });
+  const configs = await gated.listTaskPushNotificationConfig({ taskId: pushedId });
+  check(binding, 'CreateTaskPushNotificationConfig, ListTaskPushNotificationConfigs',
+        config.taskId === pushedId && config.id && configs.configs.length === 1 && configs.configs[0].url === hookUrl,
+        JSON.stringify(configs));
+  writeFileSync(gate, 'open');
+  const mine = () => posts.filter((p) => p.path === `/hooks/${binding}`);
+  for (let i = 0; i < 500 && !mine().some((p) => p.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'); i++)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  const heard = mine();
+  const pushedAnswer = heard.find((p) => p.body.artifactUpdate?.lastChunk);
+  check(binding, 'push notifications: the rest of the task, its answer and its end, with the token',
+        heard.length >= 2 && heard.every((p) => p.token === 'tok-' + binding) &&
+        pushedAnswer?.body.artifactUpdate.artifact.parts[0].text === 'Through the gate.' &&
+        heard[heard.length - 1].body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED',
+        JSON.stringify(heard.map((p) => Object.keys(p.body)[0])));
+  await gated.deleteTaskPushNotificationConfig({ taskId: pushedId, id: config.id });
+  const left = await gated.listTaskPushNotificationConfig({ taskId: pushedId });
+  check(binding, 'DeleteTaskPushNotificationConfig', left.configs.length === 0, JSON.stringify(left));
+
   // A failed task: FAILED with the model's error in its status, no answer.
   const broken = await client(binding, 'broken');
   const failed = await broken.sendMessage({ message: message('Hello?') });
@@ -139,6 +178,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
         textOf(failed.status.message?.parts ?? []).includes('overloaded'), JSON.stringify(failed.status).slice(0, 300));
 }
 
+hook.close();
 if (failures) {
   console.log(`a2a sdk interop: ${failures} FAILED`);
   process.exit(1);
