@@ -34,6 +34,8 @@ constexpr std::array server_flags{
     Flag{"--allow_unauthenticated", false, "serve off loopback without a bearer token"},
     Flag{"--a2a", false, "serve each app over A2A 1.0 too, at /a2a/APP (its card at\n"
                          "                          /a2a/APP/.well-known/agent-card.json)"},
+    Flag{"--a2a_push_allowed_urls", true, "a URL prefix A2A clients' webhooks may be under (push notifications;\n"
+                                          "                          repeat it, or separate by commas; none: off)"},
 };
 constexpr Flag mcp_stdio_flag{"--allow_mcp_stdio", false, "let the apps' YAML start MCP servers as processes\n"
                                                           "                          (McpToolset over stdio)"};

@@ -88,8 +88,12 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
         otel::OtlpMetricExporter::from_env(ioc.get_executor(), options.meter);
     server::ApiServer server(ioc.get_executor(), std::move(apps), std::move(options));
     std::optional<a2a::Server> a2a_server;  // adk::a2a: every app over A2A too, at /a2a/{app}
+    if (cmd.has("--a2a_push_allowed_urls") && !cmd.has("--a2a"))
+        throw Error(errc::invalid_argument, "--a2a_push_allowed_urls is for the A2A server: add --a2a");
     if (cmd.has("--a2a")) {
-        a2a_server.emplace(server);
+        a2a::ServerOptions a2a_options;
+        a2a_options.push_allowed_urls = cmd.list("--a2a_push_allowed_urls");
+        a2a_server.emplace(server, std::move(a2a_options));
         a2a_server->mount();
     }
     try {
