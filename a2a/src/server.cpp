@@ -2,6 +2,7 @@
 
 #include <adk/a2a/convert.hpp>
 #include <adk/a2a/task_updates.hpp>
+#include <adk/a2a/v03.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
@@ -21,6 +22,7 @@
 #include <boost/json/value_to.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <deque>
@@ -159,7 +161,7 @@ std::pair<unsigned, std::string> status_of(const Error& e)
 
 // The A2A-Version a request asks for (header, or query parameter): this server speaks 1.0; a request that names
 // no version is read by its method (0.3's JSON-RPC methods have names of their own).
-void check_version(const RouteRequest& r)
+void check_version(const RouteRequest& r, bool legacy = false)
 {
     std::string_view v = r.http.header("a2a-version");
     std::optional<std::string_view> q;
@@ -169,14 +171,14 @@ void check_version(const RouteRequest& r)
         return;
     // Major.Minor decides ("1.0", "1.0.1").
     const std::string_view major_minor = v.substr(0, std::min(v.size(), v.find('.', v.find('.') + 1)));
-    if (major_minor == protocol_version)
+    if (major_minor == (legacy ? legacy_protocol_version : protocol_version))
         return;
     std::string shown;
     for (char c : v.substr(0, 16))
         shown += (c >= 0x20 && c < 0x7f) ? c : '?';
     throw ProtocolError(code::version_not_supported,
                         "A2A-Version " + shown + " is not served here: this agent speaks A2A " +
-                            std::string(protocol_version) + " (send A2A-Version: 1.0)");
+                            std::string(protocol_version) + " (send A2A-Version: 1.0), and 0.3's JSON-RPC methods");
 }
 
 // The task's final status, from how its run ended.
@@ -187,12 +189,24 @@ void end(TaskUpdates& updates, const Run& run, std::vector<StreamResponse>& out)
     updates.end(failure.empty() || cancelled ? std::nullopt : std::optional<std::string>(failure), cancelled, out);
 }
 
-// How a stream writes a task's updates: each a StreamResponse, wrapped in a JSON-RPC response when `rpc_id` is set.
-// Silent, it only adds them up (SendMessage answers the task at its end).
+// How an answer is written: over HTTP+JSON as it is; over JSON-RPC in a response of that id; in A2A 0.3's JSON for
+// 0.3's methods.
+class Reply {
+public:
+    std::optional<json::value> rpc_id;
+    bool v03 = false;
+
+    json::value wrap(json::value result) const { return rpc_id ? rpc_result(*rpc_id, std::move(result)) : result; }
+    json::value update(const StreamResponse& r) const { return wrap(v03 ? v03::to_json(r) : to_json(r)); }
+    json::value task(const Task& t) const { return wrap(v03 ? v03::to_json(t) : json::value_from(t)); }
+};
+
+// How a stream writes a task's updates: each a StreamResponse, as `reply` writes it. Silent, it only adds them up
+// (SendMessage answers the task at its end).
 class UpdateWriter final : public server::RunWriter {
 public:
-    UpdateWriter(TaskUpdates& updates, std::optional<json::value> rpc_id, bool silent = false)
-        : updates_(updates), rpc_id_(std::move(rpc_id)), silent_(silent)
+    UpdateWriter(TaskUpdates& updates, Reply reply, bool silent = false)
+        : updates_(updates), reply_(std::move(reply)), silent_(silent)
     {
     }
 
@@ -221,12 +235,12 @@ private:
     {
         if (!silent_)
             for (const StreamResponse& r : pending_)
-                append_sse(out, rpc_id_ ? rpc_result(*rpc_id_, to_json(r)) : to_json(r));
+                append_sse(out, reply_.update(r));
         pending_.clear();
     }
 
     TaskUpdates& updates_;
-    std::optional<json::value> rpc_id_;
+    Reply reply_;
     bool silent_;
     std::vector<StreamResponse> pending_;
 };
@@ -322,15 +336,15 @@ public:
     asio::awaitable<void> deliver(const PushNotificationConfig& config, const std::string& body);
 
     asio::awaitable<void> send(RouteRequest& r, const std::string& app, SendMessageRequest request,
-                               std::optional<json::value> rpc_id);
+                               const Reply& reply);
     asio::awaitable<void> stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
-                                 std::optional<json::value> rpc_id);
+                                 const Reply& reply);
     // An SSE stream: `first`, then the updates of the run's frames after `cursor`, then the task's end.
     asio::awaitable<void> stream_updates(RouteRequest& r, std::shared_ptr<Run> run, std::uint64_t cursor,
                                          TaskUpdates& updates, const StreamResponse& first,
-                                         std::optional<json::value> rpc_id);
+                                         const Reply& reply);
     asio::awaitable<void> subscribe(RouteRequest& r, const std::string& app, const std::string& task_id,
-                                    std::optional<json::value> rpc_id);
+                                    const Reply& reply);
     asio::awaitable<void> jsonrpc(RouteRequest& r);
     asio::awaitable<void> serve_card(RouteRequest& r);
     std::string endpoint(const RouteRequest& r, const std::string& app) const;
@@ -816,7 +830,7 @@ asio::awaitable<Task> Server::Impl::cancel(const std::string& app, const std::st
 }
 
 asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app, SendMessageRequest request,
-                                         std::optional<json::value> rpc_id)
+                                         const Reply& reply)
 {
     const bool immediately = request.configuration && request.configuration->return_immediately;
     const std::optional<std::int32_t> history =
@@ -826,23 +840,24 @@ asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app
     if (!immediately) {
         // Followed to its end, or until its client leaves (the task goes on without it).
         r.response.watch_client();
-        UpdateWriter writer(started->updates, std::nullopt, true);
+        UpdateWriter writer(started->updates, Reply{}, true);
         if (!co_await server::write_run(r.response, started->run, 0, writer))
             co_return;
         answer = started->updates.task();
     }
     keep_last(answer.history, history);
-    json::value result = json::object{{"task", json::value_from(answer)}};
-    const json::value body = rpc_id ? rpc_result(*rpc_id, std::move(result)) : std::move(result);
+    // 1.0 answers a SendMessageResponse ({"task": ...}), 0.3 the task itself.
+    const json::value body =
+        reply.v03 ? reply.task(answer) : reply.wrap(json::object{{"task", json::value_from(answer)}});
     const std::string text = json::serialize(body);
     co_await r.response.send(200, "application/json", text);
 }
 
 asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_ptr<Run> run, std::uint64_t cursor,
                                                    TaskUpdates& updates, const StreamResponse& first,
-                                                   std::optional<json::value> rpc_id)
+                                                   const Reply& reply)
 {
-    UpdateWriter writer(updates, std::move(rpc_id));
+    UpdateWriter writer(updates, reply);
     const net::HeaderList headers{{"cache-control", "no-cache"}};
     co_await r.response.begin_stream(200, "text/event-stream", headers);
     std::string head;
@@ -853,15 +868,15 @@ asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_
 }
 
 asio::awaitable<void> Server::Impl::stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
-                                           std::optional<json::value> rpc_id)
+                                           const Reply& reply)
 {
     std::unique_ptr<Started> started = co_await start(app, std::move(request));
     const StreamResponse first(started->first);
-    co_await stream_updates(r, started->run, 0, started->updates, first, rpc_id);
+    co_await stream_updates(r, started->run, 0, started->updates, first, reply);
 }
 
 asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string& app, const std::string& task_id,
-                                              std::optional<json::value> rpc_id)
+                                              const Reply& reply)
 {
     const TaskRef ref = find(app, task_id);
     std::shared_ptr<Run> run = run_of(ref);
@@ -873,7 +888,7 @@ asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string
     TaskUpdates updates(task_id, ref.context, ref.answers_before);
     const StreamResponse first(std::move(now));
     if (over) {
-        co_await stream_updates(r, nullptr, 0, updates, first, rpc_id);
+        co_await stream_updates(r, nullptr, 0, updates, first, reply);
         co_return;
     }
     const std::uint64_t cursor = run->last_frame();
@@ -891,7 +906,7 @@ asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string
                 break;
         }
     }
-    co_await stream_updates(r, run, cursor, updates, first, rpc_id);
+    co_await stream_updates(r, run, cursor, updates, first, reply);
 }
 
 asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
@@ -917,8 +932,23 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
             if (!method->is_string() || !version || *version != "2.0") {
                 reply = rpc_error(id, invalid_request, "Invalid Request: \"jsonrpc\": \"2.0\" and a method name");
             } else {
-                check_version(r);
-                const std::string_view name = method->get_string();
+                // 0.3's methods ("message/send", ...) are 1.0's, answered in 0.3's JSON.
+                static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> legacy_methods{{
+                    {"message/send", "SendMessage"},
+                    {"message/stream", "SendStreamingMessage"},
+                    {"tasks/get", "GetTask"},
+                    {"tasks/cancel", "CancelTask"},
+                    {"tasks/resubscribe", "SubscribeToTask"},
+                }};
+                std::string_view name = method->get_string();
+                const bool legacy = name.find('/') != std::string_view::npos;
+                if (legacy) {
+                    auto known = std::find_if(legacy_methods.begin(), legacy_methods.end(),
+                                              [&](const auto& m) { return m.first == name; });
+                    name = known == legacy_methods.end() ? std::string_view() : known->second;
+                }
+                check_version(r, legacy);
+                const Reply how{id, legacy};
                 const json::value empty = json::object{};
                 const json::value& p = params && !params->is_null() ? *params : empty;
                 if (!p.is_object())
@@ -929,17 +959,20 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                         throw Error(errc::invalid_argument, "params.id must be a task id");
                     return std::string(tid->get_string());
                 };
+                auto send_request = [&] {
+                    return legacy ? v03::send_params_from_json(p) : json::value_to<SendMessageRequest>(p);
+                };
                 if (name == "SendMessage") {
-                    co_await send(r, app, json::value_to<SendMessageRequest>(p), id);
+                    co_await send(r, app, send_request(), how);
                     co_return;
                 }
                 if (name == "SendStreamingMessage") {
-                    co_await stream(r, app, json::value_to<SendMessageRequest>(p), id);
+                    co_await stream(r, app, send_request(), how);
                     co_return;
                 }
                 if (name == "SubscribeToTask") {
                     const std::string tid = task_id();
-                    co_await subscribe(r, app, tid, id);
+                    co_await subscribe(r, app, tid, how);
                     co_return;
                 }
                 if (name == "GetTask") {
@@ -948,7 +981,15 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                         history = static_cast<std::int32_t>(std::clamp<std::int64_t>(h->get_int64(), 0, 1000000));
                     const std::string tid = task_id();
                     Task t = co_await task(app, tid, history);
-                    reply = rpc_result(id, json::value_from(t));
+                    reply = how.task(t);
+                } else if (name == "CancelTask") {
+                    const std::string tid = task_id();
+                    Task t = co_await cancel(app, tid);
+                    reply = how.task(t);
+                } else if (legacy) {
+                    reply = rpc_error(id, method_not_found, "Method not found: " + std::string(method->get_string().subview(0, 100)) +
+                                                               " (A2A 0.3's methods served: message/send, message/stream, "
+                                                               "tasks/get, tasks/cancel, tasks/resubscribe)");
                 } else if (name == "ListTasks") {
                     ListTasksResponse l = co_await list(app, json::value_to<ListTasksRequest>(p));
                     reply = rpc_result(id, json::value_from(l));
@@ -969,10 +1010,7 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                 } else if (name == "ListTaskPushNotificationConfigs") {
                     const std::string tid = string_param(p, "taskId");
                     reply = rpc_result(id, configs_json(list_push(app, tid)));
-                } else if (name == "CancelTask") {
-                    const std::string tid = task_id();
-                    Task t = co_await cancel(app, tid);
-                    reply = rpc_result(id, json::value_from(t));
+
                 } else {
                     reply = rpc_error(id, method_not_found, "Method not found: " + std::string(name.substr(0, 100)));
                 }
@@ -994,7 +1032,14 @@ AgentCard Server::Impl::card(std::string_view app, const std::string& url) const
     o.version = options.agent_version;
     o.bearer = !api.options().bearer_token.empty();
     o.push_notifications = !options.push_allowed_urls.empty();
-    return agent_card(*api.app(app).root_agent, o);
+    AgentCard c = agent_card(*api.app(app).root_agent, o);
+    // For 0.3 clients: the JSON-RPC interface at 0.3 (last: 1.0 clients take the first that fits), and the members
+    // a 0.3 card has in their place.
+    c.supported_interfaces.emplace_back(url, "JSONRPC", std::string(legacy_protocol_version));
+    c.extra["protocolVersion"] = "0.3.0";
+    c.extra["url"] = url;
+    c.extra["preferredTransport"] = "JSONRPC";
+    return c;
 }
 
 std::string Server::Impl::endpoint(const RouteRequest& r, const std::string& app) const
@@ -1098,12 +1143,14 @@ server::Routes Server::routes()
     routes.add("POST", "/{}/message:send", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendMessage"));
         const std::string app = r.params.at(0);
-        co_await impl->send(r, app, std::move(request), std::nullopt);
+        const Reply plain;  // HTTP+JSON, 1.0
+        co_await impl->send(r, app, std::move(request), plain);
     }));
     routes.add("POST", "/{}/message:stream", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendStreamingMessage"));
         const std::string app = r.params.at(0);
-        co_await impl->stream(r, app, std::move(request), std::nullopt);
+        const Reply plain;  // HTTP+JSON, 1.0
+        co_await impl->stream(r, app, std::move(request), plain);
     }));
     routes.add("GET", "/{}/tasks", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0);
@@ -1120,7 +1167,8 @@ server::Routes Server::routes()
     }));
     routes.add("GET POST", "/{}/tasks/{}:subscribe", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0), id = r.params.at(1);
-        co_await impl->subscribe(r, app, id, std::nullopt);
+        const Reply plain;  // HTTP+JSON, 1.0
+        co_await impl->subscribe(r, app, id, plain);
     }));
     routes.add("POST", "/{}/tasks/{}/pushNotificationConfigs", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         auto config = json::value_to<PushNotificationConfig>(body_of(r, "CreateTaskPushNotificationConfig"));

@@ -1,7 +1,9 @@
 // adk::a2a's data model read from any JSON: as each of the protocol's types, a document either fails with
 // adk::Error or gives a value that is written as JSON and reads back the same (a double within a unit in the
-// last place: adk::fuzz::json_close), written again the same. Ids read are always valid ids.
+// last place: adk::fuzz::json_close), written again the same. Ids read are always valid ids. A2A 0.3's messages
+// and send params likewise (what 0.3's JSON carries reads back the same).
 #include <adk/a2a/types.hpp>
+#include <adk/a2a/v03.hpp>
 #include <adk/core/json_limits.hpp>
 
 #include "fuzz.hpp"
@@ -68,5 +70,18 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         adk::fuzz::check(reread && again.index() == r.index(), "a stream response reads back as the same case");
         adk::fuzz::check(adk::fuzz::json_close(a2a::to_json(again), written), "a stream response reads back the same");
     }
+    a2a::Message legacy;
+    if (adk::fuzz::only_adk_errors([&] { legacy = a2a::v03::message_from_json(v); })) {
+        check_ids(legacy);
+        const json::value written = a2a::v03::to_json(legacy);
+        a2a::Message again;
+        const bool reread = adk::fuzz::only_adk_errors(
+            [&] { again = a2a::v03::message_from_json(json::parse(json::serialize(written))); });
+        adk::fuzz::check(reread, "a 0.3 message written reads back");
+        adk::fuzz::check(adk::fuzz::json_close(a2a::v03::to_json(again), written), "a 0.3 message reads back the same");
+    }
+    a2a::SendMessageRequest params;
+    if (adk::fuzz::only_adk_errors([&] { params = a2a::v03::send_params_from_json(v); }))
+        check_ids(params.message);
     return 0;
 }

@@ -110,13 +110,13 @@ const adk::Event* final_answer(const std::vector<adk::Event>& events)
     return nullptr;
 }
 
-// The card of `app`, with only the interface of `binding` (how a test picks the binding the agent speaks).
+// The card of `app`, with only the A2A 1.0 interface of `binding` (how a test picks the binding the agent speaks).
 asio::awaitable<a2a::AgentCard> card_with(const Remote& remote, std::string_view app, std::string_view binding)
 {
     auto reader = a2a::RemoteA2aAgent::create({.name = "reader", .card_url = remote.url(app)});
     a2a::AgentCard card = co_await reader->card();
     std::erase_if(card.supported_interfaces,
-                  [&](const a2a::AgentInterface& i) { return i.protocol_binding != binding; });
+                  [&](const a2a::AgentInterface& i) { return i.protocol_binding != binding || i.protocol_version != "1.0"; });
     co_return card;
 }
 

@@ -893,3 +893,61 @@ TEST_CASE("A2A: with no webhook allowed, push notifications are off and said to 
         f.server->stop();
     }());
 }
+
+TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, and its card's members are there",
+          "[a2a][server]")
+{
+    WeatherServer f(2);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpResponse card_res = co_await get(f.client, *f.server, "/a2a/weather/.well-known/agent-card.json", "");
+        const json::value card = co_await read_json(card_res);
+        CHECK(card.at("protocolVersion") == "0.3.0");
+        CHECK(card.at("url") == (f.server->base_url() + "/a2a/weather").c_str());
+        CHECK(card.at("preferredTransport") == "JSONRPC");
+        CHECK(json::value_to<a2a::AgentCard>(card).find_interface("JSONRPC", "0.3"));
+
+        const json::value message = json::parse(
+            R"({"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "Weather?"}]})");
+        const json::value send = rpc("message/send", json::object{{"message", message}}, 1);
+        adk::net::HttpResponse sent = co_await post(f.client, *f.server, "/a2a/weather", send);
+        const json::value sent_json = co_await read_json(sent);
+        const json::value& task = sent_json.at("result");
+        CHECK(task.at("kind") == "task");
+        CHECK(task.at("status").at("state") == "completed");
+        CHECK(task.at("artifacts").at(0).at("parts").at(0).at("kind") == "text");
+        CHECK(task.at("artifacts").at(0).at("parts").at(0).at("text") == "It is sunny in Paris.");
+        CHECK(task.at("history").at(0).at("role") == "user");
+
+        const json::value stream = rpc("message/stream", json::object{{"message", message}}, 2);
+        adk::net::HttpResponse streamed = co_await post(f.client, *f.server, "/a2a/weather", stream);
+        FrameReader reader(streamed);
+        const std::vector<adk::test::Frame> frames = co_await reader.read_all();
+        REQUIRE(frames.size() >= 4);
+        CHECK(frames.front().json().at("result").at("kind") == "task");
+        bool chunk = false;
+        for (const auto& frame : frames)
+            chunk |= frame.json().at("result").at("kind") == "artifact-update";
+        CHECK(chunk);
+        const json::value last = frames.back().json().at("result");
+        CHECK(last.at("kind") == "status-update");
+        CHECK(last.at("status").at("state") == "completed");
+        CHECK(last.at("final") == true);
+
+        const json::value get_task = rpc("tasks/get", json::object{{"id", task.at("id")}, {"historyLength", 1}}, 3);
+        adk::net::HttpResponse got = co_await post(f.client, *f.server, "/a2a/weather", get_task);
+        const json::value got_json = co_await read_json(got);
+        CHECK(got_json.at("result").at("kind") == "task");
+        CHECK(got_json.at("result").at("history").as_array().size() == 1);
+
+        const json::value unknown = rpc("tasks/pushNotificationConfig/set", json::object{}, 4);
+        adk::net::HttpResponse not_served = co_await post(f.client, *f.server, "/a2a/weather", unknown);
+        const json::value not_served_json = co_await read_json(not_served);
+        CHECK(not_served_json.at("error").at("code") == -32601);
+        // A 1.0 message in a 0.3 method is refused with what is wrong.
+        const json::value mixed = rpc("message/send", json::object{{"message", user_message("Weather?")}}, 5);
+        adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather", mixed);
+        const json::value refused_json = co_await read_json(refused);
+        CHECK(refused_json.at("error").at("code") == -32602);
+        f.server->stop();
+    }());
+}

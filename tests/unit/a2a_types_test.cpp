@@ -1,6 +1,7 @@
 // adk::a2a's data model in A2A 1.0's JSON: what the specification's examples read as, what is written back,
 // what is refused (and why), and that unknown members survive.
 #include <adk/a2a/types.hpp>
+#include <adk/a2a/v03.hpp>
 #include <adk/core/error.hpp>
 
 #include <boost/json/parse.hpp>
@@ -251,4 +252,64 @@ TEST_CASE("A2A: ListTasks' request and answer read and write back, bad filters r
     // The last page says so with an empty token, written all the same.
     CHECK(json::value_from(response).at("nextPageToken") == "");
     CHECK_THAT(refusal<a2a::ListTasksResponse>(R"({"tasks": [], "totalSize": -1})"), Catch::Contains("totalSize"));
+}
+
+TEST_CASE("A2A 0.3: messages, tasks and updates in 0.3's JSON, read and written", "[a2a]")
+{
+    const auto m = a2a::v03::message_from_json(json::parse(R"({
+        "kind": "message", "messageId": "m-1", "role": "user", "contextId": "c-1",
+        "parts": [{"kind": "text", "text": "Hi"},
+                  {"kind": "data", "data": {"id": "call-1", "name": "f", "response": {}}, "metadata": {"adk_type": "function_response"}},
+                  {"kind": "file", "file": {"bytes": "aGVsbG8=", "mimeType": "text/plain", "name": "a.txt"}},
+                  {"kind": "file", "file": {"uri": "https://example.com/b.png", "mimeType": "image/png"}}]})"));
+    CHECK(m.role == a2a::Role::user);
+    CHECK(m.context_id == "c-1");
+    REQUIRE(m.parts.size() == 4);
+    CHECK(*m.parts[0].text() == "Hi");
+    CHECK(m.parts[1].metadata.at("adk_type") == "function_response");
+    CHECK(std::get<a2a::Part::Raw>(m.parts[2].content).bytes == "hello");
+    CHECK(m.parts[2].filename == "a.txt");
+    CHECK(std::get<a2a::Part::Url>(m.parts[3].content).url == "https://example.com/b.png");
+    CHECK(a2a::v03::message_from_json(a2a::v03::to_json(m)) == m);  // and back
+
+    a2a::Task t;
+    t.id = "t-1";
+    t.context_id = "c-1";
+    t.status.state = a2a::TaskState::input_required;
+    t.history.push_back(m);
+    const json::value task_json = a2a::v03::to_json(t);
+    CHECK(task_json.at("kind") == "task");
+    CHECK(task_json.at("status").at("state") == "input-required");
+    CHECK(task_json.at("history").at(0).at("role") == "user");
+
+    a2a::TaskStatusUpdateEvent done;
+    done.task_id = "t-1";
+    done.status.state = a2a::TaskState::completed;
+    const json::value done_json = a2a::v03::to_json(a2a::StreamResponse(done));
+    CHECK(done_json.at("kind") == "status-update");
+    CHECK(done_json.at("final") == true);
+    a2a::TaskArtifactUpdateEvent chunk;
+    chunk.artifact.artifact_id = "a";
+    chunk.artifact.parts.push_back(a2a::Part::data_part(json::array{1, 2}));
+    chunk.append = true;
+    const json::value chunk_json = a2a::v03::to_json(a2a::StreamResponse(chunk));
+    CHECK(chunk_json.at("kind") == "artifact-update");
+    CHECK(chunk_json.at("append") == true);
+    CHECK(chunk_json.at("artifact").at("parts").at(0).at("data").at("value") == json::array{1, 2});  // an object
+
+    const auto send = a2a::v03::send_params_from_json(json::parse(R"({
+        "message": {"kind": "message", "messageId": "m-2", "role": "user", "parts": [{"kind": "text", "text": "Go"}]},
+        "configuration": {"blocking": false, "historyLength": 2,
+                          "pushNotificationConfig": {"url": "https://hooks.example.com/a", "token": "t"}}})"));
+    REQUIRE(send.configuration);
+    CHECK(send.configuration->return_immediately);
+    CHECK(send.configuration->history_length == 2);
+    CHECK(send.configuration->push_notification_config->url == "https://hooks.example.com/a");
+
+    CHECK_THROWS_WITH(a2a::v03::message_from_json(json::parse(R"({"messageId": "m", "role": "ROLE_USER", "parts": []})")),
+                      Catch::Contains("role"));
+    CHECK_THROWS_WITH(a2a::v03::part_from_json(json::parse(R"({"kind": "video"})")), Catch::Contains("kind"));
+    CHECK_THROWS_WITH(a2a::v03::part_from_json(json::parse(R"({"kind": "file", "file": {}})")), Catch::Contains("bytes"));
+    CHECK(a2a::v03::parse_task_state("auth-required") == a2a::TaskState::auth_required);
+    CHECK(!a2a::v03::parse_task_state("TASK_STATE_WORKING"));
 }

@@ -1,10 +1,11 @@
 // @a2a-js/sdk's clients (A2A 1.0) against adk-cpp's A2A server (a2a_interop_server), on each binding: the card,
 // a task sent and one streamed, GetTask, ListTasks, CancelTask, a stream dropped and subscribed again, a task that
 // waits for its client answered, a failed task, push notifications to a webhook here, and the errors the SDK knows
-// by their reasons.
+// by their reasons; then its A2A 0.3 JSON-RPC transport (compat/v0_3), as an agent still on 0.3 talks.
 //   node a2a_sdk_client.mjs BASE_URL GATE_FILE WEBHOOK_PORT
 // Prints "PASS binding: check" or "FAIL binding: check: why" per check, then "a2a sdk interop: PASS" when all pass.
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -176,6 +177,26 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
   check(binding, 'a task whose model fails: its state and the error in its status, no artifact',
         failed.status?.state === TaskState.TASK_STATE_FAILED && failed.artifacts.length === 0 &&
         textOf(failed.status.message?.parts ?? []).includes('overloaded'), JSON.stringify(failed.status).slice(0, 300));
+}
+
+// A2A 0.3: the SDK's 0.3 transport speaks 0.3's JSON-RPC (message/send, message/stream, tasks/get, tasks/cancel).
+{
+  const legacy = new LegacyJsonRpcTransport({ endpoint: `${base}/a2a/weather` });
+  const sent = await legacy.sendMessage({ message: message('Weather in Paris?') });
+  check('0.3', 'message/send: a completed task with its answer',
+        sent.status?.state === TaskState.TASK_STATE_COMPLETED && textOf(sent.artifacts[0]?.parts ?? []) === 'It is sunny in Paris.',
+        JSON.stringify(sent).slice(0, 300));
+  const events = await collect(legacy.sendMessageStream({ message: message('Weather in Paris?') }));
+  const chunks = events.filter((e) => e.$case === 'artifactUpdate' && !e.value.lastChunk);
+  const last = events[events.length - 1];
+  check('0.3', 'message/stream: the task, its answer in chunks, its end',
+        events[0]?.$case === 'task' && chunks.map((c) => textOf(c.value.artifact.parts)).join('') === 'It is sunny in Paris.' &&
+        last?.$case === 'statusUpdate' && last.value.status.state === TaskState.TASK_STATE_COMPLETED,
+        JSON.stringify(events.map((e) => e.$case)));
+  const got = await legacy.getTask({ id: sent.id, historyLength: 1 });
+  check('0.3', 'tasks/get', got.id === sent.id && got.status.state === TaskState.TASK_STATE_COMPLETED, JSON.stringify(got).slice(0, 300));
+  const notCancelable = await expectError(legacy.cancelTask({ id: sent.id }), 'TASK_NOT_CANCELABLE');
+  check('0.3', 'tasks/cancel of an ended task: TaskNotCancelableError', !notCancelable, notCancelable);
 }
 
 hook.close();
