@@ -11,6 +11,7 @@
 #include "support/a2a_apps.hpp"
 #include "support/api_client.hpp"
 #include "support/run.hpp"
+#include "support/session_runner.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -25,6 +26,7 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 namespace apps = adk::test::a2a_apps;
 using adk::test::options_with;
+using Local = adk::test::SessionRunner;
 using adk::testing::ScriptedModel;
 
 namespace {
@@ -58,34 +60,6 @@ public:
     a2a::Server a2a_server;
     asio::steady_timer gate;
     bool gated_started = false;
-};
-
-// The local side: a runner over `root`, one session.
-class Local {
-public:
-    explicit Local(std::shared_ptr<adk::Agent> root)
-        : runner(adk::RunnerOptions{.app_name = "local", .agent = std::move(root), .session_service = sessions})
-    {
-    }
-
-    asio::awaitable<std::vector<adk::Event>> say(adk::Content message)
-    {
-        if (!created) {
-            (void)co_await sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
-            created = true;
-        }
-        adk::RunRequest request("u", "s", std::move(message));
-        request.run_config.streaming_mode = adk::StreamingMode::sse;
-        adk::EventStream stream = co_await runner.run(std::move(request));
-        std::vector<adk::Event> events;
-        while (auto e = co_await stream.next())
-            events.push_back(std::move(*e));
-        co_return events;
-    }
-
-    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
-    adk::Runner runner;
-    bool created = false;
 };
 
 adk::Content user_text(std::string text)
@@ -268,8 +242,7 @@ TEST_CASE("RemoteA2aAgent: cancelling the local invocation cancels the remote ta
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
         auto gated = a2a::RemoteA2aAgent::create({.name = "gated", .card_url = remote.url("gated")});
         Local local(gated);
-        (void)co_await local.sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
-        local.created = true;
+        co_await local.create();
         adk::RunRequest request("u", "s", user_text("Go through."));
         request.run_config.streaming_mode = adk::StreamingMode::sse;
         adk::Runner::Started started = co_await local.runner.start(std::move(request));

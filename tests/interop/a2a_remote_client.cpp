@@ -8,6 +8,8 @@
 #include <adk/a2a/remote_agent.hpp>
 #include <adk/adk.hpp>
 
+#include "support/session_runner.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
@@ -15,6 +17,7 @@
 
 namespace a2a = adk::a2a;
 namespace asio = boost::asio;
+using Local = adk::test::SessionRunner;
 
 namespace {
 
@@ -30,33 +33,11 @@ void check(const std::string& binding, const std::string& name, bool ok, const s
     }
 }
 
-// A runner over one remote agent, one session.
-class Local {
-public:
-    explicit Local(std::shared_ptr<adk::Agent> root)
-        : runner(adk::RunnerOptions{.app_name = "local", .agent = std::move(root), .session_service = sessions})
-    {
-    }
-
-    asio::awaitable<std::vector<adk::Event>> say(std::string text)
-    {
-        if (!created) {
-            (void)co_await sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
-            created = true;
-        }
-        adk::RunRequest request("u", "s", adk::Content("user", {adk::Part::from_text(std::move(text))}));
-        request.run_config.streaming_mode = adk::StreamingMode::sse;
-        adk::EventStream stream = co_await runner.run(std::move(request));
-        std::vector<adk::Event> events;
-        while (auto e = co_await stream.next())
-            events.push_back(std::move(*e));
-        co_return events;
-    }
-
-    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
-    adk::Runner runner;
-    bool created = false;
-};
+asio::awaitable<std::vector<adk::Event>> say(Local& local, std::string text)
+{
+    adk::Content message("user", {adk::Part::from_text(std::move(text))});
+    co_return co_await local.say(std::move(message));
+}
 
 std::string texts(const std::vector<adk::Event>& events, bool partial)
 {
@@ -88,7 +69,7 @@ asio::awaitable<void> run_all(std::string base)
     for (const std::string binding : {"JSONRPC", "HTTP+JSON"}) {
         {
             Local local(co_await agent(base, "itinerary", binding));
-            const std::vector<adk::Event> events = co_await local.say("Paris");
+            const std::vector<adk::Event> events = co_await say(local, "Paris");
             const std::string streamed = texts(events, true);
             const std::string whole = texts(events, false);
             check(binding, "an answer streamed in chunks, then whole",
@@ -98,11 +79,11 @@ asio::awaitable<void> run_all(std::string base)
         }
         {
             Local local(co_await agent(base, "booking", binding));
-            const std::vector<adk::Event> asked = co_await local.say("Book me a flight.");
+            const std::vector<adk::Event> asked = co_await say(local, "Book me a flight.");
             const std::string question = texts(asked, false);
             const bool waiting = !asked.empty() && metadata(asked.back(), "a2a:task_state") == "TASK_STATE_INPUT_REQUIRED";
             check(binding, "a question in text (INPUT_REQUIRED)", question == "[Which date?]" && waiting, question);
-            const std::vector<adk::Event> booked = co_await local.say("Friday");
+            const std::vector<adk::Event> booked = co_await say(local, "Friday");
             const std::string answer = texts(booked, false);
             const bool same_task = !asked.empty() && !booked.empty() &&
                                    metadata(asked.back(), "a2a:task_id") == metadata(booked.back(), "a2a:task_id");
@@ -111,7 +92,7 @@ asio::awaitable<void> run_all(std::string base)
         }
         {
             Local local(co_await agent(base, "sold_out", binding));
-            const std::vector<adk::Event> events = co_await local.say("Book me a flight.");
+            const std::vector<adk::Event> events = co_await say(local, "Book me a flight.");
             const bool failed = !events.empty() && events.back().error_code == "A2A_TASK_FAILED" &&
                                 events.back().error_message == "No seats left." && texts(events, false).empty();
             check(binding, "a failed task: an error event, no answer", failed,
