@@ -1,6 +1,7 @@
 #include <adk/a2a/remote_agent.hpp>
 
 #include <adk/a2a/convert.hpp>
+#include <adk/a2a/v03.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
@@ -76,6 +77,7 @@ public:
         AgentCard card;
         std::string binding;
         std::string url;
+        bool v03 = false;  // the remote speaks A2A 0.3 only: its JSON-RPC methods and JSON
     };
     asio::awaitable<Endpoint> endpoint();
     net::HttpRequest request(const Endpoint& at, std::string_view path, std::string body, bool stream) const;
@@ -128,10 +130,29 @@ asio::awaitable<RemoteA2aAgent::Impl::Endpoint> RemoteA2aAgent::Impl::endpoint()
                 at.url.pop_back();
             break;
         }
+    if (at.url.empty()) {
+        // An agent still on 0.3: its JSON-RPC interface, listed, or its card's own URL (a 0.3 card's).
+        for (const AgentInterface& i : at.card.supported_interfaces)
+            if (i.protocol_binding == jsonrpc_binding && i.protocol_version.substr(0, 3) == legacy_protocol_version) {
+                at.url = i.url;
+                break;
+            }
+        const json::value* url = at.card.extra.if_contains("url");
+        const json::value* version = at.card.extra.if_contains("protocolVersion");
+        const json::value* transport = at.card.extra.if_contains("preferredTransport");
+        if (at.url.empty() && url && url->is_string() && version && version->is_string() &&
+            version->get_string().subview(0, 3) == legacy_protocol_version &&
+            (!transport || (transport->is_string() && transport->get_string() == jsonrpc_binding)))
+            at.url = std::string(url->get_string());
+        while (!at.url.empty() && at.url.back() == '/')
+            at.url.pop_back();
+        at.binding = jsonrpc_binding;
+        at.v03 = !at.url.empty();
+    }
     if (at.url.empty())
         throw Error(errc::invalid_argument,
-                    "the agent card of '" + at.card.name.substr(0, 100) + "' lists no A2A 1.0 interface over JSON-RPC or "
-                    "HTTP+JSON (RemoteA2aAgent speaks those; A2A 0.3 and gRPC are not spoken yet)");
+                    "the agent card of '" + at.card.name.substr(0, 100) + "' lists no interface RemoteA2aAgent speaks: "
+                    "A2A 1.0 over JSON-RPC or HTTP+JSON, or A2A 0.3 over JSON-RPC (gRPC is not spoken)");
     (void)net::parse_url(at.url);  // throws for a URL that is not http(s)
     std::lock_guard lock(mutex);
     resolved = at;
@@ -144,7 +165,7 @@ net::HttpRequest RemoteA2aAgent::Impl::request(const Endpoint& at, std::string_v
     net::HttpRequest req("POST", at.url + std::string(path));
     req.set("content-type", "application/json");
     req.set("accept", stream ? "text/event-stream" : "application/json");
-    req.set("a2a-version", std::string(protocol_version));
+    req.set("a2a-version", std::string(at.v03 ? legacy_protocol_version : protocol_version));
     if (!options.bearer_token.empty())
         req.set("authorization", "Bearer " + options.bearer_token);
     req.body = std::move(body);
@@ -159,7 +180,9 @@ asio::awaitable<void> RemoteA2aAgent::Impl::cancel_remote(std::shared_ptr<Impl> 
         quick.retry.max_retries = 0;
         net::HttpClient client(quick);
         const bool rpc = at.binding == jsonrpc_binding;
-        std::string body = rpc ? json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "CancelTask"},
+        std::string body = rpc ? json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                              {"id", 1},
+                                                              {"method", at.v03 ? "tasks/cancel" : "CancelTask"},
                                                               {"params", json::object{{"id", task_id}}}})
                                : "{}";
         net::HttpRequest req = self->request(at, rpc ? "" : "/tasks/" + task_id + ":cancel", std::move(body), false);
@@ -350,7 +373,7 @@ private:
 
 // One SSE event's data as a StreamResponse: a JSON-RPC response's result (or its error, thrown), or the
 // HTTP+JSON binding's StreamResponse itself.
-StreamResponse update_of(std::string_view data, bool rpc, const std::string& who)
+StreamResponse update_of(std::string_view data, bool rpc, bool v03, const std::string& who)
 {
     boost::system::error_code ec;
     const json::value v = parse_json(data, ec);
@@ -363,7 +386,7 @@ StreamResponse update_of(std::string_view data, bool rpc, const std::string& who
     const json::value* result = v.get_object().if_contains("result");
     if (!result)
         throw Error(errc::bad_response, "the remote agent '" + who + "' sent a JSON-RPC response without a result");
-    return stream_response_from_json(*result);
+    return v03 ? v03::stream_response_from_json(*result) : stream_response_from_json(*result);
 }
 
 }  // namespace
@@ -447,13 +470,16 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
     request.message = std::move(m);
     const bool rpc = at.binding == jsonrpc_binding;
     const bool stream = impl_->options.streaming && at.card.capabilities.streaming.value_or(false);
-    json::value params = json::value_from(request);
-    std::string body =
-        rpc ? json::serialize(json::object{{"jsonrpc", "2.0"},
-                                           {"id", new_uuid()},
-                                           {"method", stream ? "SendStreamingMessage" : "SendMessage"},
-                                           {"params", std::move(params)}})
-            : json::serialize(params);
+    json::value params = at.v03 ? json::value(json::object{{"message", v03::to_json(request.message)},
+                                                           {"configuration", json::object{{"blocking", true}}}})
+                                : json::value_from(request);
+    const char* method = at.v03 ? (stream ? "message/stream" : "message/send")
+                                : (stream ? "SendStreamingMessage" : "SendMessage");
+    std::string body = rpc ? json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                          {"id", new_uuid()},
+                                                          {"method", method},
+                                                          {"params", std::move(params)}})
+                           : json::serialize(params);
     net::HttpRequest req = impl_->request(at, rpc ? "" : (stream ? "/message:stream" : "/message:send"),
                                           std::move(body), stream);
 
@@ -475,7 +501,7 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
         }
         if (!stream || res.header("content-type").substr(0, 17) != "text/event-stream") {
             const std::string text = co_await res.read_all(impl_->options.max_update_bytes);
-            StreamResponse answer = update_of(text, rpc, name());
+            StreamResponse answer = update_of(text, rpc, at.v03, name());
             co_await receiver.on(std::move(answer), false);
         } else {
             net::SseParser parser(impl_->options.max_update_bytes);
@@ -490,7 +516,7 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
                 for (net::SseEvent& e : events) {
                     if (e.data.find_first_not_of(" \t\r\n") == std::string::npos)
                         continue;
-                    StreamResponse update = update_of(e.data, rpc, name());
+                    StreamResponse update = update_of(e.data, rpc, at.v03, name());
                     co_await receiver.on(std::move(update), first);
                     first = false;
                 }

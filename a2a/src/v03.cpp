@@ -229,6 +229,109 @@ Message message_from_json(const json::value& v)
     return m;
 }
 
+namespace {
+
+TaskStatus status_from_json(const json::value& v)
+{
+    FieldReader r(v, "TaskStatus");
+    TaskStatus s;
+    const std::optional<std::string> state = r.string("state");
+    std::optional<TaskState> parsed = state ? parse_task_state(*state) : std::nullopt;
+    if (!parsed)
+        refuse("TaskStatus.state must be a 0.3 task state (\"working\", \"input-required\", ...)");
+    s.state = *parsed;
+    if (const json::value* m = r.find("message"); m && !m->is_null())
+        s.message = message_from_json(*m);
+    if (std::optional<std::string> t = r.string("timestamp"); t && valid_timestamp(*t))
+        s.timestamp = std::move(*t);  // 0.3 peers write other forms too: kept only when it is 1.0's
+    return s;
+}
+
+Artifact artifact_from_json(const json::value& v)
+{
+    FieldReader r(v, "Artifact");
+    Artifact a;
+    a.artifact_id = r.string("artifactId").value_or("");
+    if (a.artifact_id.empty() || !valid_id(a.artifact_id))
+        refuse("Artifact.artifactId is required (an id)");
+    a.name = r.string("name").value_or("");
+    a.description = r.string("description").value_or("");
+    const json::array* parts = r.array("parts");
+    if (!parts)
+        refuse("Artifact.parts is required (an array of parts)");
+    for (const json::value& p : *parts)
+        a.parts.push_back(part_from_json(p));
+    if (std::optional<json::object> metadata = r.object("metadata"))
+        a.metadata = std::move(*metadata);
+    return a;
+}
+
+std::string id_of(FieldReader& r, std::string_view name, std::string_view what)
+{
+    std::string id = r.string(name).value_or("");
+    if (id.empty() || !valid_id(id))
+        refuse(std::string(what) + "." + std::string(name) + " is required (an id)");
+    return id;
+}
+
+}  // namespace
+
+Task task_from_json(const json::value& v)
+{
+    FieldReader r(v, "Task");
+    Task t;
+    t.id = id_of(r, "id", "Task");
+    t.context_id = id_of(r, "contextId", "Task");
+    const json::value* status = r.find("status");
+    if (!status)
+        refuse("Task.status is required");
+    t.status = status_from_json(*status);
+    if (const json::array* artifacts = r.array("artifacts"))
+        for (const json::value& a : *artifacts)
+            t.artifacts.push_back(artifact_from_json(a));
+    if (const json::array* history = r.array("history"))
+        for (const json::value& m : *history)
+            t.history.push_back(message_from_json(m));
+    if (std::optional<json::object> metadata = r.object("metadata"))
+        t.metadata = std::move(*metadata);
+    return t;
+}
+
+StreamResponse stream_response_from_json(const json::value& v)
+{
+    if (!v.is_object())
+        refuse("a 0.3 result is an object with a kind");
+    const json::value* kind = v.get_object().if_contains("kind");
+    if (kind && *kind == "task")
+        return task_from_json(v);
+    if (kind && *kind == "message")
+        return message_from_json(v);
+    FieldReader r(v, "update");
+    if (kind && *kind == "status-update") {
+        TaskStatusUpdateEvent s;
+        s.task_id = id_of(r, "taskId", "TaskStatusUpdateEvent");
+        s.context_id = id_of(r, "contextId", "TaskStatusUpdateEvent");
+        const json::value* status = r.find("status");
+        if (!status)
+            refuse("TaskStatusUpdateEvent.status is required");
+        s.status = status_from_json(*status);
+        return s;
+    }
+    if (kind && *kind == "artifact-update") {
+        TaskArtifactUpdateEvent a;
+        a.task_id = id_of(r, "taskId", "TaskArtifactUpdateEvent");
+        a.context_id = id_of(r, "contextId", "TaskArtifactUpdateEvent");
+        const json::value* artifact = r.find("artifact");
+        if (!artifact)
+            refuse("TaskArtifactUpdateEvent.artifact is required");
+        a.artifact = artifact_from_json(*artifact);
+        a.append = r.boolean("append").value_or(false);
+        a.last_chunk = r.boolean("lastChunk").value_or(false);
+        return a;
+    }
+    refuse("a 0.3 result's kind is \"task\", \"message\", \"status-update\" or \"artifact-update\"");
+}
+
 SendMessageRequest send_params_from_json(const json::value& v)
 {
     FieldReader r(v, "MessageSendParams");

@@ -80,6 +80,15 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         adk::fuzz::check(reread, "a 0.3 message written reads back");
         adk::fuzz::check(adk::fuzz::json_close(a2a::v03::to_json(again), written), "a 0.3 message reads back the same");
     }
+    a2a::StreamResponse legacy_update;
+    if (adk::fuzz::only_adk_errors([&] { legacy_update = a2a::v03::stream_response_from_json(v); })) {
+        const json::value written = a2a::v03::to_json(legacy_update);
+        a2a::StreamResponse again;
+        const bool reread = adk::fuzz::only_adk_errors(
+            [&] { again = a2a::v03::stream_response_from_json(json::parse(json::serialize(written))); });
+        adk::fuzz::check(reread && again.index() == legacy_update.index(), "a 0.3 result reads back as the same kind");
+        adk::fuzz::check(adk::fuzz::json_close(a2a::v03::to_json(again), written), "a 0.3 result reads back the same");
+    }
     a2a::SendMessageRequest params;
     if (adk::fuzz::only_adk_errors([&] { params = a2a::v03::send_params_from_json(v); }))
         check_ids(params.message);

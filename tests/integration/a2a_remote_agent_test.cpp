@@ -84,28 +84,32 @@ const adk::Event* final_answer(const std::vector<adk::Event>& events)
     return nullptr;
 }
 
-// The card of `app`, with only the A2A 1.0 interface of `binding` (how a test picks the binding the agent speaks).
-asio::awaitable<a2a::AgentCard> card_with(const Remote& remote, std::string_view app, std::string_view binding)
+// The card of `app`, with only the interface of `binding` at `version` (how a test picks what the agent speaks).
+// "0.3 card": none listed, the card's 0.3 members only (what a card written by a 0.3 server has).
+asio::awaitable<a2a::AgentCard> card_with(const Remote& remote, std::string_view app, std::string_view binding,
+                                          std::string_view version)
 {
     auto reader = a2a::RemoteA2aAgent::create({.name = "reader", .card_url = remote.url(app)});
     a2a::AgentCard card = co_await reader->card();
-    std::erase_if(card.supported_interfaces,
-                  [&](const a2a::AgentInterface& i) { return i.protocol_binding != binding || i.protocol_version != "1.0"; });
+    std::erase_if(card.supported_interfaces, [&](const a2a::AgentInterface& i) {
+        return binding == "0.3 card" || i.protocol_binding != binding || i.protocol_version != version;
+    });
     co_return card;
 }
 
 }  // namespace
 
-TEST_CASE("RemoteA2aAgent: the remote answer streams back as partial events, then whole, on both bindings",
+TEST_CASE("RemoteA2aAgent: the remote answer streams back as partial events, then whole, on both bindings and 0.3",
           "[a2a][remote]")
 {
     asio::io_context ioc;
     Remote remote(ioc);
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
-        for (const char* binding : {"JSONRPC", "HTTP+JSON"}) {
-            INFO(binding);
-            a2a::AgentCard card = co_await card_with(remote, "weather", binding);
-            REQUIRE(card.supported_interfaces.size() == 1);
+        for (const auto& [binding, version] : std::vector<std::pair<std::string, std::string>>{
+                 {"JSONRPC", "1.0"}, {"HTTP+JSON", "1.0"}, {"JSONRPC", "0.3"}, {"0.3 card", ""}}) {
+            INFO(binding << " " << version);
+            a2a::AgentCard card = co_await card_with(remote, "weather", binding, version);
+            CHECK(card.supported_interfaces.size() == (binding == "0.3 card" ? 0u : 1u));
             auto agent = a2a::RemoteA2aAgent::create({.card = card});
             CHECK(agent->name() == "weather_agent");  // the card's
             CHECK(agent->description() == "Answers questions about the weather.");
@@ -184,7 +188,10 @@ TEST_CASE("RemoteA2aAgent: a remote task that waits for a person pauses the loca
     asio::io_context ioc;
     Remote remote(ioc);
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
-        auto bank = a2a::RemoteA2aAgent::create({.name = "bank", .card_url = remote.url("bank")});
+      for (const char* version : {"1.0", "0.3"}) {
+        INFO(version);
+        a2a::AgentCard card = co_await card_with(remote, "bank", "JSONRPC", version);
+        auto bank = a2a::RemoteA2aAgent::create({.name = "bank", .card = card});
         Local local(bank);
         adk::Content message5 = user_text("Send 5000 euros to Bob.");
         std::vector<adk::Event> asked = co_await local.say(std::move(message5));
@@ -209,6 +216,7 @@ TEST_CASE("RemoteA2aAgent: a remote task that waits for a person pauses the loca
         CHECK(answer->text() == "Approved: sent.");
         // The same remote task went on.
         CHECK(answer->custom_metadata.at("a2a:task_id") == question->custom_metadata.at("a2a:task_id"));
+      }
         remote.server.stop();
     }());
 }
@@ -218,9 +226,11 @@ TEST_CASE("RemoteA2aAgent: a failed remote task is an error event, never an answ
     asio::io_context ioc;
     Remote remote(ioc);
     adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        for (const char* version : {"1.0", "0.3"})
         for (bool streaming : {true, false}) {
-            auto broken = a2a::RemoteA2aAgent::create(
-                {.name = "broken", .card_url = remote.url("broken"), .streaming = streaming});
+            INFO(version << (streaming ? " streaming" : ""));
+            a2a::AgentCard card = co_await card_with(remote, "broken", "JSONRPC", version);
+            auto broken = a2a::RemoteA2aAgent::create({.name = "broken", .card = card, .streaming = streaming});
             Local local(broken);
             adk::Content message7 = user_text("Hello?");
             std::vector<adk::Event> events = co_await local.say(std::move(message7));
@@ -297,8 +307,8 @@ TEST_CASE("RemoteA2aAgent: cards it cannot use are refused with what is wrong", 
         }
         CHECK_THAT(why, Catch::Contains("HTTP 404"));
 
-        a2a::AgentCard old_card = co_await card_with(remote, "weather", "JSONRPC");
-        old_card.supported_interfaces[0].protocol_version = "0.3";
+        a2a::AgentCard old_card = co_await card_with(remote, "weather", "GRPC", "1.0");  // none it speaks
+        old_card.extra.erase("url");
         auto old = a2a::RemoteA2aAgent::create({.card = old_card});
         Local old_local(old);
         std::string old_why;
@@ -308,7 +318,7 @@ TEST_CASE("RemoteA2aAgent: cards it cannot use are refused with what is wrong", 
         } catch (const adk::Error& e) {
             old_why = e.what();
         }
-        CHECK_THAT(old_why, Catch::Contains("A2A 1.0"));
+        CHECK_THAT(old_why, Catch::Contains("no interface RemoteA2aAgent speaks"));
         remote.server.stop();
     }());
 }

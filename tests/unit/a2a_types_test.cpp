@@ -310,6 +310,24 @@ TEST_CASE("A2A 0.3: messages, tasks and updates in 0.3's JSON, read and written"
                       Catch::Contains("role"));
     CHECK_THROWS_WITH(a2a::v03::part_from_json(json::parse(R"({"kind": "video"})")), Catch::Contains("kind"));
     CHECK_THROWS_WITH(a2a::v03::part_from_json(json::parse(R"({"kind": "file", "file": {}})")), Catch::Contains("bytes"));
+    // 0.3's results read as 1.0's stream responses, and written back the same.
+    for (const char* text : {
+             R"({"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "input-required",
+                 "message": {"kind": "message", "messageId": "m-3", "role": "agent", "parts": [{"kind": "text", "text": "Which date?"}]}},
+                 "artifacts": [{"artifactId": "a-1", "parts": [{"kind": "text", "text": "x"}]}]})",
+             R"({"kind": "status-update", "taskId": "t-1", "contextId": "c-1", "status": {"state": "completed"}, "final": true})",
+             R"({"kind": "artifact-update", "taskId": "t-1", "contextId": "c-1", "append": true, "lastChunk": true,
+                 "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": "y"}]}})"}) {
+        INFO(text);
+        const a2a::StreamResponse r = a2a::v03::stream_response_from_json(json::parse(text));
+        CHECK(a2a::v03::to_json(r) == a2a::v03::to_json(a2a::v03::stream_response_from_json(a2a::v03::to_json(r))));
+    }
+    const auto asked = std::get<a2a::Task>(a2a::v03::stream_response_from_json(json::parse(
+        R"({"kind": "task", "id": "t-1", "contextId": "c-1", "status": {"state": "input-required"}})")));
+    CHECK(asked.status.state == a2a::TaskState::input_required);
+    CHECK_THROWS_WITH(a2a::v03::stream_response_from_json(json::parse(R"({"kind": "status-update", "taskId": "t"})")),
+                      Catch::Contains("contextId"));
+    CHECK_THROWS_WITH(a2a::v03::stream_response_from_json(json::parse(R"({"kind": "other"})")), Catch::Contains("kind"));
     CHECK(a2a::v03::parse_task_state("auth-required") == a2a::TaskState::auth_required);
     CHECK(!a2a::v03::parse_task_state("TASK_STATE_WORKING"));
 }

@@ -18,7 +18,8 @@
 //
 // Each event says which remote context and task it belongs to (custom_metadata "a2a:context_id",
 // "a2a:task_id", "a2a:task_state"): the next run continues that context. Cancelling the invocation cancels the
-// remote task (CancelTask). It speaks A2A 1.0 over JSON-RPC or HTTP+JSON, whichever the card lists first.
+// remote task (CancelTask). It speaks A2A 1.0 over JSON-RPC or HTTP+JSON, whichever the card lists first, and A2A
+// 0.3 over JSON-RPC to an agent whose card offers nothing newer.
 #pragma once
 
 #include <adk/a2a/types.hpp>

@@ -27,6 +27,9 @@ json::value to_json(const StreamResponse& response);
 
 Part part_from_json(const json::value& v);
 Message message_from_json(const json::value& v);
+Task task_from_json(const json::value& v);
+// A 0.3 result as 1.0's StreamResponse, by its "kind": a task, a message, a status or an artifact update.
+StreamResponse stream_response_from_json(const json::value& v);
 // message/send's and message/stream's params (MessageSendParams): the message and its configuration
 // (blocking: the opposite of 1.0's returnImmediately; historyLength; pushNotificationConfig).
 SendMessageRequest send_params_from_json(const json::value& v);
