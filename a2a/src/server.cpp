@@ -434,7 +434,8 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
         check_context_id(context);
         const std::string user = user_of(context);
         if (continued) {
-            std::optional<Session> session = co_await sessions.get_session(GetSessionRequest(app, user, context));
+            GetSessionRequest get(app, user, context);
+            std::optional<Session> session = co_await sessions.get_session(std::move(get));
             if (!session)
                 throw ProtocolError(code::task_not_found, "Task " + m.task_id + " is gone with its session");
             for (Event& e : session->events)

@@ -38,11 +38,14 @@ asio::awaitable<void> plan(std::string flight_agent_url, std::string question)
 
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     adk::Runner runner({.app_name = "travel", .agent = planner, .session_service = sessions});
-    adk::Session session = co_await sessions->create_session({"travel", "you"});
+    adk::CreateSessionRequest create("travel", "you");
+    adk::Session session = co_await sessions->create_session(std::move(create));
     adk::RunConfig config;
     config.streaming_mode = adk::StreamingMode::sse;
     std::cout << "you: " << question << "\n";
-    auto events = co_await runner.run("you", session.id, adk::Content::user(question), config);
+    adk::RunRequest request("you", session.id, adk::Content::user(question));
+    request.run_config = config;
+    auto events = co_await runner.run(std::move(request));
     bool streaming = false;
     while (auto ev = co_await events.next()) {
         if (ev->partial) {

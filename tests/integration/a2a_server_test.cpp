@@ -6,6 +6,7 @@
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
 
+#include "support/a2a_apps.hpp"
 #include "support/api_client.hpp"
 #include "support/run.hpp"
 
@@ -235,7 +236,8 @@ TEST_CASE("A2A: SendMessage over HTTP+JSON runs the agent and answers the finish
         CHECK(task.history[1].parts.at(0).metadata.at("adk_type") == "function_call");
 
         // The task is the invocation, the context the ADK session of user A2A_USER_<context>.
-        std::optional<adk::Session> session = co_await f.sessions->get_session({"weather", "A2A_USER_trip-1", "trip-1"});
+        adk::GetSessionRequest stored("weather", "A2A_USER_trip-1", "trip-1");
+        std::optional<adk::Session> session = co_await f.sessions->get_session(std::move(stored));
         REQUIRE(session);
         REQUIRE(!session->events.empty());
         CHECK(session->events.back().invocation_id == task.id);
@@ -466,13 +468,7 @@ class ApprovalServer {
 public:
     ApprovalServer()
     {
-        auto approval = adk::FunctionTool::create(
-            "ask_for_approval", "Asks a manager.", json::parse(R"({"type":"object","properties":{}})"),
-            [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> { co_return nullptr; },
-            /*is_long_running=*/true);
-        auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
-            adk::LlmResponse::function_call("ask_for_approval", {}), ScriptedModel::chunks({"Approved: ", "sent."})});
-        auto agent = adk::LlmAgent::builder("bank_agent").model(model).tool(approval).build();
+        auto agent = adk::test::a2a_apps::bank(1);
         server = std::make_unique<adk::server::ApiServer>(ioc.get_executor(),
                                                           std::vector<adk::server::App>{{"bank", agent}},
                                                           options_with(sessions));

@@ -33,9 +33,9 @@ void check(const std::string& binding, const std::string& name, bool ok, const s
     }
 }
 
-asio::awaitable<std::vector<adk::Event>> say(Local& local, std::string text)
+asio::awaitable<std::vector<adk::Event>> say(Local& local, std::string_view text)
 {
-    adk::Content message("user", {adk::Part::from_text(std::move(text))});
+    adk::Content message("user", {adk::Part::from_text(std::string(text))});
     co_return co_await local.say(std::move(message));
 }
 
@@ -54,10 +54,11 @@ std::string metadata(const adk::Event& e, const char* key)
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-asio::awaitable<std::shared_ptr<a2a::RemoteA2aAgent>> agent(const std::string& base, const std::string& name,
-                                                           const std::string& binding)
+asio::awaitable<std::shared_ptr<a2a::RemoteA2aAgent>> agent(std::string_view base, std::string_view name,
+                                                           std::string_view binding)
 {
-    auto reader = a2a::RemoteA2aAgent::create({.name = name, .card_url = base + "/" + name});
+    auto reader = a2a::RemoteA2aAgent::create(
+        {.name = std::string(name), .card_url = std::string(base) + "/" + std::string(name)});
     a2a::AgentCard card = co_await reader->card();
     std::erase_if(card.supported_interfaces,
                   [&](const a2a::AgentInterface& i) { return i.protocol_binding != binding; });

@@ -19,7 +19,8 @@ public:
     asio::awaitable<void> create()
     {
         if (!created) {
-            (void)co_await sessions->create_session(adk::CreateSessionRequest("local", "u", "s"));
+            adk::CreateSessionRequest request("local", "u", "s");
+            (void)co_await sessions->create_session(std::move(request));
             created = true;
         }
     }
