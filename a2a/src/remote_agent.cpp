@@ -1,12 +1,15 @@
 #include <adk/a2a/remote_agent.hpp>
 
+#include <adk/a2a/card_auth.hpp>
 #include <adk/a2a/convert.hpp>
+#include <adk/auth/credential_service.hpp>
 #include <adk/a2a/v03.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/net/url.hpp>
+#include <adk/tools/tool_confirmation.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -78,11 +81,15 @@ public:
         std::string binding;
         std::string url;
         bool v03 = false;  // the remote speaks A2A 0.3 only: its JSON-RPC methods and JSON
+        // The card's scheme a credential from the CredentialService is presented for (none with a bearer_token).
+        std::optional<CardAuth> auth;
     };
     asio::awaitable<Endpoint> endpoint();
-    net::HttpRequest request(const Endpoint& at, std::string_view path, std::string body, bool stream) const;
+    net::HttpRequest request(const Endpoint& at, std::string_view path, std::string body, bool stream,
+                             const PresentedCredential& credential) const;
     // CancelTask, for a run that stops while its remote task goes on.
-    static asio::awaitable<void> cancel_remote(std::shared_ptr<Impl> self, Endpoint at, std::string task_id);
+    static asio::awaitable<void> cancel_remote(std::shared_ptr<Impl> self, Endpoint at, std::string task_id,
+                                               PresentedCredential credential);
 
     RemoteAgentOptions options;
     std::shared_ptr<net::HttpClient> http;
@@ -154,25 +161,33 @@ asio::awaitable<RemoteA2aAgent::Impl::Endpoint> RemoteA2aAgent::Impl::endpoint()
                     "the agent card of '" + at.card.name.substr(0, 100) + "' lists no interface RemoteA2aAgent speaks: "
                     "A2A 1.0 over JSON-RPC or HTTP+JSON, or A2A 0.3 over JSON-RPC (gRPC is not spoken)");
     (void)net::parse_url(at.url);  // throws for a URL that is not http(s)
+    if (options.bearer_token.empty())
+        at.auth = card_auth(at.card, at.url);
     std::lock_guard lock(mutex);
     resolved = at;
     co_return at;
 }
 
 net::HttpRequest RemoteA2aAgent::Impl::request(const Endpoint& at, std::string_view path, std::string body,
-                                               bool stream) const
+                                               bool stream, const PresentedCredential& credential) const
 {
-    net::HttpRequest req("POST", at.url + std::string(path));
+    std::string url = at.url + std::string(path);
+    if (!credential.query.empty())
+        url += (url.find('?') == std::string::npos ? "?" : "&") + credential.query;
+    net::HttpRequest req("POST", url);
     req.set("content-type", "application/json");
     req.set("accept", stream ? "text/event-stream" : "application/json");
     req.set("a2a-version", std::string(at.v03 ? legacy_protocol_version : protocol_version));
     if (!options.bearer_token.empty())
         req.set("authorization", "Bearer " + options.bearer_token);
+    for (const auto& [name, value] : credential.headers)
+        req.set(name, value);
     req.body = std::move(body);
     return req;
 }
 
-asio::awaitable<void> RemoteA2aAgent::Impl::cancel_remote(std::shared_ptr<Impl> self, Endpoint at, std::string task_id)
+asio::awaitable<void> RemoteA2aAgent::Impl::cancel_remote(std::shared_ptr<Impl> self, Endpoint at, std::string task_id,
+                                                          PresentedCredential credential)
 {
     try {
         net::HttpClientOptions quick = self->options.http;
@@ -185,7 +200,8 @@ asio::awaitable<void> RemoteA2aAgent::Impl::cancel_remote(std::shared_ptr<Impl> 
                                                               {"method", at.v03 ? "tasks/cancel" : "CancelTask"},
                                                               {"params", json::object{{"id", task_id}}}})
                                : "{}";
-        net::HttpRequest req = self->request(at, rpc ? "" : "/tasks/" + task_id + ":cancel", std::move(body), false);
+        net::HttpRequest req =
+            self->request(at, rpc ? "" : "/tasks/" + task_id + ":cancel", std::move(body), false, credential);
         net::HttpResponse res = co_await client.send(std::move(req));
         (void)co_await res.read_all(std::size_t{1} << 20);
     } catch (const std::exception& e) {
@@ -389,6 +405,51 @@ StreamResponse update_of(std::string_view data, bool rpc, bool v03, const std::s
     return v03 ? v03::stream_response_from_json(*result) : stream_response_from_json(*result);
 }
 
+// What the card's scheme asks the person for, and the credential that answers it.
+std::string wanted(const json::object& scheme)
+{
+    const json::value& type = scheme.at("type");
+    if (type == "apiKey")
+        return "an API key (sent in the " + std::string(scheme.at("in").get_string()) + " '" +
+               std::string(scheme.at("name").get_string()) + "'): answer with the authConfig, its rawAuthCredential "
+               "{\"authType\": \"apiKey\", \"apiKey\": \"<key>\"}";
+    if (type == "http" && scheme.at("scheme") == "basic")
+        return "a user name and password (HTTP Basic): answer with the authConfig, its rawAuthCredential "
+               "{\"authType\": \"http\", \"http\": {\"scheme\": \"basic\", \"credentials\": "
+               "{\"username\": \"<name>\", \"password\": \"<password>\"}}}";
+    if (type == "http")
+        return "a bearer token: answer with the authConfig, its rawAuthCredential {\"authType\": \"http\", "
+               "\"http\": {\"scheme\": \"bearer\", \"credentials\": {\"token\": \"<token>\"}}}";
+    return "an OAuth 2.0 access token: answer with the authConfig, its exchangedAuthCredential {\"authType\": "
+           "\"oauth2\", \"oauth2\": {\"accessToken\": \"<token>\"}}";
+}
+
+// The person asked for the credential the remote agent takes (adk_request_credential, a long-running call: the
+// invocation pauses). The runner keeps the answer in its CredentialService, under the auth config's key, and the
+// agent's next run presents it.
+Event credential_question(const InvocationContext& ctx, const CardAuth& auth, const std::string& agent,
+                          const std::string& why)
+{
+    const json::object& scheme = auth.auth_config.at("authScheme").get_object();
+    FunctionCall call("adk-" + new_uuid(), std::string(request_credential_function),
+                      json::object{{"authConfig", auth.auth_config},
+                                   {"message", "The remote agent '" + agent + "' " + why + ". It takes " +
+                                                   wanted(scheme) + " (security scheme '" +
+                                                   auth.scheme_name.substr(0, 100) + "' of its card)."}});
+    adk::Part part;
+    part.function_call = call;
+    Event e = ctx.make_event(Content("model", {std::move(part)}));
+    e.long_running_tool_ids.push_back(call.id);
+    return e;
+}
+
+// A part of the user's the remote agent is not sent: an answer to a question about credentials (kept by the
+// runner, and the remote agent never asked it).
+bool kept_locally(const adk::Part& p)
+{
+    return p.thought || (p.function_response && p.function_response->name == request_credential_function);
+}
+
 }  // namespace
 
 RemoteA2aAgent::RemoteA2aAgent(std::string name, std::string description, std::shared_ptr<Impl> impl)
@@ -426,6 +487,33 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
 {
     const Impl::Endpoint at = co_await impl_->endpoint();
 
+    // The credential the card's scheme takes, kept for this user; the person is asked for it when there is none
+    // and the card requires one.
+    PresentedCredential credential;
+    bool kept = false;
+    std::string unusable;
+    if (at.auth) {
+        std::optional<json::object> answered;
+        if (const std::shared_ptr<CredentialService>& service = ctx.credential_service()) {
+            CredentialKey key(ctx.app_name(), ctx.user_id(), credential_key_of(at.auth->auth_config));
+            answered = co_await service->load_credential(std::move(key));
+        }
+        if (answered) {
+            try {
+                credential = present_credential(at.auth->auth_config.at("authScheme").get_object(), *answered);
+                kept = true;
+            } catch (const Error& e) {
+                unusable = "cannot use the credential kept for it (" + e.message() + ")";
+            }
+        }
+        if (!kept && (at.auth->required || !unusable.empty())) {
+            Event question = credential_question(ctx, *at.auth, name(), unusable.empty() ? "requires a credential"
+                                                                                          : unusable);
+            co_await out.emit(std::move(question));
+            co_return;
+        }
+    }
+
     // The turn: what the session holds since this agent's last event that named its remote context.
     const Session session = ctx.session();
     Message m;
@@ -452,7 +540,7 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
             continue;
         if (e.author == "user") {
             for (const adk::Part& p : e.content->parts)
-                if (!p.thought)
+                if (!kept_locally(p))
                     m.parts.push_back(to_a2a(p));
         } else if (const std::string text = e.text(); !text.empty()) {
             m.parts.push_back(Part::text_part("For context: [" + e.author + "] said: " + text));
@@ -461,7 +549,8 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
     if (m.parts.empty())
         if (const std::optional<Content>& asked = ctx.user_content())
             for (const adk::Part& p : asked->parts)
-                m.parts.push_back(to_a2a(p));
+                if (!kept_locally(p))
+                    m.parts.push_back(to_a2a(p));
     if (m.parts.empty())
         throw Error(errc::invalid_argument, "RemoteA2aAgent '" + name() + "' has nothing to send: the session holds "
                                             "no message for it since its last answer");
@@ -481,7 +570,7 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
                                                           {"params", std::move(params)}})
                            : json::serialize(params);
     net::HttpRequest req = impl_->request(at, rpc ? "" : (stream ? "/message:stream" : "/message:send"),
-                                          std::move(body), stream);
+                                          std::move(body), stream, credential);
 
     Receiver receiver(ctx, out);
     if (!request.message.task_id.empty())
@@ -496,6 +585,16 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
         net::HttpResponse res = co_await impl_->http->send(std::move(req));
         if (!res.ok()) {
             const std::string text = co_await res.read_all(std::size_t{1} << 20);
+            if ((res.status() == 401 || res.status() == 403) && at.auth) {
+                // Refused for want of a credential, or the one kept: the person is asked (again).
+                const std::string status = std::to_string(res.status());
+                Event question = credential_question(
+                    ctx, *at.auth, name(),
+                    kept ? "refused the credential kept for it (HTTP " + status + ": " + error_text(text) + ")"
+                         : "asks for a credential (HTTP " + status + ")");
+                co_await out.emit(std::move(question));
+                co_return;
+            }
             throw Error(errc::unavailable, "the remote agent '" + name() + "' refused the message (HTTP " +
                                                std::to_string(res.status()) + "): " + error_text(text));
         }
@@ -529,7 +628,8 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
     } catch (...) {
         // Stopped (cancelled, or broken) while the remote task goes on: cancel it too.
         if (!receiver.task_id.empty() && !is_terminal(receiver.state) && !is_interrupted(receiver.state))
-            asio::co_spawn(ctx.executor(), Impl::cancel_remote(impl_, at, receiver.task_id), asio::detached);
+            asio::co_spawn(ctx.executor(), Impl::cancel_remote(impl_, at, receiver.task_id, credential),
+                           asio::detached);
         throw;
     }
 }

@@ -1,10 +1,14 @@
 // adk::a2a's data model read from any JSON: as each of the protocol's types, a document either fails with
 // adk::Error or gives a value that is written as JSON and reads back the same (a double within a unit in the
 // last place: adk::fuzz::json_close), written again the same. Ids read are always valid ids. A2A 0.3's messages
-// and send params likewise (what 0.3's JSON carries reads back the same).
+// and send params likewise (what 0.3's JSON carries reads back the same). A card's security schemes read as an
+// auth config (or refused with adk::Error), and any document as a credential presented for each kind of scheme:
+// what is presented is always a header HTTP allows and a query of unreserved or percent-encoded characters.
+#include <adk/a2a/card_auth.hpp>
 #include <adk/a2a/types.hpp>
 #include <adk/a2a/v03.hpp>
 #include <adk/core/json_limits.hpp>
+#include <adk/net/url.hpp>
 
 #include "fuzz.hpp"
 
@@ -38,6 +42,49 @@ void check_ids(const a2a::Message& m)
     adk::fuzz::check(m.task_id.empty() || a2a::valid_id(m.task_id), "a task id read is valid");
 }
 
+// A credential presented for `scheme`: adk::Error, or headers that cannot split a request and a query that
+// cannot add a parameter or leave the URL.
+void present(const json::object& scheme, const json::object& answered)
+{
+    a2a::PresentedCredential p;
+    if (!adk::fuzz::only_adk_errors([&] { p = a2a::present_credential(scheme, answered); }))
+        return;
+    for (const auto& [name, value] : p.headers)
+        adk::fuzz::check(adk::fuzz::only_adk_errors([&] { adk::net::validate_header(name, value); }),
+                         "a presented header is one HTTP allows");
+    const std::size_t equals = p.query.find('=');
+    adk::fuzz::check(p.query.empty() || (equals != std::string::npos &&
+                                         p.query.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv"
+                                                                   "wxyz0123456789-._~%=") == std::string::npos &&
+                                         p.query.find('=', equals + 1) == std::string::npos),
+                     "a presented query is one encoded parameter");
+}
+
+void check_auth(const json::value& v)
+{
+    a2a::AgentCard card;
+    if (adk::fuzz::only_adk_errors([&] { card = json::value_to<a2a::AgentCard>(v); })) {
+        std::optional<a2a::CardAuth> auth;
+        if (adk::fuzz::only_adk_errors([&] { auth = a2a::card_auth(card, "http://h/a"); }) && auth) {
+            const json::value* scheme = auth->auth_config.if_contains("authScheme");
+            adk::fuzz::check(scheme && scheme->is_object(), "an auth config has its scheme");
+            present(scheme->get_object(),
+                    json::object{{"rawAuthCredential", json::object{{"apiKey", "k"},
+                                                                    {"http", json::object{{"credentials",
+                                                                        json::object{{"token", "t"},
+                                                                                     {"username", "u"}}}}},
+                                                                    {"oauth2", json::object{{"accessToken", "t"}}}}}});
+        }
+    }
+    if (!v.is_object())
+        return;
+    for (const char* scheme : {R"({"type": "http", "scheme": "bearer"})", R"({"type": "http", "scheme": "basic"})",
+                               R"({"type": "apiKey", "in": "header", "name": "K"})",
+                               R"({"type": "apiKey", "in": "query", "name": "k"})",
+                               R"({"type": "apiKey", "in": "cookie", "name": "c"})", R"({"type": "oauth2"})"})
+        present(json::parse(scheme).get_object(), v.get_object());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
@@ -58,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
     round_trip<a2a::ListTasksRequest>(v);
     round_trip<a2a::ListTasksResponse>(v);
     round_trip<a2a::AgentCard>(v);
+    check_auth(v);
     a2a::Message m;
     if (adk::fuzz::only_adk_errors([&] { m = json::value_to<a2a::Message>(v); }))
         check_ids(m);

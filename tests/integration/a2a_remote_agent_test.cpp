@@ -3,6 +3,7 @@
 // the remote agent as an AgentTool, a remote task that waits for a person answered through the local runner, a
 // failed remote task as an error event, a cancelled invocation cancelling the remote task, and cards that cannot
 // be used.
+#include <adk/a2a/card_auth.hpp>
 #include <adk/a2a/remote_agent.hpp>
 #include <adk/a2a/server.hpp>
 #include <adk/adk.hpp>
@@ -17,6 +18,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
 
 #include <catch2/catch.hpp>
@@ -34,17 +36,24 @@ namespace {
 // The remote side: an ApiServer serving the scripted apps over A2A.
 class Remote {
 public:
-    explicit Remote(asio::io_context& ioc)
+    // `token`: the bearer token every request but the card's must carry (none: open).
+    explicit Remote(asio::io_context& ioc, std::string token = {})
         : server(ioc.get_executor(),
                  {{"weather", apps::weather(10)},
                   {"bank", apps::bank(10)},
                   {"gated", apps::gated(10, [this] { return wait_for_gate(); })},
                   {"broken", apps::broken(10)}},
-                 options_with(std::make_shared<adk::InMemorySessionService>())),
+                 with_token(options_with(std::make_shared<adk::InMemorySessionService>()), std::move(token))),
           a2a_server(server), gate(ioc, asio::steady_timer::time_point::max())
     {
         a2a_server.mount();
         server.start();
+    }
+
+    static adk::server::ApiServerOptions with_token(adk::server::ApiServerOptions options, std::string token)
+    {
+        options.bearer_token = std::move(token);
+        return options;
     }
 
     std::string url(std::string_view app) const { return server.base_url() + "/a2a/" + std::string(app); }
@@ -319,6 +328,141 @@ TEST_CASE("RemoteA2aAgent: cards it cannot use are refused with what is wrong", 
             old_why = e.what();
         }
         CHECK_THAT(old_why, Catch::Contains("no interface RemoteA2aAgent speaks"));
+        remote.server.stop();
+    }());
+}
+
+namespace {
+
+// The question an agent asked for a credential (adk_request_credential) among `events`; null when none.
+const adk::Event* credential_question(const std::vector<adk::Event>& events)
+{
+    for (const auto& e : events)
+        for (const auto& call : e.function_calls())
+            if (call.name == "adk_request_credential")
+                return &e;
+    return nullptr;
+}
+
+// The person's answer to that question: the auth config asked with, a bearer token filled in.
+adk::Content bearer_answer(const adk::Event& question, std::string token)
+{
+    const adk::FunctionCall call = question.function_calls()[0];
+    json::object config = call.args.at("authConfig").as_object();
+    config["rawAuthCredential"] = json::object{
+        {"authType", "http"},
+        {"http", json::object{{"scheme", "bearer"}, {"credentials", json::object{{"token", std::move(token)}}}}}};
+    adk::Part answer;
+    answer.function_response.emplace(call.id, call.name, std::move(config));
+    return adk::Content("user", {answer});
+}
+
+}  // namespace
+
+TEST_CASE("RemoteA2aAgent: a card that requires a bearer token: the person is asked, the token kept and presented",
+          "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc, "s3cret-token");
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        for (const auto& [binding, version] : std::vector<std::pair<std::string, std::string>>{
+                 {"JSONRPC", "1.0"}, {"HTTP+JSON", "1.0"}, {"JSONRPC", "0.3"}}) {
+            INFO(binding << " " << version);
+            a2a::AgentCard card = co_await card_with(remote, "weather", binding, version);  // public: no token
+            Local local(a2a::RemoteA2aAgent::create({.card = card}));
+
+            // No credential kept: the person is asked, and nothing goes to the remote agent.
+            adk::Content hello = user_text("Weather in Paris?");
+            std::vector<adk::Event> asked = co_await local.say(std::move(hello));
+            const adk::Event* question = credential_question(asked);
+            REQUIRE(question);
+            CHECK(question->author == "weather_agent");
+            const adk::FunctionCall call = question->function_calls()[0];
+            CHECK(question->long_running_tool_ids == std::vector<std::string>{call.id});
+            const json::object& config = call.args.at("authConfig").as_object();
+            CHECK(config.at("authScheme") == json::object{{"type", "http"}, {"scheme", "bearer"}});
+            CHECK_THAT(std::string(config.at("credentialKey").as_string()), Catch::StartsWith("a2a http://127.0.0.1:"));
+            CHECK_THAT(std::string(call.args.at("message").as_string()),
+                       Catch::Contains("requires a credential") && Catch::Contains("a bearer token"));
+            CHECK(final_answer(asked) == question);
+
+            // A wrong token: the remote refuses it (401), and the person is asked again.
+            adk::Content wrong = bearer_answer(*question, "not-the-token");
+            std::vector<adk::Event> refused = co_await local.say(std::move(wrong));
+            const adk::Event* again = credential_question(refused);
+            REQUIRE(again);
+            CHECK_THAT(std::string(again->function_calls()[0].args.at("message").as_string()),
+                       Catch::Contains("refused the credential kept for it (HTTP 401"));
+
+            // The right one: the turn the person began goes to the remote agent.
+            adk::Content right = bearer_answer(*again, "s3cret-token");
+            std::vector<adk::Event> done = co_await local.say(std::move(right));
+            const adk::Event* answer = final_answer(done);
+            REQUIRE(answer);
+            CHECK(answer->text() == "It is sunny in Paris.");
+            CHECK(credential_question(done) == nullptr);
+
+            // Kept: the next turn is not asked about it.
+            adk::Content next = user_text("And tomorrow?");
+            std::vector<adk::Event> later = co_await local.say(std::move(next));
+            CHECK(credential_question(later) == nullptr);
+            REQUIRE(final_answer(later));
+            CHECK(final_answer(later)->text() == "It is sunny in Paris.");
+
+            // The token is kept by the credential service, never in the session.
+            adk::GetSessionRequest get("local", "u", "s");
+            std::optional<adk::Session> session = co_await local.sessions->get_session(std::move(get));
+            REQUIRE(session);
+            for (const adk::Event& e : session->events)
+                CHECK(json::serialize(json::value_from(e)).find("s3cret-token") == std::string::npos);
+        }
+
+        // A credential kept beforehand (the operator's, for this user): no question.
+        a2a::AgentCard card = co_await card_with(remote, "weather", "JSONRPC", "1.0");
+        const std::optional<a2a::CardAuth> auth = a2a::card_auth(card, card.supported_interfaces[0].url);
+        REQUIRE(auth);
+        Local local(a2a::RemoteA2aAgent::create({.card = card}));
+        json::object kept = auth->auth_config;
+        kept["rawAuthCredential"] = json::object{
+            {"authType", "http"}, {"http", json::object{{"credentials", json::object{{"token", "s3cret-token"}}}}}};
+        co_await local.credentials->save_credential(
+            adk::CredentialKey("local", "u", adk::credential_key_of(auth->auth_config)), std::move(kept));
+        adk::Content hello = user_text("Weather in Rome?");
+        std::vector<adk::Event> events = co_await local.say(std::move(hello));
+        CHECK(credential_question(events) == nullptr);
+        REQUIRE(final_answer(events));
+        CHECK(final_answer(events)->text() == "It is sunny in Paris.");
+
+        // A bearer_token in the options: presented as it is, nobody asked.
+        Local given(a2a::RemoteA2aAgent::create({.card = card, .bearer_token = "s3cret-token"}));
+        adk::Content hi = user_text("Weather in Oslo?");
+        std::vector<adk::Event> direct = co_await given.say(std::move(hi));
+        CHECK(credential_question(direct) == nullptr);
+        REQUIRE(final_answer(direct));
+        CHECK(final_answer(direct)->text() == "It is sunny in Paris.");
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: a card that requires a scheme it does not speak is refused with what is wrong",
+          "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        a2a::AgentCard card = co_await card_with(remote, "weather", "JSONRPC", "1.0");
+        card.security_schemes["mtls"] = json::object{{"mtlsSecurityScheme", json::object{}}};
+        card.security_requirements.push_back(
+            json::object{{"schemes", json::object{{"mtls", json::object{{"list", json::array{}}}}}}});
+        Local local(a2a::RemoteA2aAgent::create({.card = card}));
+        std::string why;
+        try {
+            adk::Content hello = user_text("Hello?");
+            (void)co_await local.say(std::move(hello));
+        } catch (const adk::Error& e) {
+            why = e.what();
+        }
+        CHECK_THAT(why, Catch::Contains("requires 'mtls'") && Catch::Contains("does not speak"));
         remote.server.stop();
     }());
 }

@@ -11,7 +11,10 @@ namespace adk::test {
 class SessionRunner {
 public:
     explicit SessionRunner(std::shared_ptr<adk::Agent> root)
-        : runner(adk::RunnerOptions{.app_name = "local", .agent = std::move(root), .session_service = sessions})
+        : runner(adk::RunnerOptions{.app_name = "local",
+                                    .agent = std::move(root),
+                                    .session_service = sessions,
+                                    .credential_service = credentials})
     {
     }
 
@@ -38,6 +41,7 @@ public:
     }
 
     std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<adk::InMemoryCredentialService> credentials = std::make_shared<adk::InMemoryCredentialService>();
     adk::Runner runner;
     bool created = false;
 };
