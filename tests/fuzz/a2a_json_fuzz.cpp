@@ -49,8 +49,8 @@ void present(const json::object& scheme, const json::object& answered)
     a2a::PresentedCredential p;
     if (!adk::fuzz::only_adk_errors([&] { p = a2a::present_credential(scheme, answered); }))
         return;
-    for (const auto& [name, value] : p.headers)
-        adk::fuzz::check(adk::fuzz::only_adk_errors([&] { adk::net::validate_header(name, value); }),
+    for (const auto& header : p.headers)
+        adk::fuzz::check(adk::fuzz::only_adk_errors([&] { adk::net::validate_header(header.first, header.second); }),
                          "a presented header is one HTTP allows");
     const std::size_t equals = p.query.find('=');
     adk::fuzz::check(p.query.empty() || (equals != std::string::npos &&

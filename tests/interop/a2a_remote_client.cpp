@@ -1,6 +1,7 @@
 // adk-cpp's RemoteA2aAgent against agents built with @a2a-js/sdk's server (interop/a2a/sdk_server.mjs), on each
 // binding: an answer streamed in chunks and a second artifact, a question in text answered on the next turn (the
-// same remote task), and a failed task as an error event.
+// same remote task), a failed task as an error event, and agents that take an API key (in a header, in the query)
+// asked of the person and presented from the CredentialService.
 //
 //   a2a_remote_client BASE_URL
 //
@@ -12,6 +13,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <iostream>
 
@@ -52,6 +54,26 @@ std::string metadata(const adk::Event& e, const char* key)
 {
     const boost::json::value* v = e.custom_metadata.if_contains(key);
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+// The question for a credential (adk_request_credential) among `events`: its call; none when not asked.
+std::optional<adk::FunctionCall> credential_question(const std::vector<adk::Event>& events)
+{
+    for (const auto& e : events)
+        for (const auto& call : e.function_calls())
+            if (call.name == "adk_request_credential")
+                return call;
+    return std::nullopt;
+}
+
+// The person's answer: the auth config asked with, the API key filled in.
+adk::Content key_answer(const adk::FunctionCall& question, std::string key)
+{
+    boost::json::object config = question.args.at("authConfig").as_object();
+    config["rawAuthCredential"] = boost::json::object{{"authType", "apiKey"}, {"apiKey", std::move(key)}};
+    adk::Part answer;
+    answer.function_response.emplace(question.id, question.name, std::move(config));
+    return adk::Content("user", {answer});
 }
 
 asio::awaitable<std::shared_ptr<a2a::RemoteA2aAgent>> agent(std::string_view base, std::string_view name,
@@ -98,6 +120,36 @@ asio::awaitable<void> run_all(std::string base)
                                 events.back().error_message == "No seats left." && texts(events, false).empty();
             check(binding, "a failed task: an error event, no answer", failed,
                   events.empty() ? "no event" : events.back().error_message.value_or("no error"));
+        }
+        for (const std::string where : {"header", "query"}) {
+            Local local(co_await agent(base, "keyed_" + where, binding));
+            const std::vector<adk::Event> asked = co_await say(local, "Hello");
+            const std::optional<adk::FunctionCall> question = credential_question(asked);
+            const boost::json::value* scheme =
+                question ? question->args.at("authConfig").as_object().if_contains("authScheme") : nullptr;
+            check(binding, "an API key in the " + where + " asked of the person",
+                  scheme && scheme->as_object().at("in") == where.c_str() && texts(asked, false).empty(),
+                  scheme ? boost::json::serialize(*scheme) : "no question");
+            if (!question)
+                continue;
+            adk::Content wrong = key_answer(*question, "wrong-key");
+            const std::vector<adk::Event> refused = co_await local.say(std::move(wrong));
+            const std::optional<adk::FunctionCall> again = credential_question(refused);
+            const std::string message =
+                again ? std::string(again->args.at("message").as_string()) : std::string("no question");
+            check(binding, "a wrong key (" + where + ") refused, asked again",
+                  message.find("refused the credential kept for it (HTTP 401") != std::string::npos, message);
+            if (!again)
+                continue;
+            adk::Content right = key_answer(*again, "interop-key");
+            const std::vector<adk::Event> welcomed = co_await local.say(std::move(right));
+            const std::string answer = texts(welcomed, false);
+            check(binding, "the key (" + where + ") presented, the turn answered",
+                  answer == "[Welcome, key holder: Hello]", answer);
+            const std::vector<adk::Event> later = co_await say(local, "Again");
+            check(binding, "the key kept for the next turn (" + where + ")",
+                  !credential_question(later) && texts(later, false) == "[Welcome, key holder: Again]",
+                  texts(later, false));
         }
     }
 }

@@ -1,9 +1,11 @@
-// Three A2A 1.0 agents built with @a2a-js/sdk's server (DefaultRequestHandler on express), for adk-cpp's
+// A2A 1.0 agents built with @a2a-js/sdk's server (DefaultRequestHandler on express), for adk-cpp's
 // RemoteA2aAgent (a2a_remote_client): each serves its card at /{agent}/.well-known/agent-card.json, JSON-RPC at
 // /{agent}/jsonrpc and HTTP+JSON at /{agent}/rest.
 //   itinerary  streams an artifact in chunks (append, then lastChunk), then a second artifact whole, COMPLETED
 //   booking    asks a question in text (INPUT_REQUIRED); the answer, sent with the task id, completes the task
 //   sold_out   FAILED, with its reason in the status message
+//   keyed_header, keyed_query   answer only requests with the API key "interop-key" (the card's apiKey scheme: the
+//              X-API-Key header, the api_key query parameter); 401 otherwise
 //   node sdk_server.mjs     prints "listening on http://127.0.0.1:PORT"
 import express from 'express';
 import { TaskState, Role } from '@a2a-js/sdk';
@@ -58,6 +60,24 @@ const executors = {
     bus.publish(status(ctx, TaskState.TASK_STATE_FAILED, 'No seats left.'));
   },
 };
+const welcome = async (ctx, bus) => {
+  bus.publish(task(ctx));
+  bus.publish(artifact(ctx, 'welcome', `Welcome, key holder: ${textOf(ctx.userMessage)}`, false, true));
+  bus.publish(status(ctx, TaskState.TASK_STATE_COMPLETED));
+};
+executors.keyed_header = welcome;
+executors.keyed_query = welcome;
+const keys = { keyed_header: { location: 'header', name: 'X-API-Key' },
+               keyed_query: { location: 'query', name: 'api_key' } };
+
+// The API key check in front of an agent's bindings (its card stays public).
+function requireKey(where) {
+  return (req, res, next) => {
+    const given = where.location === 'header' ? req.get(where.name) : req.query[where.name];
+    if (given === 'interop-key') return next();
+    res.status(401).json({ error: { code: 401, message: 'a valid API key is required', status: 'UNAUTHENTICATED' } });
+  };
+}
 
 const app = express();
 const server = app.listen(0, '127.0.0.1', () => {
@@ -72,16 +92,18 @@ const server = app.listen(0, '127.0.0.1', () => {
       defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
       skills: [{ id: name, name, description: name, tags: [], examples: [], inputModes: [], outputModes: [],
                  securityRequirements: [] }],
-      securitySchemes: {}, securityRequirements: [], signatures: [],
+      securitySchemes: keys[name] ? { key: { apiKeySecurityScheme: { description: '', ...keys[name] } } } : {},
+      securityRequirements: keys[name] ? [{ schemes: { key: { list: [] } } }] : [], signatures: [],
     };
+    const guard = keys[name] ? requireKey(keys[name]) : (req, res, next) => next();
     const executor = {
       execute: async (ctx, bus) => { await run(ctx, bus); bus.finished(); },
       cancelTask: async (taskId, bus) => { bus.finished(); },
     };
     const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
     app.use(`/${name}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler }));
-    app.use(`/${name}/jsonrpc`, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-    app.use(`/${name}/rest`, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    app.use(`/${name}/jsonrpc`, guard, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    app.use(`/${name}/rest`, guard, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   }
   console.log(`listening on ${base}`);
 });

@@ -20,6 +20,13 @@
 // "a2a:task_id", "a2a:task_state"): the next run continues that context. Cancelling the invocation cancels the
 // remote task (CancelTask). It speaks A2A 1.0 over JSON-RPC or HTTP+JSON, whichever the card lists first, and A2A
 // 0.3 over JSON-RPC to an agent whose card offers nothing newer.
+//
+// Credentials: a card whose security scheme asks for one (HTTP Bearer or Basic, an API key in a header, the query
+// or a cookie, an OAuth 2.0 or OpenID Connect access token; adk/a2a/card_auth.hpp) gets the credential kept for
+// the user in the runner's CredentialService. When none is kept, or the remote refuses the one kept (HTTP 401 or
+// 403), the agent asks the person through adk_request_credential (the auth config of the card's scheme) and the
+// invocation pauses; the runner keeps the answer (never in the session) and the agent's next run sends the turn
+// with it. An operator may keep a user's credential beforehand under the same key (CardAuth::auth_config).
 #pragma once
 
 #include <adk/a2a/types.hpp>
@@ -44,7 +51,8 @@ public:
     // URL ("http://host/a2a/app"), read at the first run; or the card itself.
     std::string card_url = {};
     std::optional<AgentCard> card = std::nullopt;
-    // Sent as "Authorization: Bearer <token>" with every request but the card's (public).
+    // Sent as "Authorization: Bearer <token>" with every request but the card's (public), for every user; the
+    // card's schemes and the CredentialService are then not consulted.
     std::string bearer_token = {};
     // Streams the remote's updates when its card says it streams; otherwise each turn waits for the whole task.
     bool streaming = true;
