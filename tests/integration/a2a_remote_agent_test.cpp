@@ -433,6 +433,28 @@ TEST_CASE("RemoteA2aAgent: a card that requires a bearer token: the person is as
         REQUIRE(final_answer(events));
         CHECK(final_answer(events)->text() == "It is sunny in Paris.");
 
+        // Inside an AgentTool: the tool's runner (app: the agent's name) reads the caller's CredentialService.
+        auto caller_model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+            adk::LlmResponse::function_call("weather_agent", json::object{{"request", "Weather in Paris?"}}),
+            adk::LlmResponse::text("Sunny, it says.")});
+        auto caller = adk::LlmAgent::builder("caller")
+                          .model(caller_model)
+                          .tool(std::make_shared<adk::AgentTool>(a2a::RemoteA2aAgent::create({.card = card})))
+                          .build();
+        Local tool_local(caller);
+        json::object for_tool = auth->auth_config;
+        for_tool["rawAuthCredential"] = json::object{
+            {"authType", "http"}, {"http", json::object{{"credentials", json::object{{"token", "s3cret-token"}}}}}};
+        co_await tool_local.credentials->save_credential(
+            adk::CredentialKey("weather_agent", "u", adk::credential_key_of(auth->auth_config)), std::move(for_tool));
+        adk::Content ask = user_text("Weather?");
+        std::vector<adk::Event> tool_events = co_await tool_local.say(std::move(ask));
+        bool answered = false;
+        for (const auto& e : tool_events)
+            for (const auto& r : e.function_responses())
+                answered |= json::serialize(r.response).find("sunny in Paris") != std::string::npos;
+        CHECK(answered);
+
         // A bearer_token in the options: presented as it is, nobody asked.
         Local given(a2a::RemoteA2aAgent::create({.card = card, .bearer_token = "s3cret-token"}));
         adk::Content hi = user_text("Weather in Oslo?");

@@ -51,7 +51,8 @@ asio::awaitable<json::value> AgentTool::run(ToolContext& ctx, json::object args)
     json::object state = parent.with_session([](const Session& s) { return s.state; });
     auto sessions = std::make_shared<InMemorySessionService>();
     Runner runner({.app_name = agent_->name(), .agent = agent_, .session_service = sessions,
-                   .artifact_service = parent.artifact_service(), .memory_service = parent.memory_service()});
+                   .artifact_service = parent.artifact_service(), .memory_service = parent.memory_service(),
+                   .credential_service = parent.credential_service()});
     CreateSessionRequest create(agent_->name(), parent.user_id(), {}, std::move(state));
     Session session = co_await sessions->create_session(std::move(create));
     RunRequest run_request(parent.user_id(), session.id, Content::user(request));
