@@ -3,7 +3,8 @@
 # tools/bench/codec_bench), then adk-cpp against Google's TypeScript ADK on the agent workloads
 # (tools/bench/compare.sh, which installs @google/adk from npm and starts mock-llm), then streaming at a model's
 # pace beside @google/adk-devtools' server (tools/bench/pace.sh), bursts in process and served
-# (tools/bench/bursts.sh), and what tracing costs (tools/bench/tracing.sh).
+# (tools/bench/bursts.sh), A2A tasks beside the TypeScript ADK's A2A server (tools/bench/a2a.sh), and what tracing
+# costs (tools/bench/tracing.sh).
 #   tools/bench.sh           the full run (about an hour on 2 cores: pace.sh opens up to 10,000 streams)
 #   tools/bench.sh quick     fewer rounds and invocations, a smoke run
 set -euo pipefail
@@ -25,6 +26,9 @@ tools/bench/pace.sh "${1:-}"
 echo
 echo "## Bursts: the runtime in process and behind its HTTP API, at concurrency 50 and 1,000"
 tools/bench/bursts.sh "${1:-}"
+echo
+echo "## A2A: tasks streamed by adk-cpp's server and the TypeScript ADK's (adk api_server --a2a)"
+tools/bench/a2a.sh "${1:-}"
 echo
 echo "## Tracing: off, spans made, spans exported over OTLP (in process, concurrency 50)"
 tools/bench/tracing.sh "$([ "${1:-}" = quick ] && echo 1 || echo 3)"

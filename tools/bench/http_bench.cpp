@@ -11,6 +11,9 @@
 // "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
 // p99, frames per invocation, and the server's CPU per invocation (utime + stime of every thread of
 // --server-pid over the measured run, from /proc/PID/stat) and its RSS.
+// With --a2a-rpc URL (an A2A JSON-RPC endpoint) each invocation is one A2A task instead: SendStreamingMessage
+// (--a2a-version 1.0, the default) or 0.3's message/stream (--a2a-version 0.3), in a new context, its SSE stream
+// read to the end, which must hold the task's COMPLETED status and no JSON-RPC error.
 //
 // streams: opens N /run_sse streams at once against a model that stalls after its first chunk (mock-llm
 // --chunk-delay-ms), waits until each has its first partial frame, then reads the server's RSS: RSS per open
@@ -77,6 +80,8 @@ struct Options {
     int seconds = 20;
     int settle = 2;
     bool drain = false;
+    std::string a2a_rpc;             // an A2A JSON-RPC endpoint: each invocation is an A2A task
+    std::string a2a_version = "1.0";  // or "0.3"
 };
 
 // utime + stime of the whole process (every thread), in seconds.
@@ -155,9 +160,61 @@ public:
         return req;
     }
 
+    // A2A: SendStreamingMessage (1.0) or message/stream (0.3) with the workload's question, in a new context.
+    adk::net::HttpRequest a2a_request()
+    {
+        const bool v03 = o_.a2a_version == "0.3";
+        const std::string id = "bench-" + std::to_string(++a2a_ids_);
+        json::object message =
+            v03 ? json::object{{"kind", "message"}, {"messageId", id}, {"role", "user"},
+                               {"parts", json::array{json::object{{"kind", "text"}, {"text", "Weather in Paris?"}}}}}
+                : json::object{{"messageId", id}, {"role", "ROLE_USER"},
+                               {"parts", json::array{json::object{{"text", "Weather in Paris?"}}}}};
+        adk::net::HttpRequest req("POST", o_.a2a_rpc);
+        req.set("content-type", "application/json");
+        req.set("accept", "text/event-stream");
+        req.set("a2a-version", o_.a2a_version);
+        req.body = json::serialize(json::object{{"jsonrpc", "2.0"},
+                                                {"id", id},
+                                                {"method", v03 ? "message/stream" : "SendStreamingMessage"},
+                                                {"params", json::object{{"message", std::move(message)}}}});
+        return req;
+    }
+
+    // One A2A task read to the end; the SSE events it got.
+    asio::awaitable<long> invoke_a2a()
+    {
+        adk::net::HttpResponse res = co_await client_.send(a2a_request());
+        if (res.status() != 200)
+            throw std::runtime_error("A2A: HTTP " + std::to_string(res.status()));
+        long frames = 0;
+        bool completed = false;
+        std::string tail;
+        for (;;) {
+            std::string_view chunk = co_await res.read_some();
+            if (chunk.empty())
+                break;
+            tail += chunk;
+            for (auto at = tail.find("\n\n"); at != std::string::npos; at = tail.find("\n\n")) {
+                const std::string_view frame = std::string_view(tail).substr(0, at);
+                if (frame.find("\"error\":{") != std::string_view::npos)
+                    throw std::runtime_error("an error frame: " + std::string(frame.substr(0, 300)));
+                completed = completed || frame.find("TASK_STATE_COMPLETED") != std::string_view::npos ||
+                            frame.find("\"state\":\"completed\"") != std::string_view::npos;
+                ++frames;
+                tail.erase(0, at + 2);
+            }
+        }
+        if (!completed)
+            throw std::runtime_error("the task's stream ended without its COMPLETED status");
+        co_return frames;
+    }
+
     // One invocation: a session, then its run read to the end; the frames it got.
     asio::awaitable<long> invoke()
     {
+        if (!o_.a2a_rpc.empty())
+            co_return co_await invoke_a2a();
         const std::string session = co_await create_session();
         adk::net::HttpResponse res = co_await client_.send(run_request(session));
         if (res.status() != 200)
@@ -218,6 +275,7 @@ public:
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         const double cpu = process_cpu_seconds(o_.server_pid) - cpu0;
         json::object out{{"mode", "invocations"},
+                         {"protocol", o_.a2a_rpc.empty() ? std::string("adk") : "a2a " + o_.a2a_version},
                          {"concurrency", o_.concurrency},
                          {"invocations", o_.invocations},
                          {"completed", done_},
@@ -226,7 +284,9 @@ public:
                          {"seconds", seconds},
                          {"invocations_per_s", done_ / seconds},
                          {"latency_ms_p50", percentile(latencies_ms_, 0.50)},
+                         {"latency_ms_p90", percentile(latencies_ms_, 0.90)},
                          {"latency_ms_p99", percentile(latencies_ms_, 0.99)},
+                         {"latency_ms_max", percentile(latencies_ms_, 1.0)},
                          {"frames_per_invocation", done_ ? static_cast<double>(frames_) / done_ : 0.0},
                          {"server_cpu_ms_per_invocation", done_ ? cpu * 1000 / done_ : 0.0},
                          {"server_rss_mib", static_cast<double>(rss_kib(o_.server_pid)) / 1024}};
@@ -559,6 +619,7 @@ private:
     int done_ = 0;
     int failed_ = 0;
     std::string first_error_;
+    long a2a_ids_ = 0;
 };
 
 }  // namespace
@@ -591,6 +652,8 @@ int main(int argc, char** argv)
         else if (a == "--clients") o.clients = std::stoi(v);
         else if (a == "--seconds") o.seconds = std::stoi(v);
         else if (a == "--settle") o.settle = std::stoi(v);
+        else if (a == "--a2a-rpc") o.a2a_rpc = v;
+        else if (a == "--a2a-version") o.a2a_version = v;
         else {
             std::cerr << "http_bench: unknown argument " << a << "\n";
             return 2;
@@ -598,7 +661,7 @@ int main(int argc, char** argv)
     }
     if (o.url.empty() || o.server_pid <= 0 || o.mode.empty()) {
         std::cerr << "usage: http_bench --url BASE --app APP --server-pid PID invocations --concurrency N "
-                     "--invocations N [--warmup N]\n"
+                     "--invocations N [--warmup N] [--a2a-rpc URL [--a2a-version 1.0|0.3]]\n"
                      "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n"
                      "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]\n"
                      "       http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] [--settle S]\n";

@@ -2,7 +2,8 @@
 # build of mock-llm, http_bench and bench_server, @google/adk-devtools installed from npm beside the TypeScript
 # agent, and functions that start mock-llm and either server, and run http_bench against it.
 #   start_mock NAME SCRIPT_JSON [mock-llm options]    sets $mock_url
-#   start_server cpp|sqlite|ts MOCK_URL                 sets $server_pid and $base (a fresh port each time)
+#   start_server cpp|sqlite|ts MOCK_URL [SERVER_ARGS...] sets $server_pid and $base (a fresh port each time);
+#                                                       SERVER_ARGS go to either server (--a2a)
 #   stop_server
 #   measure cpp|sqlite|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
 # cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, ts
@@ -47,11 +48,11 @@ start_server() {
         sessions=sqlite:///$work/sessions.db  # four slashes: an absolute path
       fi
       GOOGLE_GEMINI_BASE_URL=$2 "$root/build/release/tools/bench/bench_server" api_server --port "$port" \
-        --session_service_uri "$sessions" --artifact_service_uri memory:// --log_level error >"$log" 2>&1 &
+        --session_service_uri "$sessions" --artifact_service_uri memory:// --log_level error "${@:3}" >"$log" 2>&1 &
       ;;
     ts)
       (cd "$work" && GOOGLE_GEMINI_BASE_URL=$2 GEMINI_API_KEY=bench exec ./node_modules/.bin/adk api_server \
-        --host 127.0.0.1 --port "$port" --log_level error agents) >"$log" 2>&1 &
+        --host 127.0.0.1 --port "$port" --log_level error "${@:3}" agents) >"$log" 2>&1 &
       ;;
   esac
   server_pid=$!
