@@ -512,7 +512,7 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
                                           int answers_before)
 {
     const auto executor = co_await asio::this_coro::executor;
-    Run::Follower follower(run, executor);
+    Run::Follower follower(run, executor, /*whole_events_only=*/true);  // a streamed delta changes no state
     TaskUpdates updates(task_id, run->owner.session, answers_before);
     std::vector<StreamResponse> out;
     Run::Read read;
@@ -521,7 +521,7 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     while (true) {
         follower.read(cursor, std::size_t{1} << 20, read);
         for (const Run::Frame& f : read.frames) {
-            if (!f.event || f.event->partial)  // partial text changes no status
+            if (!f.event)
                 continue;
             out.clear();
             updates.add(*f.event, out);

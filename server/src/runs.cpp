@@ -104,7 +104,7 @@ void Run::append(Frame frame)
         *total_bytes_ += log_bytes_ - before;
     else
         *total_bytes_ -= before - log_bytes_;
-    wake_waiting(lock);
+    wake_waiting(lock, partial);
 }
 
 void Run::finish()
@@ -118,10 +118,10 @@ void Run::finish()
 }
 
 // Under the mutex: a token to each follower that waits. Its wait ends on its own executor.
-void Run::wake_waiting(std::unique_lock<std::mutex>&)
+void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial)
 {
     for (Follower* f : followers_)
-        if (f->waiting_) {
+        if (f->waiting_ && !(partial && f->whole_only_)) {
             f->waiting_ = false;
             (void)f->wake_.try_send(boost::system::error_code{});
         }
@@ -243,8 +243,8 @@ std::string Run::missed_message(std::uint64_t first, std::uint64_t last) const
            " bytes of a run): the session holds every whole event; read it with GET on the session";
 }
 
-Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor)
-    : run_(std::move(run)), wake_(std::move(executor), 1)
+Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only)
+    : run_(std::move(run)), wake_(std::move(executor), 1), whole_only_(whole_events_only)
 {
     std::lock_guard lock(run_->mutex_);
     run_->followers_.push_back(this);
@@ -270,6 +270,10 @@ void Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes, Read& out
                                [](std::uint64_t n, const Held& h) { return n < h.frame.n; });
     std::size_t bytes = 0;
     for (; it != run_->log_.end(); ++it) {
+        if (whole_only_ && it->frame.partial()) {
+            cursor = it->frame.n;
+            continue;
+        }
         if (!out.frames.empty() && bytes + it->frame.bytes > max_bytes)
             break;
         bytes += it->frame.bytes;

@@ -751,3 +751,63 @@ TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for t
     CHECK(registry->unread_frames() == 0);  // followers that left count no more
     CHECK(run->unread_frames() == 0);
 }
+
+TEST_CASE("RunRegistry: a follower of whole events only is given no delta and is not woken for one",
+          "[server][runs]")
+{
+    asio::io_context ioc;
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, true);
+    // Deltas, then their whole answer, twice; between two frames every follower has read what came and waits.
+    auto produce = [&ioc](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
+        for (const char* answer : {"first", "second"}) {
+            for (int i = 0; i < 3; ++i) {
+                adk::Event delta("agent", adk::Content::model(std::string(answer).substr(0, 2)));
+                delta.invocation_id = "e-1";
+                delta.partial = true;
+                co_await sink.emit(std::move(delta));
+                for (int yield = 0; yield < 10; ++yield)
+                    co_await asio::post(ioc, asio::use_awaitable);
+            }
+            adk::Event whole("agent", adk::Content::model(answer));
+            whole.invocation_id = "e-1";
+            co_await sink.emit(std::move(whole));
+            for (int yield = 0; yield < 10; ++yield)
+                co_await asio::post(ioc, asio::use_awaitable);
+        }
+    };
+    adk::server::RunOwner owner("app", "u", "s");
+    auto run = registry->start(owner, adk::spawn_stream<adk::Event>(ioc.get_executor(), produce));
+
+    class Seen {
+    public:
+        std::vector<std::string> frames;  // "delta" or the whole event's text
+        int wakes = 0;
+    };
+    auto follow = [&](bool whole_only, Seen& seen) -> asio::awaitable<void> {
+        adk::server::Run::Follower follower(run, ioc.get_executor(), whole_only);
+        std::uint64_t cursor = 0;
+        for (;;) {
+            adk::server::Run::Read read = follower.read(cursor, 1 << 20);
+            for (const auto& f : read.frames)
+                if (f.event)
+                    seen.frames.push_back(f.event->partial ? std::string("delta") : f.event->text());
+            if (read.finished)
+                co_return;
+            if (read.empty()) {
+                co_await follower.wait();
+                ++seen.wakes;
+            }
+        }
+    };
+    Seen all, whole;
+    asio::co_spawn(ioc, follow(false, all), asio::detached);
+    asio::co_spawn(ioc, follow(true, whole), asio::detached);
+    ioc.run();
+
+    CHECK(all.frames == std::vector<std::string>{"delta", "delta", "delta", "first", "delta", "delta", "delta",
+                                                 "second"});
+    CHECK(all.wakes >= 8);  // woken for each frame, and for the end
+    CHECK(whole.frames == std::vector<std::string>{"first", "second"});
+    CHECK(whole.wakes <= 3);  // the two whole events and the end: none for a delta
+    CHECK(run->finished());
+}

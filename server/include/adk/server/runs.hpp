@@ -114,10 +114,11 @@ public:
         bool empty() const { return frames.empty() && missed_last == 0; }
     };
 
-    // A connection that follows the run; detaches when destroyed.
+    // A connection that follows the run; detaches when destroyed. `whole_events_only`: one that reads no partial
+    // frame (a streamed delta) is neither given them nor woken for them.
     class Follower {
     public:
-        Follower(std::shared_ptr<Run> run, asio::any_io_executor executor);
+        Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only = false);
         ~Follower();
         Follower(const Follower&) = delete;
         Follower& operator=(const Follower&) = delete;
@@ -148,6 +149,7 @@ public:
         std::shared_ptr<Run> run_;
         // One token: the run sends it when a frame comes while the follower waits (or is about to), stop() too.
         asio::experimental::concurrent_channel<void(boost::system::error_code)> wake_;
+        const bool whole_only_;
         bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
         std::uint64_t read_to_ = 0;  // under the run's mutex: the last frame read() gave
     };
@@ -177,7 +179,8 @@ private:
     static asio::awaitable<void> pump(std::shared_ptr<Run> self, EventStream stream);
     void append(Frame frame);
     void finish();
-    void wake_waiting(std::unique_lock<std::mutex>& lock);
+    // `partial`: the frame that came is a streamed delta (followers of whole events only sleep on).
+    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false);
     void detach(Follower* follower);
     void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
 
