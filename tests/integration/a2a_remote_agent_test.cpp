@@ -42,7 +42,8 @@ public:
                  {{"weather", apps::weather(10)},
                   {"bank", apps::bank(10)},
                   {"gated", apps::gated(10, [this] { return wait_for_gate(); })},
-                  {"broken", apps::broken(10)}},
+                  {"broken", apps::broken(10)},
+                  {"vault", apps::vault(10)}},
                  with_token(options_with(std::make_shared<adk::InMemorySessionService>()), std::move(token))),
           a2a_server(server), gate(ioc, asio::steady_timer::time_point::max())
     {
@@ -225,6 +226,50 @@ TEST_CASE("RemoteA2aAgent: a remote task that waits for a person pauses the loca
         CHECK(answer->text() == "Approved: sent.");
         // The same remote task went on.
         CHECK(answer->custom_metadata.at("a2a:task_id") == question->custom_metadata.at("a2a:task_id"));
+      }
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: a remote tool that needs confirmation is confirmed by the local person", "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+      for (const char* version : {"1.0", "0.3"}) {
+        INFO(version);
+        a2a::AgentCard card = co_await card_with(remote, "vault", "JSONRPC", version);
+        Local local(a2a::RemoteA2aAgent::create({.name = "vault", .card = card}));
+        adk::Content open = user_text("Open the vault.");
+        std::vector<adk::Event> asked = co_await local.say(std::move(open));
+        const adk::Event* question = nullptr;
+        for (const auto& e : asked)
+            if (!e.long_running_tool_ids.empty())
+                question = &e;
+        REQUIRE(question);
+        std::optional<adk::FunctionCall> confirm;
+        for (const auto& call : question->function_calls())
+            if (call.name == "adk_request_confirmation")
+                confirm = call;
+        REQUIRE(confirm);
+        CHECK(question->long_running_tool_ids == std::vector<std::string>{confirm->id});
+        CHECK(confirm->args.at("originalFunctionCall").at("name") == "open_vault");
+        CHECK(question->custom_metadata.at("a2a:task_state") == "TASK_STATE_INPUT_REQUIRED");
+
+        // The local runner checks the answer as ADK's confirmation, and it goes to the remote task.
+        adk::Part yes;
+        yes.function_response.emplace(confirm->id, confirm->name, json::object{{"confirmed", true}});
+        adk::Content answer_message("user", {yes});
+        std::vector<adk::Event> done = co_await local.say(std::move(answer_message));
+        const adk::Event* answer = final_answer(done);
+        REQUIRE(answer);
+        CHECK(answer->text() == "The vault is open.");
+        CHECK(answer->custom_metadata.at("a2a:task_id") == question->custom_metadata.at("a2a:task_id"));
+        bool opened = false;
+        for (const auto& e : done)
+            for (const auto& r : e.function_responses())
+                opened |= r.name == "open_vault" && r.response.contains("open");
+        CHECK(opened);  // the remote tool ran, and said so
       }
         remote.server.stop();
     }());

@@ -4,6 +4,7 @@
 //   bank     a long-running call (ask_for_approval) that waits for its client; the answer: "Approved: sent."
 //   gated    a tool that waits for `gate` (a coroutine the test ends), then "Through the gate."
 //   broken   a model that fails ("the model is overloaded"): the task fails
+//   vault    a tool that needs the person's confirmation (open_vault), then "The vault is open."
 #pragma once
 
 #include <adk/adk.hpp>
@@ -85,6 +86,24 @@ inline std::shared_ptr<adk::Agent> broken(int tasks)
     return adk::LlmAgent::builder("broken_agent")
         .description("Fails.")
         .model(std::make_shared<ScriptedModel>(std::move(turns)))
+        .build();
+}
+
+inline std::shared_ptr<adk::Agent> vault(int tasks)
+{
+    auto tool = adk::FunctionTool::create(
+        "open_vault", "Opens the vault, once a person confirms.", json::parse(R"({"type":"object","properties":{}})"),
+        [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> { co_return json::object{{"open", true}}; });
+    tool->set_require_confirmation(true);
+    std::vector<ScriptedModel::Turn> turns;
+    for (int i = 0; i < tasks; ++i) {
+        turns.push_back(adk::LlmResponse::function_call("open_vault", json::object{}));
+        turns.push_back(ScriptedModel::chunks({"The vault ", "is open."}));
+    }
+    return adk::LlmAgent::builder("vault_agent")
+        .description("Opens the vault when a person confirms.")
+        .model(std::make_shared<ScriptedModel>(std::move(turns)))
+        .tool(tool)
         .build();
 }
 
