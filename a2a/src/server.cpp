@@ -349,6 +349,8 @@ public:
     asio::awaitable<void> serve_card(RouteRequest& r);
     std::string endpoint(const RouteRequest& r, const std::string& app) const;
     AgentCard card(std::string_view app, const std::string& url) const;
+    // GetExtendedAgentCard: the operator's card for `app`, or the error the specification names.
+    AgentCard extended_card(const RouteRequest& r, const std::string& app) const;
 
     server::ApiServer& api;
     ServerOptions options;
@@ -934,12 +936,13 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                 reply = rpc_error(id, invalid_request, "Invalid Request: \"jsonrpc\": \"2.0\" and a method name");
             } else {
                 // 0.3's methods ("message/send", ...) are 1.0's, answered in 0.3's JSON.
-                static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> legacy_methods{{
+                static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> legacy_methods{{
                     {"message/send", "SendMessage"},
                     {"message/stream", "SendStreamingMessage"},
                     {"tasks/get", "GetTask"},
                     {"tasks/cancel", "CancelTask"},
                     {"tasks/resubscribe", "SubscribeToTask"},
+                    {"agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"},
                 }};
                 std::string_view name = method->get_string();
                 const bool legacy = name.find('/') != std::string_view::npos;
@@ -987,10 +990,13 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                     const std::string tid = task_id();
                     Task t = co_await cancel(app, tid);
                     reply = how.task(t);
+                } else if (name == "GetExtendedAgentCard") {
+                    reply = rpc_result(id, json::value_from(extended_card(r, app)));
                 } else if (legacy) {
                     reply = rpc_error(id, method_not_found, "Method not found: " + std::string(method->get_string().subview(0, 100)) +
                                                                " (A2A 0.3's methods served: message/send, message/stream, "
-                                                               "tasks/get, tasks/cancel, tasks/resubscribe)");
+                                                               "tasks/get, tasks/cancel, tasks/resubscribe, "
+                                                               "agent/getAuthenticatedExtendedCard)");
                 } else if (name == "ListTasks") {
                     ListTasksResponse l = co_await list(app, json::value_to<ListTasksRequest>(p));
                     reply = rpc_result(id, json::value_from(l));
@@ -1036,11 +1042,26 @@ AgentCard Server::Impl::card(std::string_view app, const std::string& url) const
     AgentCard c = agent_card(*api.app(app).root_agent, o);
     // For 0.3 clients: the JSON-RPC interface at 0.3 (last: 1.0 clients take the first that fits), and the members
     // a 0.3 card has in their place.
+    if (options.extended_card)
+        c.capabilities.extended_agent_card = true;
     c.supported_interfaces.emplace_back(url, "JSONRPC", std::string(legacy_protocol_version));
     c.extra["protocolVersion"] = "0.3.0";
     c.extra["url"] = url;
     c.extra["preferredTransport"] = "JSONRPC";
     return c;
+}
+
+AgentCard Server::Impl::extended_card(const RouteRequest& r, const std::string& app) const
+{
+    if (!options.extended_card)
+        throw ProtocolError(code::unsupported_operation,
+                            "This agent has no extended agent card (its card says extendedAgentCard false): "
+                            "read its public card at .well-known/agent-card.json");
+    std::optional<AgentCard> extended = options.extended_card(app, card(app, endpoint(r, app)));
+    if (!extended)
+        throw ProtocolError(code::extended_agent_card_not_configured,
+                            "The agent '" + app + "' has no extended agent card configured: read its public card");
+    return std::move(*extended);
 }
 
 std::string Server::Impl::endpoint(const RouteRequest& r, const std::string& app) const
@@ -1069,6 +1090,9 @@ Server::Server(server::ApiServer& api, ServerOptions options)
         options.path.pop_back();
     while (!options.public_url.empty() && options.public_url.back() == '/')
         options.public_url.pop_back();
+    if (options.extended_card && api.options().bearer_token.empty())
+        throw Error(errc::invalid_argument, "a2a::ServerOptions::extended_card is for authenticated clients: give the "
+                                            "ApiServer a bearer token (ApiServerOptions::bearer_token)");
     impl_ = std::make_shared<Impl>(api, std::move(options));
 }
 
@@ -1152,6 +1176,12 @@ server::Routes Server::routes()
         const std::string app = r.params.at(0);
         const Reply plain;  // HTTP+JSON, 1.0
         co_await impl->stream(r, app, std::move(request), plain);
+    }));
+    routes.add("GET", "/{}/extendedAgentCard", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+        const std::string app = r.params.at(0);
+        (void)impl->api.app(app);
+        const std::string text = json::serialize(json::value_from(impl->extended_card(r, app)));
+        co_await r.response.send(200, "application/json", text);
     }));
     routes.add("GET", "/{}/tasks", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0);

@@ -947,3 +947,113 @@ TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, an
         f.server->stop();
     }());
 }
+
+namespace {
+
+// A JSON-RPC request with the bearer token.
+asio::awaitable<json::value> rpc_with_token(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                            std::string_view path, const json::value& body, std::string_view token)
+{
+    adk::net::HttpRequest req("POST", server.base_url() + std::string(path));
+    req.set("content-type", "application/json");
+    if (!token.empty())
+        req.set("authorization", "Bearer " + std::string(token));
+    req.body = json::serialize(body);
+    adk::net::HttpResponse res = co_await client.send(std::move(req));
+    co_return co_await read_json(res);
+}
+
+}  // namespace
+
+TEST_CASE("A2A: the extended agent card, for authenticated clients only, on both bindings and 0.3", "[a2a][server]")
+{
+    asio::io_context ioc;
+    adk::server::ApiServerOptions options = options_with(std::make_shared<adk::InMemorySessionService>());
+    options.bearer_token = "s3cret";
+    adk::server::ApiServer server(ioc.get_executor(), {{"travel", travel_agent()}, {"plain", travel_agent()}}, options);
+    a2a::ServerOptions a2a_options;
+    a2a_options.extended_card = [](const std::string& app, const a2a::AgentCard& card) -> std::optional<a2a::AgentCard> {
+        if (app != "travel")
+            return std::nullopt;
+        a2a::AgentCard extended = card;
+        a2a::AgentSkill vip;
+        vip.id = "vip_lounge";
+        vip.name = "vip_lounge";
+        vip.description = "Books lounges, for members.";
+        extended.skills.push_back(std::move(vip));
+        return extended;
+    };
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpResponse res = co_await get(client, server, "/a2a/travel/.well-known/agent-card.json", "");
+        const std::string body = co_await res.read_all();
+        const auto card = json::value_to<a2a::AgentCard>(json::parse(body));
+        CHECK(card.capabilities.extended_agent_card == true);
+        CHECK(card.skills.size() == 3);
+
+        // HTTP+JSON: GET /extendedAgentCard, behind the token.
+        adk::net::HttpResponse refused = co_await get(client, server, "/a2a/travel/extendedAgentCard", "");
+        CHECK(refused.status() == 401);
+        (void)co_await refused.read_all();
+        adk::net::HttpResponse ext = co_await get(client, server, "/a2a/travel/extendedAgentCard", "s3cret");
+        CHECK(ext.status() == 200);
+        const auto extended = json::value_to<a2a::AgentCard>(co_await read_json(ext));
+        REQUIRE(extended.skills.size() == 4);
+        CHECK(extended.skills[3].id == "vip_lounge");
+        CHECK(extended.name == card.name);
+
+        // JSON-RPC, 1.0 and 0.3.
+        const json::value one = co_await rpc_with_token(client, server, "/a2a/travel",
+                                                        rpc("GetExtendedAgentCard", json::object{}), "s3cret");
+        CHECK(json::value_to<a2a::AgentCard>(one.at("result")) == extended);
+        json::value legacy_request = rpc("agent/getAuthenticatedExtendedCard", json::object{});
+        const json::value legacy = co_await rpc_with_token(client, server, "/a2a/travel", legacy_request, "s3cret");
+        CHECK(legacy.at("result").at("skills").as_array().size() == 4);
+        CHECK(legacy.at("result").at("protocolVersion") == "0.3.0");
+        const json::value no_token =
+            co_await rpc_with_token(client, server, "/a2a/travel", rpc("GetExtendedAgentCard", json::object{}), "");
+        CHECK(!no_token.as_object().contains("result"));
+
+        // An app the hook has no card for.
+        adk::net::HttpResponse none = co_await get(client, server, "/a2a/plain/extendedAgentCard", "s3cret");
+        CHECK(none.status() == 400);
+        const json::value why = co_await read_json(none);
+        CHECK(why.at("error").at("details").at(0).at("reason") == "EXTENDED_AGENT_CARD_NOT_CONFIGURED");
+        const json::value rpc_none = co_await rpc_with_token(client, server, "/a2a/plain",
+                                                             rpc("GetExtendedAgentCard", json::object{}), "s3cret");
+        CHECK(rpc_none.at("error").at("code") == a2a::code::extended_agent_card_not_configured);
+        server.stop();
+    }());
+}
+
+TEST_CASE("A2A: without an extended card the method is unsupported, and one needs a bearer token", "[a2a][server]")
+{
+    WeatherServer f(1);
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpResponse res = co_await get(f.client, *f.server, "/a2a/weather/.well-known/agent-card.json", "");
+        const auto card = json::value_to<a2a::AgentCard>(json::parse(co_await res.read_all()));
+        CHECK(card.capabilities.extended_agent_card != true);
+        adk::net::HttpResponse ext = co_await get(f.client, *f.server, "/a2a/weather/extendedAgentCard", "");
+        CHECK(ext.status() == 400);
+        const json::value why = co_await read_json(ext);
+        CHECK(why.at("error").at("details").at(0).at("reason") == "UNSUPPORTED_OPERATION");
+        adk::net::HttpResponse rpc_res =
+            co_await post(f.client, *f.server, "/a2a/weather", rpc("GetExtendedAgentCard", json::object{}));
+        const json::value rpc_json = co_await read_json(rpc_res);
+        CHECK(rpc_json.at("error").at("code") == a2a::code::unsupported_operation);
+        f.server->stop();
+    }());
+
+    asio::io_context ioc;
+    adk::server::ApiServer open(ioc.get_executor(), {{"travel", travel_agent()}},
+                                options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.extended_card = [](const std::string&, const a2a::AgentCard& card) -> std::optional<a2a::AgentCard> {
+        return card;
+    };
+    CHECK_THROWS_WITH(a2a::Server(open, a2a_options), Catch::Contains("bearer token"));
+}

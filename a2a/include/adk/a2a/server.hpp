@@ -36,9 +36,11 @@
 #include <adk/server/routes.hpp>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,12 +72,19 @@ public:
     int push_attempts = 3;
     std::chrono::milliseconds push_retry_delay{200};
     std::chrono::milliseconds push_timeout{std::chrono::seconds(10)};  // one POST, from connect to answer
+
+    // The extended agent card (GetExtendedAgentCard; 0.3's agent/getAuthenticatedExtendedCard), for clients that
+    // carry the ApiServer's bearer token: given an app's name and its public card, the card they get (more skills,
+    // quotas, ...); nullopt: none for that app (ExtendedAgentCardNotConfiguredError). Unset (the default): the
+    // cards say extendedAgentCard false and the method answers UnsupportedOperationError. Needs a bearer token on
+    // the ApiServer: the specification requires the extended card to be authenticated.
+    std::function<std::optional<AgentCard>(const std::string& app, const AgentCard& card)> extended_card;
 };
 
 class Server {
 public:
     // `api` must outlive the server and its routes. Throws adk::Error (invalid_argument) for a path that does not
-    // start with '/'.
+    // start with '/', and for an extended card on an ApiServer without a bearer token.
     explicit Server(server::ApiServer& api, ServerOptions options = {});
 
     // The routes, relative to the mount path; mount() mounts them at ServerOptions::path (before the ApiServer
