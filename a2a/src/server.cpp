@@ -26,6 +26,7 @@
 #include <charconv>
 #include <chrono>
 #include <deque>
+#include <set>
 
 namespace adk::a2a {
 
@@ -294,6 +295,7 @@ public:
         double updated = 0;    // when its status last changed (seconds since the epoch): ListTasks' order
         int answers_before = 0;  // the artifacts of its runs before the latest
         std::vector<PushNotificationConfig> pushes;  // its webhooks
+        std::set<std::string> legacy_pushes;         // the ids of those set over 0.3: posted 0.3's JSON
 
         bool owns(const std::string& invocation) const
         {
@@ -310,7 +312,8 @@ public:
         Task first;
     };
 
-    asio::awaitable<std::unique_ptr<Started>> start(const std::string& app, SendMessageRequest request);
+    // `legacy`: sent over 0.3 (its webhook is posted 0.3's JSON).
+    asio::awaitable<std::unique_ptr<Started>> start(const std::string& app, SendMessageRequest request, bool legacy);
     TaskRef find(const std::string& app, const std::string& task_id) const;
     std::shared_ptr<Run> run_of(const TaskRef& ref) const;
     // Follows a task's run for the server: a task runs to its end whether a client follows it or not (A2A's tasks
@@ -328,12 +331,14 @@ public:
     // Push notifications: a webhook checked against ServerOptions::push_allowed_urls, a task's webhooks, and
     // the delivery of its updates to them.
     void check_webhook(const PushNotificationConfig& config) const;
-    PushNotificationConfig set_push(const std::string& app, const std::string& task_id, PushNotificationConfig config);
+    // `legacy`: set over 0.3 (an id left empty is the task's, as 0.3's SDKs make it).
+    PushNotificationConfig set_push(const std::string& app, const std::string& task_id, PushNotificationConfig config,
+                                    bool legacy = false);
     PushNotificationConfig get_push(const std::string& app, const std::string& task_id, const std::string& id) const;
     std::vector<PushNotificationConfig> list_push(const std::string& app, const std::string& task_id) const;
     void delete_push(const std::string& app, const std::string& task_id, const std::string& id);
     asio::awaitable<void> push(const std::string& task_id, const std::vector<StreamResponse>& updates);
-    asio::awaitable<void> deliver(const PushNotificationConfig& config, const std::string& body);
+    asio::awaitable<void> deliver(const PushNotificationConfig& config, const std::string& body, bool legacy);
 
     asio::awaitable<void> send(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                const Reply& reply);
@@ -349,6 +354,10 @@ public:
     asio::awaitable<void> serve_card(RouteRequest& r);
     std::string endpoint(const RouteRequest& r, const std::string& app) const;
     AgentCard card(std::string_view app, const std::string& url) const;
+    // 0.3's tasks/pushNotificationConfig/* (`name`: the 1.0 method's), their answer; MethodNotFound for another
+    // 0.3 method (`asked`).
+    json::value legacy_push(const std::string& app, std::string_view name, std::string_view asked, const json::value& p,
+                            const json::value& id);
     // GetExtendedAgentCard: the operator's card for `app`, or the error the specification names.
     AgentCard extended_card(const RouteRequest& r, const std::string& app) const;
 
@@ -375,7 +384,7 @@ void keep_last(std::vector<T>& history, std::optional<std::int32_t> length)
 }  // namespace
 
 asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(const std::string& app,
-                                                                          SendMessageRequest request)
+                                                                          SendMessageRequest request, bool legacy)
 {
     Message& m = request.message;
     if (m.role != Role::user)
@@ -496,7 +505,7 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
             }
         }
         if (webhook)
-            (void)set_push(app, task_id, std::move(*webhook));
+            (void)set_push(app, task_id, std::move(*webhook), legacy);
         const auto executor = co_await asio::this_coro::executor;
         asio::co_spawn(executor, watch(shared_from_this(), task_id, out->run, answers_before), asio::detached);
         co_return out;
@@ -614,12 +623,12 @@ void Server::Impl::check_webhook(const PushNotificationConfig& c) const
 }
 
 PushNotificationConfig Server::Impl::set_push(const std::string& app, const std::string& task_id,
-                                              PushNotificationConfig c)
+                                              PushNotificationConfig c, bool legacy)
 {
     check_webhook(c);
     c.task_id = task_id;
     if (c.id.empty())
-        c.id = new_uuid();
+        c.id = legacy ? task_id : new_uuid();
     std::lock_guard lock(mutex);
     auto it = tasks.find(task_id);
     if (it == tasks.end() || it->second.app != app)
@@ -634,6 +643,10 @@ PushNotificationConfig Server::Impl::set_push(const std::string& app, const std:
                                                     " webhooks, as many as it may: delete one first");
         pushes.push_back(c);
     }
+    if (legacy)
+        it->second.legacy_pushes.insert(c.id);
+    else
+        it->second.legacy_pushes.erase(c.id);
     return c;
 }
 
@@ -657,34 +670,42 @@ void Server::Impl::delete_push(const std::string& app, const std::string& task_i
 {
     (void)get_push(app, task_id, id);
     std::lock_guard lock(mutex);
-    if (auto it = tasks.find(task_id); it != tasks.end())
+    if (auto it = tasks.find(task_id); it != tasks.end()) {
         std::erase_if(it->second.pushes, [&](const auto& p) { return p.id == id; });
+        it->second.legacy_pushes.erase(id);
+    }
 }
 
 asio::awaitable<void> Server::Impl::push(const std::string& task_id, const std::vector<StreamResponse>& updates)
 {
     std::vector<PushNotificationConfig> targets;
+    std::set<std::string> legacy;
     {
         std::lock_guard lock(mutex);
-        if (auto it = tasks.find(task_id); it != tasks.end())
+        if (auto it = tasks.find(task_id); it != tasks.end()) {
             targets = it->second.pushes;
+            legacy = it->second.legacy_pushes;
+        }
     }
     for (const StreamResponse& update : updates) {
         const std::string body = json::serialize(to_json(update));
-        for (const PushNotificationConfig& target : targets)
-            co_await deliver(target, body);
+        const std::string legacy_body = legacy.empty() ? std::string() : json::serialize(v03::to_json(update));
+        for (const PushNotificationConfig& target : targets) {
+            const bool v03 = legacy.contains(target.id);
+            co_await deliver(target, v03 ? legacy_body : body, v03);
+        }
     }
 }
 
-asio::awaitable<void> Server::Impl::deliver(const PushNotificationConfig& c, const std::string& body)
+asio::awaitable<void> Server::Impl::deliver(const PushNotificationConfig& c, const std::string& body, bool legacy)
 {
     std::chrono::milliseconds wait = options.push_retry_delay;
     for (int attempt = 1;; ++attempt) {
         std::string why;
         try {
             net::HttpRequest req("POST", c.url);
-            req.set("content-type", "application/a2a+json");
-            req.set("a2a-version", std::string(protocol_version));
+            req.set("content-type", legacy ? "application/json" : "application/a2a+json");
+            req.set("a2a-version", std::string(legacy ? legacy_protocol_version : protocol_version));
             if (c.authentication)
                 req.set("authorization", c.authentication->scheme + " " + c.authentication->credentials);
             if (!c.token.empty())
@@ -838,7 +859,7 @@ asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app
     const bool immediately = request.configuration && request.configuration->return_immediately;
     const std::optional<std::int32_t> history =
         request.configuration ? request.configuration->history_length : std::nullopt;
-    std::unique_ptr<Started> started = co_await start(app, std::move(request));
+    std::unique_ptr<Started> started = co_await start(app, std::move(request), reply.v03);
     Task answer = started->first;
     if (!immediately) {
         // Followed to its end, or until its client leaves (the task goes on without it).
@@ -873,7 +894,7 @@ asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_
 asio::awaitable<void> Server::Impl::stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                            const Reply& reply)
 {
-    std::unique_ptr<Started> started = co_await start(app, std::move(request));
+    std::unique_ptr<Started> started = co_await start(app, std::move(request), reply.v03);
     const StreamResponse first(started->first);
     co_await stream_updates(r, started->run, 0, started->updates, first, reply);
 }
@@ -936,13 +957,17 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                 reply = rpc_error(id, invalid_request, "Invalid Request: \"jsonrpc\": \"2.0\" and a method name");
             } else {
                 // 0.3's methods ("message/send", ...) are 1.0's, answered in 0.3's JSON.
-                static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> legacy_methods{{
+                static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> legacy_methods{{
                     {"message/send", "SendMessage"},
                     {"message/stream", "SendStreamingMessage"},
                     {"tasks/get", "GetTask"},
                     {"tasks/cancel", "CancelTask"},
                     {"tasks/resubscribe", "SubscribeToTask"},
                     {"agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"},
+                    {"tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"},
+                    {"tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"},
+                    {"tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"},
+                    {"tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"},
                 }};
                 std::string_view name = method->get_string();
                 const bool legacy = name.find('/') != std::string_view::npos;
@@ -993,10 +1018,7 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                 } else if (name == "GetExtendedAgentCard") {
                     reply = rpc_result(id, json::value_from(extended_card(r, app)));
                 } else if (legacy) {
-                    reply = rpc_error(id, method_not_found, "Method not found: " + std::string(method->get_string().subview(0, 100)) +
-                                                               " (A2A 0.3's methods served: message/send, message/stream, "
-                                                               "tasks/get, tasks/cancel, tasks/resubscribe, "
-                                                               "agent/getAuthenticatedExtendedCard)");
+                    reply = legacy_push(app, name, method->get_string(), p, id);
                 } else if (name == "ListTasks") {
                     ListTasksResponse l = co_await list(app, json::value_to<ListTasksRequest>(p));
                     reply = rpc_result(id, json::value_from(l));
@@ -1049,6 +1071,49 @@ AgentCard Server::Impl::card(std::string_view app, const std::string& url) const
     c.extra["url"] = url;
     c.extra["preferredTransport"] = "JSONRPC";
     return c;
+}
+
+json::value Server::Impl::legacy_push(const std::string& app, std::string_view name, std::string_view asked,
+                                      const json::value& p, const json::value& id)
+{
+    const json::object& params = p.get_object();
+    auto id_param = [&](std::string_view key, const char* what) {
+        const json::value* v = params.if_contains(key);
+        if (!v || !v->is_string() || !valid_id(v->get_string()))
+            throw Error(errc::invalid_argument, "params." + std::string(key) + " must be " + what);
+        return std::string(v->get_string());
+    };
+    if (name == "CreateTaskPushNotificationConfig") {
+        const std::string task = id_param("taskId", "a task id");
+        const json::value* webhook = params.if_contains("pushNotificationConfig");
+        if (!webhook)
+            throw Error(errc::invalid_argument, "params.pushNotificationConfig is required (its url, token, ...)");
+        PushNotificationConfig config = v03::push_config_from_json(*webhook);
+        return rpc_result(id, v03::to_json(set_push(app, task, std::move(config), true)));
+    }
+    if (name == "GetTaskPushNotificationConfig") {
+        const std::string task = id_param("id", "a task id");
+        // Without a config's id, the one 0.3's SDKs name after the task.
+        const std::string config =
+            params.contains("pushNotificationConfigId") ? id_param("pushNotificationConfigId", "a config id") : task;
+        return rpc_result(id, v03::to_json(get_push(app, task, config)));
+    }
+    if (name == "ListTaskPushNotificationConfigs") {
+        json::array configs;
+        for (const PushNotificationConfig& c : list_push(app, id_param("id", "a task id")))
+            configs.push_back(v03::to_json(c));
+        return rpc_result(id, std::move(configs));
+    }
+    if (name == "DeleteTaskPushNotificationConfig") {
+        const std::string task = id_param("id", "a task id");
+        delete_push(app, task, id_param("pushNotificationConfigId", "a config id"));
+        return rpc_result(id, nullptr);
+    }
+    return rpc_error(id, method_not_found,
+                     "Method not found: " + std::string(asked.substr(0, 100)) +
+                         " (A2A 0.3's methods served: message/send, message/stream, tasks/get, tasks/cancel, "
+                         "tasks/resubscribe, tasks/pushNotificationConfig/set, get, list and delete, "
+                         "agent/getAuthenticatedExtendedCard)");
 }
 
 AgentCard Server::Impl::extended_card(const RouteRequest& r, const std::string& app) const

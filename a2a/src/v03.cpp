@@ -350,21 +350,49 @@ SendMessageRequest send_params_from_json(const json::value& v)
                 refuse("MessageSendConfiguration.historyLength must be from 0 to 1000000");
             out.history_length = static_cast<std::int32_t>(*n);
         }
-        if (const json::value* push = c.find("pushNotificationConfig"); push && !push->is_null()) {
-            FieldReader p(*push, "PushNotificationConfig");
-            PushNotificationConfig webhook;
-            webhook.id = p.string("id").value_or("");
-            webhook.url = p.string("url").value_or("");
-            if (webhook.url.empty())
-                refuse("PushNotificationConfig.url is required");
-            webhook.token = p.string("token").value_or("");
-            out.push_notification_config = std::move(webhook);
-        }
+        if (const json::value* push = c.find("pushNotificationConfig"); push && !push->is_null())
+            out.push_notification_config = push_config_from_json(*push);
         s.configuration = std::move(out);
     }
     if (std::optional<json::object> metadata = r.object("metadata"))
         s.metadata = std::move(*metadata);
     return s;
+}
+
+PushNotificationConfig push_config_from_json(const json::value& v)
+{
+    FieldReader p(v, "PushNotificationConfig");
+    PushNotificationConfig webhook;
+    webhook.id = p.string("id").value_or("");
+    webhook.url = p.string("url").value_or("");
+    if (webhook.url.empty())
+        refuse("PushNotificationConfig.url is required");
+    webhook.token = p.string("token").value_or("");
+    if (std::optional<json::object> auth = p.object("authentication")) {
+        const json::value auth_value(std::move(*auth));  // the reader holds a reference
+        FieldReader a(auth_value, "PushNotificationAuthenticationInfo");
+        const json::array* schemes = a.array("schemes");
+        if (!schemes || schemes->empty() || !schemes->front().is_string() || schemes->front().get_string().empty())
+            refuse("PushNotificationAuthenticationInfo.schemes must name a scheme (\"Bearer\")");
+        AuthenticationInfo info;
+        info.scheme = std::string(schemes->front().get_string());
+        info.credentials = a.string("credentials").value_or("");
+        webhook.authentication = std::move(info);
+    }
+    return webhook;
+}
+
+json::value to_json(const PushNotificationConfig& config)
+{
+    json::object webhook{{"url", config.url}};
+    put_if(webhook, "id", config.id);
+    put_if(webhook, "token", config.token);
+    if (config.authentication) {
+        json::object auth{{"schemes", json::array{json::value(config.authentication->scheme)}}};
+        put_if(auth, "credentials", config.authentication->credentials);
+        webhook["authentication"] = std::move(auth);
+    }
+    return json::object{{"taskId", config.task_id}, {"pushNotificationConfig", std::move(webhook)}};
 }
 
 }  // namespace adk::a2a::v03

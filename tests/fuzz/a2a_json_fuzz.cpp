@@ -137,6 +137,16 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         adk::fuzz::check(reread && again.index() == legacy_update.index(), "a 0.3 result reads back as the same kind");
         adk::fuzz::check(adk::fuzz::json_close(a2a::v03::to_json(again), written), "a 0.3 result reads back the same");
     }
+    a2a::PushNotificationConfig webhook;
+    if (adk::fuzz::only_adk_errors([&] { webhook = a2a::v03::push_config_from_json(v); })) {
+        const json::value written = a2a::v03::to_json(webhook).at("pushNotificationConfig");
+        a2a::PushNotificationConfig again;
+        const bool reread = adk::fuzz::only_adk_errors(
+            [&] { again = a2a::v03::push_config_from_json(json::parse(json::serialize(written))); });
+        adk::fuzz::check(reread && again.url == webhook.url && again.id == webhook.id && again.token == webhook.token &&
+                             again.authentication == webhook.authentication,
+                         "a 0.3 webhook reads back the same");
+    }
     a2a::SendMessageRequest params;
     if (adk::fuzz::only_adk_errors([&] { params = a2a::v03::send_params_from_json(v); }))
         check_ids(params.message);

@@ -1,6 +1,7 @@
 // adk::a2a::Server mounted on an ApiServer, over real loopback HTTP: the agent card of each app, and tasks sent,
 // streamed, read and cancelled on both bindings (JSON-RPC and HTTP+JSON).
 #include <adk/a2a/server.hpp>
+#include <adk/a2a/v03.hpp>
 #include <adk/adk.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/net/http_client.hpp>
@@ -935,10 +936,18 @@ TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, an
         CHECK(got_json.at("result").at("kind") == "task");
         CHECK(got_json.at("result").at("history").as_array().size() == 1);
 
-        const json::value unknown = rpc("tasks/pushNotificationConfig/set", json::object{}, 4);
+        const json::value unknown = rpc("tasks/unheardOf", json::object{}, 4);
         adk::net::HttpResponse not_served = co_await post(f.client, *f.server, "/a2a/weather", unknown);
         const json::value not_served_json = co_await read_json(not_served);
         CHECK(not_served_json.at("error").at("code") == -32601);
+        // This server allows no webhook: 0.3's push methods say so.
+        const json::value push = rpc("tasks/pushNotificationConfig/set",
+                                     json::object{{"taskId", "t"},
+                                                  {"pushNotificationConfig", json::object{{"url", "http://h/x"}}}},
+                                     4);
+        adk::net::HttpResponse push_res = co_await post(f.client, *f.server, "/a2a/weather", push);
+        const json::value push_json = co_await read_json(push_res);
+        CHECK(push_json.at("error").at("code") == a2a::code::push_notification_not_supported);
         // A 1.0 message in a 0.3 method is refused with what is wrong.
         const json::value mixed = rpc("message/send", json::object{{"message", user_message("Weather?")}}, 5);
         adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather", mixed);
@@ -1007,15 +1016,14 @@ TEST_CASE("A2A: the extended agent card, for authenticated clients only, on both
         CHECK(extended.name == card.name);
 
         // JSON-RPC, 1.0 and 0.3.
-        const json::value one = co_await rpc_with_token(client, server, "/a2a/travel",
-                                                        rpc("GetExtendedAgentCard", json::object{}), "s3cret");
+        const json::value get_extended = rpc("GetExtendedAgentCard", json::object{});
+        const json::value one = co_await rpc_with_token(client, server, "/a2a/travel", get_extended, "s3cret");
         CHECK(json::value_to<a2a::AgentCard>(one.at("result")) == extended);
         json::value legacy_request = rpc("agent/getAuthenticatedExtendedCard", json::object{});
         const json::value legacy = co_await rpc_with_token(client, server, "/a2a/travel", legacy_request, "s3cret");
         CHECK(legacy.at("result").at("skills").as_array().size() == 4);
         CHECK(legacy.at("result").at("protocolVersion") == "0.3.0");
-        const json::value no_token =
-            co_await rpc_with_token(client, server, "/a2a/travel", rpc("GetExtendedAgentCard", json::object{}), "");
+        const json::value no_token = co_await rpc_with_token(client, server, "/a2a/travel", get_extended, "");
         CHECK(!no_token.as_object().contains("result"));
 
         // An app the hook has no card for.
@@ -1023,8 +1031,7 @@ TEST_CASE("A2A: the extended agent card, for authenticated clients only, on both
         CHECK(none.status() == 400);
         const json::value why = co_await read_json(none);
         CHECK(why.at("error").at("details").at(0).at("reason") == "EXTENDED_AGENT_CARD_NOT_CONFIGURED");
-        const json::value rpc_none = co_await rpc_with_token(client, server, "/a2a/plain",
-                                                             rpc("GetExtendedAgentCard", json::object{}), "s3cret");
+        const json::value rpc_none = co_await rpc_with_token(client, server, "/a2a/plain", get_extended, "s3cret");
         CHECK(rpc_none.at("error").at("code") == a2a::code::extended_agent_card_not_configured);
         server.stop();
     }());
@@ -1041,8 +1048,8 @@ TEST_CASE("A2A: without an extended card the method is unsupported, and one need
         CHECK(ext.status() == 400);
         const json::value why = co_await read_json(ext);
         CHECK(why.at("error").at("details").at(0).at("reason") == "UNSUPPORTED_OPERATION");
-        adk::net::HttpResponse rpc_res =
-            co_await post(f.client, *f.server, "/a2a/weather", rpc("GetExtendedAgentCard", json::object{}));
+        const json::value get_extended = rpc("GetExtendedAgentCard", json::object{});
+        adk::net::HttpResponse rpc_res = co_await post(f.client, *f.server, "/a2a/weather", get_extended);
         const json::value rpc_json = co_await read_json(rpc_res);
         CHECK(rpc_json.at("error").at("code") == a2a::code::unsupported_operation);
         f.server->stop();
@@ -1056,4 +1063,101 @@ TEST_CASE("A2A: without an extended card the method is unsupported, and one need
         return card;
     };
     CHECK_THROWS_WITH(a2a::Server(open, a2a_options), Catch::Contains("bearer token"));
+}
+
+namespace {
+
+// A JSON-RPC request to the weather app's endpoint, its answer read.
+asio::awaitable<json::value> rpc_call(adk::net::HttpClient& client, const adk::server::ApiServer& server,
+                                      const json::value& body)
+{
+    adk::net::HttpResponse res = co_await post(client, server, "/a2a/weather", body);
+    co_return co_await read_json(res);
+}
+
+}  // namespace
+
+TEST_CASE("A2A 0.3: push notification configs by 0.3's methods, and their webhooks posted 0.3's JSON",
+          "[a2a][server]")
+{
+    asio::io_context ioc;
+    Webhook hook(ioc, 0);
+    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+        adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}),
+        ScriptedModel::chunks({"It is ", "sunny."})});
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent(model)}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.push_allowed_urls = {hook.server.base_url() + "/hooks/"};
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        const json::value message = json::object{{"kind", "message"}, {"messageId", "m-1"}, {"role", "user"},
+                                                 {"parts", json::array{json::object{{"kind", "text"}, {"text", "Weather?"}}}}};
+        const json::value webhook = json::object{
+            {"url", hook.server.base_url() + "/hooks/c"}, {"token", "t0k"},
+            {"authentication", json::object{{"schemes", json::array{"Bearer"}}, {"credentials", "hook-secret"}}}};
+        const json::value send = rpc("message/send", json::object{{"message", message},
+                                                                  {"configuration", json::object{
+                                                                      {"blocking", false},
+                                                                      {"pushNotificationConfig", webhook}}}});
+        adk::net::HttpResponse res = co_await post(client, server, "/a2a/weather", send);
+        const json::value sent = co_await read_json(res);
+        const std::string task_id(sent.at("result").at("id").as_string());
+        for (int i = 0; i < 1000; ++i) {
+            if (!hook.posts.empty() && hook.posts.back().body.find("\"completed\"") != std::string::npos)
+                break;
+            asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+        }
+        REQUIRE(hook.posts.size() == 4);
+        for (const auto& p : hook.posts) {
+            CHECK(p.header("authorization") == "Bearer hook-secret");
+            CHECK(p.header("x-a2a-notification-token") == "t0k");
+            CHECK(p.header("a2a-version") == "0.3");
+            CHECK(p.body.find("TASK_STATE_") == std::string::npos);  // 0.3's names, not 1.0's
+        }
+        const auto last = std::get<a2a::TaskStatusUpdateEvent>(
+            adk::a2a::v03::stream_response_from_json(json::parse(hook.posts.back().body)));
+        CHECK(last.task_id == task_id);
+        CHECK(last.status.state == a2a::TaskState::completed);
+
+        // The config set with the message is named after the task, as 0.3's SDKs name it.
+        const json::value get_request = rpc("tasks/pushNotificationConfig/get", json::object{{"id", task_id}}, 2);
+        const json::value got = co_await rpc_call(client, server, get_request);
+        CHECK(got.at("result").at("taskId") == task_id.c_str());
+        CHECK(got.at("result").at("pushNotificationConfig").at("id") == task_id.c_str());
+        CHECK(got.at("result").at("pushNotificationConfig").at("authentication").at("schemes") == json::array{"Bearer"});
+        const json::value second = rpc(
+            "tasks/pushNotificationConfig/set",
+            json::object{{"taskId", task_id},
+                         {"pushNotificationConfig", json::object{{"id", "d"}, {"url", hook.server.base_url() + "/hooks/d"}}}},
+            3);
+        const json::value set = co_await rpc_call(client, server, second);
+        CHECK(set.at("result").at("pushNotificationConfig").at("id") == "d");
+        const json::value list_request = rpc("tasks/pushNotificationConfig/list", json::object{{"id", task_id}}, 4);
+        const json::value listed = co_await rpc_call(client, server, list_request);
+        CHECK(listed.at("result").as_array().size() == 2);
+        const json::value delete_request =
+            rpc("tasks/pushNotificationConfig/delete", json::object{{"id", task_id}, {"pushNotificationConfigId", "d"}}, 5);
+        const json::value deleted = co_await rpc_call(client, server, delete_request);
+        CHECK(deleted.at("result").is_null());
+        const json::value gone_request =
+            rpc("tasks/pushNotificationConfig/get", json::object{{"id", task_id}, {"pushNotificationConfigId", "d"}}, 6);
+        const json::value gone = co_await rpc_call(client, server, gone_request);
+        CHECK(gone.as_object().contains("error"));
+        // A webhook the operator did not allow, and a 0.3 method not served.
+        const json::value elsewhere = rpc(
+            "tasks/pushNotificationConfig/set",
+            json::object{{"taskId", task_id}, {"pushNotificationConfig", json::object{{"url", "http://127.0.0.1:1/x"}}}}, 7);
+        const json::value refused = co_await rpc_call(client, server, elsewhere);
+        CHECK_THAT(std::string(refused.at("error").at("message").as_string()), Catch::Contains("push_allowed_urls"));
+        const json::value unknown_request = rpc("tasks/nothing", json::object{}, 8);
+        const json::value unknown = co_await rpc_call(client, server, unknown_request);
+        CHECK(unknown.at("error").at("code") == -32601);
+        server.stop();
+        hook.server.stop();
+    }());
 }

@@ -331,3 +331,25 @@ TEST_CASE("A2A 0.3: messages, tasks and updates in 0.3's JSON, read and written"
     CHECK(a2a::v03::parse_task_state("auth-required") == a2a::TaskState::auth_required);
     CHECK(!a2a::v03::parse_task_state("TASK_STATE_WORKING"));
 }
+
+TEST_CASE("A2A 0.3: a webhook in 0.3's JSON reads and writes back, one without a URL or scheme refused", "[a2a]")
+{
+    const auto c = a2a::v03::push_config_from_json(json::parse(
+        R"({"id": "c1", "url": "https://hooks/a", "token": "t",
+            "authentication": {"schemes": ["Bearer", "Basic"], "credentials": "s"}})"));
+    CHECK(c.id == "c1");
+    CHECK(c.url == "https://hooks/a");
+    CHECK(c.token == "t");
+    REQUIRE(c.authentication);
+    CHECK(c.authentication->scheme == "Bearer");  // the first
+    CHECK(c.authentication->credentials == "s");
+    a2a::PushNotificationConfig with_task = c;
+    with_task.task_id = "task-1";
+    const json::value written = a2a::v03::to_json(with_task);
+    CHECK(written.at("taskId") == "task-1");
+    CHECK(a2a::v03::push_config_from_json(written.at("pushNotificationConfig")).authentication == c.authentication);
+    CHECK_THROWS_WITH(a2a::v03::push_config_from_json(json::parse(R"({"token": "t"})")), Catch::Contains("url"));
+    CHECK_THROWS_WITH(a2a::v03::push_config_from_json(
+                          json::parse(R"({"url": "https://h", "authentication": {"schemes": []}})")),
+                      Catch::Contains("schemes"));
+}

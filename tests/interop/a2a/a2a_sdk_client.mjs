@@ -179,7 +179,8 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
         textOf(failed.status.message?.parts ?? []).includes('overloaded'), JSON.stringify(failed.status).slice(0, 300));
 }
 
-// A2A 0.3: the SDK's 0.3 transport speaks 0.3's JSON-RPC (message/send, message/stream, tasks/get, tasks/cancel).
+// A2A 0.3: the SDK's 0.3 transport speaks 0.3's JSON-RPC (message/send, message/stream, tasks/get, tasks/cancel,
+// tasks/pushNotificationConfig/*).
 {
   const legacy = new LegacyJsonRpcTransport({ endpoint: `${base}/a2a/weather` });
   const sent = await legacy.sendMessage({ message: message('Weather in Paris?') });
@@ -197,6 +198,31 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
   check('0.3', 'tasks/get', got.id === sent.id && got.status.state === TaskState.TASK_STATE_COMPLETED, JSON.stringify(got).slice(0, 300));
   const notCancelable = await expectError(legacy.cancelTask({ id: sent.id }), 'TASK_NOT_CANCELABLE');
   check('0.3', 'tasks/cancel of an ended task: TaskNotCancelableError', !notCancelable, notCancelable);
+
+  // Push notifications over 0.3: a webhook with the message, then 0.3's tasks/pushNotificationConfig/* methods.
+  const hookUrl = `http://127.0.0.1:${hookPort}/hooks/v03`;
+  const pushed = await legacy.sendMessage({ message: message('Weather in Paris?'),
+    configuration: { returnImmediately: true, acceptedOutputModes: [],
+                     taskPushNotificationConfig: { tenant: '', taskId: '', id: '', url: hookUrl, token: 'v03-token' } } });
+  const mine = () => posts.filter((p) => p.path === '/hooks/v03');
+  for (let i = 0; i < 500 && !mine().some((p) => p.body.kind === 'status-update' && p.body.status?.state === 'completed'); i++)
+    await new Promise((r) => setTimeout(r, 10));
+  check('0.3', 'push notifications in 0.3\'s JSON, with the token, to the task\'s end',
+        mine().length > 0 && mine().every((p) => p.token === 'v03-token' && p.body.taskId === pushed.id) &&
+        mine().some((p) => p.body.kind === 'status-update' && p.body.status?.state === 'completed'),
+        JSON.stringify(mine().map((p) => p.body.kind)));
+  const first = await legacy.getTaskPushNotificationConfig({ tenant: '', taskId: pushed.id, id: '' });
+  check('0.3', 'tasks/pushNotificationConfig/get: the one set with the message',
+        first.url === hookUrl && first.taskId === pushed.id, JSON.stringify(first));
+  const made = await legacy.createTaskPushNotificationConfig({ tenant: '', taskId: pushed.id, id: 'second',
+    url: `${hookUrl}/2`, token: '', authentication: { scheme: 'Bearer', credentials: 'hook-secret' } });
+  check('0.3', 'tasks/pushNotificationConfig/set', made.id === 'second' && made.authentication?.scheme === 'Bearer',
+        JSON.stringify(made));
+  const listed = await legacy.listTaskPushNotificationConfig({ tenant: '', taskId: pushed.id, pageSize: 0, pageToken: '' });
+  check('0.3', 'tasks/pushNotificationConfig/list', listed.configs.length === 2, JSON.stringify(listed));
+  await legacy.deleteTaskPushNotificationConfig({ tenant: '', taskId: pushed.id, id: 'second' });
+  const after = await legacy.listTaskPushNotificationConfig({ tenant: '', taskId: pushed.id, pageSize: 0, pageToken: '' });
+  check('0.3', 'tasks/pushNotificationConfig/delete', after.configs.length === 1, JSON.stringify(after));
 }
 
 hook.close();

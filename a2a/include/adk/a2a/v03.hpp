@@ -33,5 +33,10 @@ StreamResponse stream_response_from_json(const json::value& v);
 // message/send's and message/stream's params (MessageSendParams): the message and its configuration
 // (blocking: the opposite of 1.0's returnImmediately; historyLength; pushNotificationConfig).
 SendMessageRequest send_params_from_json(const json::value& v);
+// A webhook in 0.3's JSON: {"id", "url", "token", "authentication": {"schemes": ["Bearer"], "credentials"}} (the
+// first scheme is the one used).
+PushNotificationConfig push_config_from_json(const json::value& v);
+// tasks/pushNotificationConfig/*'s TaskPushNotificationConfig: {"taskId", "pushNotificationConfig": {...}}.
+json::value to_json(const PushNotificationConfig& config);
 
 }  // namespace adk::a2a::v03
