@@ -182,6 +182,30 @@ void check_version(const RouteRequest& r, bool legacy = false)
                             std::string(protocol_version) + " (send A2A-Version: 1.0), and 0.3's JSON-RPC methods");
 }
 
+// The extensions of `declared` (URIs) a request names in its A2A-Extensions header (0.3's X-A2A-Extensions).
+std::vector<std::string> requested_extensions(const RouteRequest& r, const std::vector<std::string>& declared)
+{
+    std::vector<std::string> out;
+    if (declared.empty())
+        return out;
+    std::string_view header = r.http.header("a2a-extensions");
+    if (header.empty())
+        header = r.http.header("x-a2a-extensions");
+    while (!header.empty()) {
+        const std::size_t comma = std::min(header.find(','), header.size());
+        std::string_view uri = header.substr(0, comma);
+        header.remove_prefix(std::min(comma + 1, header.size()));
+        while (!uri.empty() && (uri.front() == ' ' || uri.front() == '\t'))
+            uri.remove_prefix(1);
+        while (!uri.empty() && (uri.back() == ' ' || uri.back() == '\t'))
+            uri.remove_suffix(1);
+        if (std::find(declared.begin(), declared.end(), uri) != declared.end() &&
+            std::find(out.begin(), out.end(), uri) == out.end())
+            out.emplace_back(uri);
+    }
+    return out;
+}
+
 // The task's final status, from how its run ended.
 void end(TaskUpdates& updates, const Run& run, std::vector<StreamResponse>& out)
 {
@@ -313,7 +337,9 @@ public:
     };
 
     // `legacy`: sent over 0.3 (its webhook is posted 0.3's JSON).
-    asio::awaitable<std::unique_ptr<Started>> start(const std::string& app, SendMessageRequest request, bool legacy);
+    // `extensions`: the A2A extensions the request activated (the run's state "temp:a2a_extensions").
+    asio::awaitable<std::unique_ptr<Started>> start(const std::string& app, SendMessageRequest request, bool legacy,
+                                                    std::vector<std::string> extensions);
     TaskRef find(const std::string& app, const std::string& task_id) const;
     std::shared_ptr<Run> run_of(const TaskRef& ref) const;
     // Follows a task's run for the server: a task runs to its end whether a client follows it or not (A2A's tasks
@@ -358,6 +384,10 @@ public:
     // 0.3 method (`asked`).
     json::value legacy_push(const std::string& app, std::string_view name, std::string_view asked, const json::value& p,
                             const json::value& id);
+    // The extensions the request activates, named in the answer's A2A-Extensions header; throws
+    // ExtensionSupportRequiredError when it leaves out a required one.
+    std::vector<std::string> activate(RouteRequest& r) const;
+    std::vector<std::string> extension_uris;  // of options.extensions
     // GetExtendedAgentCard: the operator's card for `app`, or the error the specification names.
     AgentCard extended_card(const RouteRequest& r, const std::string& app) const;
 
@@ -384,7 +414,8 @@ void keep_last(std::vector<T>& history, std::optional<std::int32_t> length)
 }  // namespace
 
 asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(const std::string& app,
-                                                                          SendMessageRequest request, bool legacy)
+                                                                          SendMessageRequest request, bool legacy,
+                                                                          std::vector<std::string> extensions)
 {
     Message& m = request.message;
     if (m.role != Role::user)
@@ -463,6 +494,12 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
         }
         RunRequest run_request(user, context, std::move(content));
         run_request.run_config.streaming_mode = StreamingMode::sse;
+        if (!extensions.empty()) {
+            json::array uris;
+            for (std::string& uri : extensions)
+                uris.emplace_back(std::move(uri));
+            run_request.state_delta["temp:a2a_extensions"] = std::move(uris);
+        }
         auto starting = runner.start(std::move(run_request));
         Runner::Started started = co_await std::move(starting);
         const std::string task_id = continued ? m.task_id : started.invocation_id;
@@ -859,7 +896,8 @@ asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app
     const bool immediately = request.configuration && request.configuration->return_immediately;
     const std::optional<std::int32_t> history =
         request.configuration ? request.configuration->history_length : std::nullopt;
-    std::unique_ptr<Started> started = co_await start(app, std::move(request), reply.v03);
+    std::vector<std::string> extensions = requested_extensions(r, extension_uris);
+    std::unique_ptr<Started> started = co_await start(app, std::move(request), reply.v03, std::move(extensions));
     Task answer = started->first;
     if (!immediately) {
         // Followed to its end, or until its client leaves (the task goes on without it).
@@ -894,7 +932,8 @@ asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_
 asio::awaitable<void> Server::Impl::stream(RouteRequest& r, const std::string& app, SendMessageRequest request,
                                            const Reply& reply)
 {
-    std::unique_ptr<Started> started = co_await start(app, std::move(request), reply.v03);
+    std::vector<std::string> extensions = requested_extensions(r, extension_uris);
+    std::unique_ptr<Started> started = co_await start(app, std::move(request), reply.v03, std::move(extensions));
     const StreamResponse first(started->first);
     co_await stream_updates(r, started->run, 0, started->updates, first, reply);
 }
@@ -977,6 +1016,7 @@ asio::awaitable<void> Server::Impl::jsonrpc(RouteRequest& r)
                     name = known == legacy_methods.end() ? std::string_view() : known->second;
                 }
                 check_version(r, legacy);
+                (void)activate(r);
                 const Reply how{id, legacy};
                 const json::value empty = json::object{};
                 const json::value& p = params && !params->is_null() ? *params : empty;
@@ -1066,11 +1106,33 @@ AgentCard Server::Impl::card(std::string_view app, const std::string& url) const
     // a 0.3 card has in their place.
     if (options.extended_card)
         c.capabilities.extended_agent_card = true;
+    for (const json::object& e : options.extensions)
+        c.capabilities.extensions.push_back(e);
     c.supported_interfaces.emplace_back(url, "JSONRPC", std::string(legacy_protocol_version));
     c.extra["protocolVersion"] = "0.3.0";
     c.extra["url"] = url;
     c.extra["preferredTransport"] = "JSONRPC";
     return c;
+}
+
+std::vector<std::string> Server::Impl::activate(RouteRequest& r) const
+{
+    std::vector<std::string> active = requested_extensions(r, extension_uris);
+    for (const json::object& e : options.extensions)
+        if (const json::value* required = e.if_contains("required"); required && *required == true) {
+            const std::string uri(e.at("uri").get_string());
+            if (std::find(active.begin(), active.end(), uri) == active.end())
+                throw ProtocolError(code::extension_support_required,
+                                    "This agent requires the A2A extension " + uri + ": send the header A2A-Extensions: " +
+                                        uri + " (and follow that extension)");
+        }
+    if (!active.empty()) {
+        std::string joined;
+        for (const std::string& uri : active)
+            joined += (joined.empty() ? "" : ", ") + uri;
+        r.response.add_header("A2A-Extensions", std::move(joined));
+    }
+    return active;
 }
 
 json::value Server::Impl::legacy_push(const std::string& app, std::string_view name, std::string_view asked,
@@ -1155,21 +1217,34 @@ Server::Server(server::ApiServer& api, ServerOptions options)
         options.path.pop_back();
     while (!options.public_url.empty() && options.public_url.back() == '/')
         options.public_url.pop_back();
+    std::vector<std::string> uris;
+    for (const json::object& e : options.extensions) {
+        const json::value* uri = e.if_contains("uri");
+        if (!uri || !uri->is_string() || uri->get_string().empty() || uri->get_string().size() > 2048 ||
+            std::any_of(uri->get_string().begin(), uri->get_string().end(),
+                        [](char c) { return c == ',' || static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; }))
+            throw Error(errc::invalid_argument, "a2a::ServerOptions::extensions: each extension needs a \"uri\" (at "
+                                                "most 2048 bytes, no comma, space or control character)");
+        uris.emplace_back(uri->get_string());
+    }
     if (options.extended_card && api.options().bearer_token.empty())
         throw Error(errc::invalid_argument, "a2a::ServerOptions::extended_card is for authenticated clients: give the "
                                             "ApiServer a bearer token (ApiServerOptions::bearer_token)");
     impl_ = std::make_shared<Impl>(api, std::move(options));
+    impl_->extension_uris = std::move(uris);
 }
 
 namespace {
 
 // An HTTP+JSON route: the version checked first, errors answered as google.rpc.Status.
-server::Routes::Handler rest(std::function<asio::awaitable<void>(RouteRequest&)> handler)
+server::Routes::Handler rest(std::shared_ptr<Server::Impl> impl,
+                             std::function<asio::awaitable<void>(RouteRequest&)> handler)
 {
-    return [handler = std::move(handler)](RouteRequest& r) -> asio::awaitable<void> {
+    return [impl = std::move(impl), handler = std::move(handler)](RouteRequest& r) -> asio::awaitable<void> {
         std::optional<std::pair<unsigned, std::string>> failed;
         try {
             check_version(r);
+            (void)impl->activate(r);
             co_await handler(r);
         } catch (const Error& e) {
             if (r.response.answered())
@@ -1230,55 +1305,55 @@ server::Routes Server::routes()
     // The card is public (the specification: clients read it to learn how to authenticate).
     routes.add_open("GET", "/{}/.well-known/agent-card.json", [impl](RouteRequest& r) { return impl->serve_card(r); });
     routes.add("POST", "/{}", [impl](RouteRequest& r) { return impl->jsonrpc(r); });
-    routes.add("POST", "/{}/message:send", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("POST", "/{}/message:send", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendMessage"));
         const std::string app = r.params.at(0);
         const Reply plain;  // HTTP+JSON, 1.0
         co_await impl->send(r, app, std::move(request), plain);
     }));
-    routes.add("POST", "/{}/message:stream", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("POST", "/{}/message:stream", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         SendMessageRequest request = json::value_to<SendMessageRequest>(body_of(r, "SendStreamingMessage"));
         const std::string app = r.params.at(0);
         const Reply plain;  // HTTP+JSON, 1.0
         co_await impl->stream(r, app, std::move(request), plain);
     }));
-    routes.add("GET", "/{}/extendedAgentCard", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("GET", "/{}/extendedAgentCard", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0);
         (void)impl->api.app(app);
         const std::string text = json::serialize(json::value_from(impl->extended_card(r, app)));
         co_await r.response.send(200, "application/json", text);
     }));
-    routes.add("GET", "/{}/tasks", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("GET", "/{}/tasks", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0);
         (void)impl->api.app(app);
         ListTasksResponse l = co_await impl->list(app, list_request(r));
         const std::string text = json::serialize(json::value_from(l));
         co_await r.response.send(200, "application/json", text);
     }));
-    routes.add("POST", "/{}/tasks/{}:cancel", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("POST", "/{}/tasks/{}:cancel", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0), id = r.params.at(1);
         Task t = co_await impl->cancel(app, id);
         const std::string text = json::serialize(json::value_from(t));
         co_await r.response.send(200, "application/json", text);
     }));
-    routes.add("GET POST", "/{}/tasks/{}:subscribe", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("GET POST", "/{}/tasks/{}:subscribe", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0), id = r.params.at(1);
         const Reply plain;  // HTTP+JSON, 1.0
         co_await impl->subscribe(r, app, id, plain);
     }));
-    routes.add("POST", "/{}/tasks/{}/pushNotificationConfigs", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("POST", "/{}/tasks/{}/pushNotificationConfigs", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         auto config = json::value_to<PushNotificationConfig>(body_of(r, "CreateTaskPushNotificationConfig"));
         const std::string app = r.params.at(0), id = r.params.at(1);
         const std::string text = json::serialize(json::value_from(impl->set_push(app, id, std::move(config))));
         co_await r.response.send(200, "application/json", text);
     }));
-    routes.add("GET", "/{}/tasks/{}/pushNotificationConfigs", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("GET", "/{}/tasks/{}/pushNotificationConfigs", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         const std::string app = r.params.at(0), id = r.params.at(1);
         const std::string text = json::serialize(configs_json(impl->list_push(app, id)));
         co_await r.response.send(200, "application/json", text);
     }));
     routes.add("GET DELETE", "/{}/tasks/{}/pushNotificationConfigs/{}",
-               rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+               rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
                    const std::string app = r.params.at(0), id = r.params.at(1), config = r.params.at(2);
                    std::string text = "{}";
                    if (r.http.method == "DELETE")
@@ -1288,7 +1363,7 @@ server::Routes Server::routes()
                    co_await r.response.send(200, "application/json", text);
                }));
     // After the verbs: "{}" matches "id:cancel" too (the first route that fits answers).
-    routes.add("GET", "/{}/tasks/{}", rest([impl](RouteRequest& r) -> asio::awaitable<void> {
+    routes.add("GET", "/{}/tasks/{}", rest(impl, [impl](RouteRequest& r) -> asio::awaitable<void> {
         std::optional<std::int32_t> history;
         if (std::optional<std::int64_t> n = query_number(r, "historyLength")) {
             if (*n < 0 || *n > 1000000)

@@ -1161,3 +1161,91 @@ TEST_CASE("A2A 0.3: push notification configs by 0.3's methods, and their webhoo
         hook.server.stop();
     }());
 }
+
+TEST_CASE("A2A: extensions: listed in the card, activated by the request's header, seen by the agent, required ones "
+          "enforced", "[a2a][server]")
+{
+    asio::io_context ioc;
+    std::vector<std::optional<json::value>> seen;  // what the tool read of "temp:a2a_extensions", per call
+    auto tool = adk::FunctionTool::create(
+        "get_weather", "Returns the weather.", json::parse(R"({"type":"object","properties":{}})"),
+        [&seen](adk::ToolContext& ctx, json::object) -> asio::awaitable<json::value> {
+            seen.push_back(ctx.state("temp:a2a_extensions"));
+            co_return json::object{{"sky", "sunny"}};
+        });
+    std::vector<ScriptedModel::Turn> turns;
+    for (int i = 0; i < 2; ++i) {
+        turns.push_back(adk::LlmResponse::function_call("get_weather", json::object{}));
+        turns.push_back(adk::LlmResponse::text("Sunny."));
+    }
+    auto agent = adk::LlmAgent::builder("weather_agent")
+                     .model(std::make_shared<ScriptedModel>(std::move(turns)))
+                     .tool(tool)
+                     .build();
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", agent}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    const std::string traced = "https://ext.example/traced/v1";
+    const std::string signed_ = "https://ext.example/signed/v1";
+    a2a::ServerOptions a2a_options;
+    a2a_options.extensions = {json::object{{"uri", traced}, {"description", "Traces the task."}},
+                              json::object{{"uri", signed_}, {"required", true}}};
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpResponse card_res = co_await get(client, server, "/a2a/weather/.well-known/agent-card.json", "");
+        const auto card = json::value_to<a2a::AgentCard>(co_await read_json(card_res));
+        REQUIRE(card.capabilities.extensions.size() == 2);
+        CHECK(card.capabilities.extensions[0].at("uri") == traced.c_str());
+        CHECK(card.capabilities.extensions[1].at("required") == true);
+
+        const json::value body = json::object{{"message", user_message("Weather?")}};
+        // The required extension left out: refused, on both bindings.
+        adk::net::HttpResponse refused = co_await post(client, server, "/a2a/weather/message:send", body);
+        CHECK(refused.status() == 400);
+        const json::value why = co_await read_json(refused);
+        CHECK(why.at("error").at("details").at(0).at("reason") == "EXTENSION_SUPPORT_REQUIRED");
+        CHECK_THAT(std::string(why.at("error").at("message").as_string()), Catch::Contains(signed_));
+        const json::value send_rpc = rpc("SendMessage", body);
+        adk::net::HttpResponse rpc_refused = co_await post(client, server, "/a2a/weather", send_rpc);
+        const json::value rpc_why = co_await read_json(rpc_refused);
+        CHECK(rpc_why.at("error").at("code") == a2a::code::extension_support_required);
+        CHECK(seen.empty());
+
+        // Both named (one unknown too): the known ones are activated, echoed, and seen by the agent.
+        adk::net::HttpRequest req("POST", server.base_url() + "/a2a/weather/message:send");
+        req.set("content-type", "application/json");
+        req.set("a2a-extensions", signed_ + ", https://unknown.example/x ,  " + traced);
+        req.body = json::serialize(body);
+        adk::net::HttpResponse sent = co_await client.send(std::move(req));
+        CHECK(sent.status() == 200);
+        CHECK(sent.header("a2a-extensions") == signed_ + ", " + traced);
+        (void)co_await read_json(sent);
+        REQUIRE(seen.size() == 1);
+        REQUIRE(seen[0]);
+        CHECK(*seen[0] == json::array{json::value(signed_), json::value(traced)});
+
+        // 0.3's header name, over JSON-RPC.
+        adk::net::HttpRequest legacy("POST", server.base_url() + "/a2a/weather");
+        legacy.set("content-type", "application/json");
+        legacy.set("x-a2a-extensions", signed_);
+        legacy.body = json::serialize(send_rpc);
+        adk::net::HttpResponse legacy_sent = co_await client.send(std::move(legacy));
+        CHECK(legacy_sent.header("a2a-extensions") == signed_);
+        const json::value legacy_json = co_await read_json(legacy_sent);
+        CHECK(legacy_json.as_object().contains("result"));
+        REQUIRE(seen.size() == 2);
+        CHECK(*seen[1] == json::array{json::value(signed_)});
+        server.stop();
+    }());
+
+    // An extension without a URI, or with one a header cannot list, is refused at once.
+    adk::server::ApiServer other(ioc.get_executor(), {{"weather", agent}},
+                                 options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions bad;
+    bad.extensions = {json::object{{"uri", "https://a.example/x,https://b.example/y"}}};
+    CHECK_THROWS_WITH(a2a::Server(other, bad), Catch::Contains("uri"));
+    bad.extensions = {json::object{{"description", "no uri"}}};
+    CHECK_THROWS_AS(a2a::Server(other, bad), adk::Error);
+}

@@ -73,6 +73,14 @@ public:
     std::chrono::milliseconds push_retry_delay{200};
     std::chrono::milliseconds push_timeout{std::chrono::seconds(10)};  // one POST, from connect to answer
 
+    // The A2A extensions the apps support (AgentExtension objects: {"uri", "description", "required", "params"}),
+    // listed in every card's capabilities. A request activates those it names in its A2A-Extensions header (0.3:
+    // X-A2A-Extensions, comma-separated URIs); the answer names them in its own A2A-Extensions header, and a task's
+    // run gets them as the state "temp:a2a_extensions" (an array of URIs, for this invocation only) for the agent
+    // to act on. A request that leaves out a required one is refused (ExtensionSupportRequiredError). Throws at
+    // construction for one without a "uri", or whose URI holds a comma, a space or a control character.
+    std::vector<json::object> extensions;
+
     // The extended agent card (GetExtendedAgentCard; 0.3's agent/getAuthenticatedExtendedCard), for clients that
     // carry the ApiServer's bearer token: given an app's name and its public card, the card they get (more skills,
     // quotas, ...); nullopt: none for that app (ExtendedAgentCardNotConfiguredError). Unset (the default): the
