@@ -160,6 +160,26 @@ public:
         return req;
     }
 
+    // Reads an SSE response to its end: `each` sees every frame's text (up to its blank line); the frames read.
+    template <class Each>
+    static asio::awaitable<long> read_frames(adk::net::HttpResponse& res, Each each)
+    {
+        long frames = 0;
+        std::string tail;
+        for (;;) {
+            std::string_view chunk = co_await res.read_some();
+            if (chunk.empty())
+                break;
+            tail += chunk;
+            for (auto at = tail.find("\n\n"); at != std::string::npos; at = tail.find("\n\n")) {
+                each(std::string_view(tail).substr(0, at));
+                ++frames;
+                tail.erase(0, at + 2);
+            }
+        }
+        co_return frames;
+    }
+
     // A2A: SendStreamingMessage (1.0) or message/stream (0.3) with the workload's question, in a new context.
     adk::net::HttpRequest a2a_request()
     {
@@ -187,24 +207,14 @@ public:
         adk::net::HttpResponse res = co_await client_.send(a2a_request());
         if (res.status() != 200)
             throw std::runtime_error("A2A: HTTP " + std::to_string(res.status()));
-        long frames = 0;
         bool completed = false;
-        std::string tail;
-        for (;;) {
-            std::string_view chunk = co_await res.read_some();
-            if (chunk.empty())
-                break;
-            tail += chunk;
-            for (auto at = tail.find("\n\n"); at != std::string::npos; at = tail.find("\n\n")) {
-                const std::string_view frame = std::string_view(tail).substr(0, at);
-                if (frame.find("\"error\":{") != std::string_view::npos)
-                    throw std::runtime_error("an error frame: " + std::string(frame.substr(0, 300)));
-                completed = completed || frame.find("TASK_STATE_COMPLETED") != std::string_view::npos ||
-                            frame.find("\"state\":\"completed\"") != std::string_view::npos;
-                ++frames;
-                tail.erase(0, at + 2);
-            }
-        }
+        auto check = [&completed](std::string_view frame) {  // named: no class temporary in a co_await (g++ 12)
+            if (frame.find("\"error\":{") != std::string_view::npos)
+                throw std::runtime_error("an error frame: " + std::string(frame.substr(0, 300)));
+            completed = completed || frame.find("TASK_STATE_COMPLETED") != std::string_view::npos ||
+                        frame.find("\"state\":\"completed\"") != std::string_view::npos;
+        };
+        const long frames = co_await read_frames(res, check);
         if (!completed)
             throw std::runtime_error("the task's stream ended without its COMPLETED status");
         co_return frames;
@@ -219,21 +229,11 @@ public:
         adk::net::HttpResponse res = co_await client_.send(run_request(session));
         if (res.status() != 200)
             throw std::runtime_error("run_sse: " + std::to_string(res.status()));
-        long frames = 0;
-        std::string tail;
-        for (;;) {
-            std::string_view chunk = co_await res.read_some();
-            if (chunk.empty())
-                break;
-            tail += chunk;
-            for (auto at = tail.find("\n\n"); at != std::string::npos; at = tail.find("\n\n")) {
-                if (tail.find("data: {\"error\"") < at)
-                    throw std::runtime_error("an error frame: " + tail.substr(0, at));
-                ++frames;
-                tail.erase(0, at + 2);
-            }
-        }
-        co_return frames;
+        auto check = [](std::string_view frame) {
+            if (frame.find("data: {\"error\"") != std::string_view::npos)
+                throw std::runtime_error("an error frame: " + std::string(frame));
+        };
+        co_return co_await read_frames(res, check);
     }
 
     void invocations()
