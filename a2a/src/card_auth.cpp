@@ -76,10 +76,12 @@ std::optional<json::object> openapi_scheme(const std::string& name, const json::
             throw Error(errc::invalid_argument, what + " puts its API key in '" + bounded(in) +
                                                     "': A2A allows \"header\", \"query\" or \"cookie\"");
         try {
+            if (key_name.size() > 256)
+                throw Error(errc::invalid_argument, "too long");
             net::validate_header(key_name, "");
         } catch (const Error&) {
             throw Error(errc::invalid_argument, what + " names its API key '" + bounded(key_name) +
-                                                    "', which is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)");
+                                                    "', which is not an HTTP token of at most 256 bytes (letters, digits, !#$%&'*+-.^_`|~)");
         }
     } else if (scheme.at("type") == "http") {
         const json::value& http_scheme = scheme.at("scheme");

@@ -2,8 +2,8 @@
 
 #include <adk/a2a/card_auth.hpp>
 #include <adk/a2a/convert.hpp>
-#include <adk/auth/credential_service.hpp>
 #include <adk/a2a/v03.hpp>
+#include <adk/auth/credential_service.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>

@@ -142,6 +142,14 @@ TEST_CASE("card_auth: no credential needed, and cards it cannot meet", "[a2a][au
                        "http://h/a");
                }),
                Catch::Contains("not an HTTP token"));
+    const std::string long_name(300, 'k');
+    CHECK_THAT(refusal([&] {
+                   (void)a2a::card_auth(card(R"({"k": {"apiKeySecurityScheme": {"location": "header", "name": ")" +
+                                                 long_name + R"("}}})",
+                                             R"([{"schemes": {"k": {"list": []}}}])"),
+                                        "http://h/a");
+               }),
+               Catch::Contains("at most 256 bytes"));
     CHECK_THAT(refusal([] { (void)a2a::card_auth(card(R"({"k": 5})", "[]"), "http://h/a"); }),
                Catch::Contains("'k' is not a JSON object"));
 }
