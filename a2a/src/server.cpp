@@ -11,6 +11,7 @@
 #include <adk/runner/runner.hpp>
 #include <adk/server/runs.hpp>
 #include <adk/sessions/session_service.hpp>
+#include <adk/tools/tool_confirmation.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -204,6 +205,19 @@ std::vector<std::string> requested_extensions(const RouteRequest& r, const std::
             out.emplace_back(uri);
     }
     return out;
+}
+
+// A client's answers to credential requests (adk_request_credential) as a task's history keeps them: without the
+// credential, which the runner keeps in its CredentialService (the session stores the answer redacted too).
+void redact_credentials(Message& m)
+{
+    for (Part& p : m.parts)
+        if (auto* data = std::get_if<Part::Data>(&p.content); data && data->value.is_object()) {
+            json::object& o = data->value.as_object();
+            if (const json::value* n = o.if_contains("name");
+                n && n->is_string() && n->get_string() == request_credential_function && o.contains("response"))
+                o["response"] = json::object{{"credential", "kept by the credential service"}};
+        }
 }
 
 // The task's final status, from how its run ended.
@@ -427,6 +441,7 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
     if (runs.full())
         throw Error(errc::unavailable, "the server holds as many runs as it may (ApiServerOptions::max_runs): try later");
     Content content = to_content(m);
+    redact_credentials(m);  // the content the runner reads keeps it
     SessionService& sessions = *api.options().session_service;
     std::optional<PushNotificationConfig> webhook;
     if (request.configuration && request.configuration->push_notification_config) {

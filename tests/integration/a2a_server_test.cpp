@@ -10,6 +10,7 @@
 #include "support/a2a_apps.hpp"
 #include "support/api_client.hpp"
 #include "support/run.hpp"
+#include "support/workflow_nodes.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -1248,4 +1249,106 @@ TEST_CASE("A2A: extensions: listed in the card, activated by the request's heade
     CHECK_THROWS_WITH(a2a::Server(other, bad), Catch::Contains("uri"));
     bad.extensions = {json::object{{"description", "no uri"}}};
     CHECK_THROWS_AS(a2a::Server(other, bad), adk::Error);
+}
+
+namespace {
+
+// The call named `name` in a task's status message (a data part of ADK's function call), by its data.
+std::optional<json::object> status_call(const a2a::Task& t, std::string_view name)
+{
+    if (!t.status.message)
+        return std::nullopt;
+    for (const a2a::Part& p : t.status.message->parts)
+        if (const auto* data = std::get_if<a2a::Part::Data>(&p.content); data && data->value.is_object())
+            if (const json::value* n = data->value.as_object().if_contains("name"); n && n->is_string() && n->get_string() == name)
+                return data->value.as_object();
+    return std::nullopt;
+}
+
+// A message that answers call `id` (named `name`) of task `t` with `response`.
+json::value answer_of(const a2a::Task& t, const json::value& id, std::string_view name, json::object response)
+{
+    const json::value part = json::object{
+        {"data", json::object{{"id", id}, {"name", name}, {"response", std::move(response)}}},
+        {"metadata", json::object{{"adk_type", "function_response"}}}};
+    return json::object{{"message", json::object{{"messageId", adk::new_uuid()}, {"role", "ROLE_USER"},
+                                                  {"taskId", t.id}, {"contextId", t.context_id},
+                                                  {"parts", json::array{part}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("A2A: a tool's credential request makes the task AUTH_REQUIRED and a workflow's RequestInput "
+          "INPUT_REQUIRED; each answer completes the task", "[a2a][server]")
+{
+    asio::io_context ioc;
+    json::object auth_config{{"credentialKey", "bank_api"}, {"authScheme", {{"type", "http"}, {"scheme", "bearer"}}}};
+    std::string token_seen;
+    auto balance = adk::FunctionTool::create(
+        "balance", "Reads the balance.", json::parse(R"({"type":"object","properties":{}})"),
+        [&](adk::ToolContext& ctx, json::object) -> asio::awaitable<json::value> {
+            std::optional<json::object> kept = co_await ctx.load_credential(auth_config);
+            token_seen = std::string(kept->at("rawAuthCredential").at("http").at("credentials").at("token").as_string());
+            co_return json::object{{"balance", 42}};
+        });
+    balance->set_auth_config(auth_config);
+    auto keys = adk::LlmAgent::builder("keys_agent")
+                    .model(std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+                        adk::LlmResponse::function_call("balance", {}), adk::LlmResponse::text("42.")}))
+                    .tool(balance)
+                    .build();
+    auto form = adk::workflow::Workflow::Builder("form")
+                    .chain({adk::workflow::START, adk::test::workflow_nodes::asking("ask", "Which city?", "city")})
+                    .build();
+    adk::server::ApiServer server(
+        ioc.get_executor(),
+        {{"keys", keys}, adk::server::App("form", form, adk::ResumabilityConfig{.is_resumable = true})},
+        options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::Server a2a_server(server);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        // The credential: AUTH_REQUIRED, the question in the status; the answer runs the tool with it.
+        const json::value ask_balance = json::object{{"message", user_message("Balance?")}};
+        adk::net::HttpResponse asked_res = co_await post(client, server, "/a2a/keys/message:send", ask_balance);
+        const json::value asked_json = co_await read_json(asked_res);
+        const auto asked = json::value_to<a2a::Task>(asked_json.at("task"));
+        CHECK(asked.status.state == a2a::TaskState::auth_required);
+        const std::optional<json::object> question = status_call(asked, "adk_request_credential");
+        REQUIRE(question);
+        CHECK(question->at("args").at("authConfig").at("credentialKey") == "bank_api");
+        json::object credential = auth_config;
+        credential["rawAuthCredential"] = {{"authType", "http"},
+                                           {"http", {{"scheme", "bearer"}, {"credentials", {{"token", "s3cret"}}}}}};
+        const json::value given = answer_of(asked, question->at("id"), "adk_request_credential", std::move(credential));
+        adk::net::HttpResponse done_res = co_await post(client, server, "/a2a/keys/message:send", given);
+        const json::value done_json = co_await read_json(done_res);
+        const auto done = json::value_to<a2a::Task>(done_json.at("task"));
+        CHECK(done.id == asked.id);
+        CHECK(done.status.state == a2a::TaskState::completed);
+        CHECK(token_seen == "s3cret");
+        REQUIRE(!done.artifacts.empty());
+        CHECK(*done.artifacts.back().parts.at(0).text() == "42.");
+        CHECK(json::serialize(done_json).find("s3cret") == std::string::npos);  // never written back
+
+        // The workflow's question: INPUT_REQUIRED; the answer resumes the workflow to its end.
+        const json::value start_form = json::object{{"message", user_message("Book a trip.")}};
+        adk::net::HttpResponse form_res = co_await post(client, server, "/a2a/form/message:send", start_form);
+        const json::value form_json = co_await read_json(form_res);
+        const auto waiting = json::value_to<a2a::Task>(form_json.at("task"));
+        CHECK(waiting.status.state == a2a::TaskState::input_required);
+        const std::optional<json::object> city = status_call(waiting, "adk_request_input");
+        REQUIRE(city);
+        CHECK(city->at("args").at("message") == "Which city?");
+        const json::value told = answer_of(waiting, city->at("id"), "adk_request_input", json::object{{"result", "Lisbon"}});
+        adk::net::HttpResponse filled_res = co_await post(client, server, "/a2a/form/message:send", told);
+        const json::value filled_json = co_await read_json(filled_res);
+        INFO(json::serialize(filled_json));
+        const auto filled = json::value_to<a2a::Task>(filled_json.at("task"));
+        CHECK(filled.id == waiting.id);
+        CHECK(filled.status.state == a2a::TaskState::completed);
+        CHECK(json::serialize(filled_json).find("Lisbon") != std::string::npos);
+        server.stop();
+    }());
 }
