@@ -3,7 +3,10 @@
 // same remote task), a failed task as an error event, and agents that take an API key (in a header, in the query)
 // asked of the person and presented from the CredentialService.
 //
-//   a2a_remote_client BASE_URL
+// Then against an agent served over A2A 0.3 by @google/adk's toA2a (interop/a2a/adk_server.mjs): its answer streamed,
+// a second turn in the same remote context.
+//
+//   a2a_remote_client BASE_URL ADK_BASE_URL
 //
 // Prints "PASS binding: check" or "FAIL binding: check: why" per check, then "a2a remote interop: PASS" when all pass.
 #include <adk/a2a/remote_agent.hpp>
@@ -87,8 +90,27 @@ asio::awaitable<std::shared_ptr<a2a::RemoteA2aAgent>> agent(std::string_view bas
     co_return a2a::RemoteA2aAgent::create({.card = card});
 }
 
-asio::awaitable<void> run_all(std::string base)
+// @google/adk's A2A server (0.3 only: its card's url and protocolVersion).
+asio::awaitable<void> run_adk(std::string base)
 {
+    const std::string binding = "@google/adk 0.3";
+    Local local(a2a::RemoteA2aAgent::create({.name = "echo", .card_url = base + "/echo"}));
+    const std::vector<adk::Event> events = co_await say(local, "Hello");
+    const std::string streamed = texts(events, true);
+    const std::string whole = texts(events, false);
+    check(binding, "an answer streamed in chunks, then whole", streamed == "[Echo: ][Hello]" && whole == "[Echo: Hello]",
+          streamed + " " + whole);
+    const std::vector<adk::Event> again = co_await say(local, "Again");
+    const bool same_context = !events.empty() && !again.empty() &&
+                              metadata(events.back(), "a2a:context_id") == metadata(again.back(), "a2a:context_id") &&
+                              !metadata(again.back(), "a2a:context_id").empty();
+    check(binding, "a second turn, in the same remote context", texts(again, false) == "[Echo: Again]" && same_context,
+          texts(again, false));
+}
+
+asio::awaitable<void> run_all(std::string base, std::string adk_base)
+{
+    co_await run_adk(std::move(adk_base));
     for (const std::string binding : {"JSONRPC", "HTTP+JSON"}) {
         {
             Local local(co_await agent(base, "itinerary", binding));
@@ -158,13 +180,13 @@ asio::awaitable<void> run_all(std::string base)
 
 int main(int argc, char** argv)
 {
-    if (argc != 2) {
-        std::cerr << "usage: a2a_remote_client BASE_URL\n";
+    if (argc != 3) {
+        std::cerr << "usage: a2a_remote_client BASE_URL ADK_BASE_URL\n";
         return 2;
     }
     asio::io_context ioc;
     std::exception_ptr failed;
-    asio::co_spawn(ioc, run_all(argv[1]), [&](std::exception_ptr e) { failed = e; });
+    asio::co_spawn(ioc, run_all(argv[1], argv[2]), [&](std::exception_ptr e) { failed = e; });
     ioc.run();
     if (failed) {
         try {
