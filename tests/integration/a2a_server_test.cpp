@@ -1279,7 +1279,7 @@ json::value answer_of(const a2a::Task& t, const json::value& id, std::string_vie
 }  // namespace
 
 TEST_CASE("A2A: a tool's credential request makes the task AUTH_REQUIRED and a workflow's RequestInput "
-          "INPUT_REQUIRED; each answer completes the task", "[a2a][server]")
+          "INPUT_REQUIRED, and each answer completes the task", "[a2a][server]")
 {
     asio::io_context ioc;
     json::object auth_config{{"credentialKey", "bank_api"}, {"authScheme", {{"type", "http"}, {"scheme", "bearer"}}}};
