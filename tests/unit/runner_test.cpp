@@ -127,6 +127,84 @@ TEST_CASE("Runner::start names the invocation before its first event", "[runner]
     }());
 }
 
+namespace {
+
+// Keeps the events a run hands it (RunRequest::receiver).
+struct EventKeeper final : adk::StreamReceiver<adk::Event> {
+    std::vector<adk::Event> events;
+    void receive(std::unique_ptr<adk::Event> event) noexcept override { events.push_back(std::move(*event)); }
+};
+
+}  // namespace
+
+TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream only the end", "[runner]")
+{
+    asio::io_context ioc;
+    auto keeper = std::make_shared<EventKeeper>();
+    auto agent = std::make_shared<FnAgent>("talker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        adk::Event delta = ctx.make_event(adk::Content::model("Hel"));
+        delta.partial = true;
+        co_await out.emit(std::move(delta));
+        co_await out.emit(ctx.make_event(adk::Content::model("Hello")));
+        adk::Event counted = ctx.make_event(adk::Content::model("and more"));
+        counted.actions.state_delta["said"] = 2;
+        co_await out.emit(std::move(counted));
+    });
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto sessions = std::make_shared<adk::InMemorySessionService>();
+        adk::Runner runner({.app_name = "demo", .agent = agent, .session_service = sessions});
+        adk::Session s = co_await sessions->create_session({"demo", "u1"});
+        adk::RunRequest request("u1", s.id, adk::Content::user("go"));
+        request.run_config.streaming_mode = adk::StreamingMode::sse;
+        request.receiver = keeper;
+        auto starting = runner.start(std::move(request));
+        adk::Runner::Started started = co_await std::move(starting);
+        auto end = co_await started.events.next();
+        CHECK(!end);
+        REQUIRE(keeper->events.size() == 3);
+        CHECK(keeper->events[0].partial);
+        CHECK(keeper->events[0].text() == "Hel");
+        CHECK(keeper->events[1].text() == "Hello");
+        CHECK(keeper->events[2].actions.state_delta.at("said") == 2);
+        for (const adk::Event& e : keeper->events)
+            CHECK(e.invocation_id == started.invocation_id);
+        std::optional<adk::Session> after = co_await sessions->get_session({"demo", "u1", s.id});
+        REQUIRE(after);
+        REQUIRE(after->events.size() == 3);  // the user's and the two whole ones: the delta is not stored
+        CHECK(after->events[1].id == keeper->events[1].id);
+        CHECK(after->events[2].id == keeper->events[2].id);
+        CHECK(after->state.at("said") == 2);
+    }());
+}
+
+TEST_CASE("RunRequest::receiver: a failing agent's events are received, its failure ends the stream", "[runner]")
+{
+    asio::io_context ioc;
+    auto keeper = std::make_shared<EventKeeper>();
+    auto agent = std::make_shared<FnAgent>("breaker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        co_await out.emit(ctx.make_event(adk::Content::model("about to fail")));
+        throw adk::Error(adk::errc::unavailable, "the model is overloaded: try again later");
+    });
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto sessions = std::make_shared<adk::InMemorySessionService>();
+        adk::Runner runner({.app_name = "demo", .agent = agent, .session_service = sessions});
+        adk::Session s = co_await sessions->create_session({"demo", "u1"});
+        adk::RunRequest request("u1", s.id, adk::Content::user("go"));
+        request.receiver = keeper;
+        auto starting = runner.start(std::move(request));
+        adk::Runner::Started started = co_await std::move(starting);
+        std::string error;
+        try {
+            co_await started.events.next();
+        } catch (const adk::Error& e) {
+            error = e.message();
+        }
+        CHECK_THAT(error, Catch::Contains("the model is overloaded"));
+        REQUIRE(keeper->events.size() == 1);
+        CHECK(keeper->events[0].text() == "about to fail");
+    }());
+}
+
 TEST_CASE("invariant 1: when emit returns, the event is committed and its state is visible", "[runner][invariant]")
 {
     asio::io_context ioc;

@@ -142,6 +142,111 @@ TEST_CASE("Stream::cancel stops the producer and ends the stream", "[stream]")
     CHECK(*sleeper.outcome == 1);  // its timer was aborted; run() checked nothing is left running
 }
 
+namespace {
+
+// A receiver that keeps what it is given, and what the producer had emitted when each item came.
+struct Keeper final : adk::StreamReceiver<int> {
+    std::vector<int> items;
+    std::shared_ptr<int> emitted;  // the producer's count, written after each emit returns
+    std::vector<int> emitted_when_received;
+    void receive(std::unique_ptr<int> item) noexcept override
+    {
+        items.push_back(*item);
+        emitted_when_received.push_back(*emitted);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a stream with a receiver hands each item to it as it is emitted, then ends", "[stream]")
+{
+    asio::io_context ioc;
+    auto emitted = std::make_shared<int>(0);
+    auto keeper = std::make_shared<Keeper>();
+    keeper->emitted = emitted;
+    auto producer = [emitted](adk::Sink<int> sink) -> asio::awaitable<void> {
+        for (int i = 0; i < 100; ++i) {
+            co_await sink.emit(i);
+            ++*emitted;
+        }
+    };
+    // A capacity of 1: the receiver takes the items, so the channel never holds more than the end.
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), producer, 1, keeper);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        auto end = co_await stream.next();
+        CHECK(!end);  // the consumer reads only the end
+        CHECK(keeper->items.size() == 100);
+    }());
+    for (int i = 0; i < 100; ++i) {
+        CHECK(keeper->items[i] == i);
+        CHECK(keeper->emitted_when_received[i] == i);  // taken inside the emit, before the producer went on
+    }
+}
+
+TEST_CASE("a stream with a receiver ends with its producer's failure, after its items", "[stream]")
+{
+    asio::io_context ioc;
+    auto keeper = std::make_shared<Keeper>();
+    keeper->emitted = std::make_shared<int>(0);
+    auto failing = [](adk::Sink<int> sink) -> asio::awaitable<void> {
+        co_await sink.emit(1);
+        co_await sink.emit(2);
+        throw adk::Error(adk::errc::unavailable, "the model is overloaded");
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), failing, 1, keeper);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        std::string error;
+        try {
+            co_await stream.next();
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::unavailable);
+            error = e.message();
+        }
+        CHECK(error == "the model is overloaded");
+    }());
+    CHECK(keeper->items == std::vector<int>{1, 2});
+}
+
+TEST_CASE("cancelling a stream with a receiver stops its producer, and the receiver gets nothing more", "[stream]")
+{
+    asio::io_context ioc;
+    auto keeper = std::make_shared<Keeper>();
+    keeper->emitted = std::make_shared<int>(0);
+    Sleeper sleeper;  // emits 1, then sleeps for an hour
+    auto after = std::make_shared<bool>(false);
+    auto producer = [sleeper, after](adk::Sink<int> sink) -> asio::awaitable<void> {
+        asio::awaitable<void> sleeping = sleeper(sink);
+        try {
+            co_await std::move(sleeping);
+        } catch (...) {
+            *after = true;
+        }
+        // What a producer that goes on after its wait was aborted meets: emitting throws, nothing is received.
+        co_await sink.emit(2);
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), producer, 1, keeper);
+    const adk::Canceller canceller = stream.canceller();
+    run(ioc, [&]() -> asio::awaitable<void> {
+        asio::steady_timer t(co_await asio::this_coro::executor, 5ms);
+        while (keeper->items.empty()) {  // the producer runs on the same thread: wait for its first item
+            t.expires_after(1ms);
+            co_await t.async_wait(asio::use_awaitable);
+        }
+        canceller.cancel("stopped by the test");
+        std::string error;
+        try {
+            co_await stream.next();
+        } catch (const adk::Error& e) {
+            CHECK(e.code() == adk::errc::cancelled);
+            error = e.message();
+        }
+        CHECK(error == "stopped by the test");
+    }());
+    CHECK(*sleeper.outcome == 1);
+    CHECK(*after);
+    CHECK(keeper->items == std::vector<int>{1});
+}
+
 TEST_CASE("dropping a stream stops a producer that waits for room", "[stream]")
 {
     asio::io_context ioc;

@@ -511,7 +511,8 @@ asio::awaitable<Runner::Started> Runner::start(RunRequest request)
     const std::string id = ctx->invocation_id();
     const asio::any_io_executor executor = ctx->executor();
     registry_->add(id, detail::RunnerRegistry::Entry{Canceller(), ctx->invocation(), std::nullopt});
-    EventStream stream = spawn_stream<Event>(executor, std::move(producer));
+    EventStream stream = spawn_stream<Event>(executor, std::move(producer), default_stream_capacity,
+                                             std::move(request.receiver));
     registry_->set_canceller(id, stream.canceller());
     co_return Started(std::move(stream), id);
 }

@@ -113,6 +113,24 @@ private:
     std::string stop_message_;
 };
 
+}  // namespace detail
+
+// What takes a stream's items where its producer emits them, in place of the channel (spawn_stream's
+// `receiver`): for a consumer that keeps the items in a structure of its own (the server's run log), so that
+// an item costs no hop between coroutines. receive() is called in the producer's coroutine, on its executor,
+// in the order the items were emitted: it must not block or throw, must be safe from that thread, and must
+// bound what it keeps (the producer never waits for it). The stream's consumer then reads only the end:
+// next() returns std::nullopt, or throws the producer's failure or the cancellation; Stream::cancel and
+// Canceller stop the producer as usual.
+template <class T>
+class StreamReceiver {
+public:
+    virtual ~StreamReceiver() = default;
+    virtual void receive(std::unique_ptr<T> item) noexcept = 0;
+};
+
+namespace detail {
+
 template <class T>
 class StreamState final : public StreamControl, public std::enable_shared_from_this<StreamState<T>> {
 public:
@@ -120,9 +138,13 @@ public:
     // handler, tuple, coroutine result), and moving a pointer is cheaper than moving an Event.
     using channel_type = asio::experimental::concurrent_channel<void(boost::system::error_code, std::unique_ptr<T>)>;
 
-    StreamState(asio::any_io_executor ex, std::size_t capacity) : StreamControl(ex), channel(ex, capacity) {}
+    StreamState(asio::any_io_executor ex, std::size_t capacity, std::shared_ptr<StreamReceiver<T>> receiver_ = nullptr)
+        : StreamControl(ex), channel(ex, capacity), receiver(std::move(receiver_))
+    {
+    }
 
     channel_type channel;
+    const std::shared_ptr<StreamReceiver<T>> receiver;  // set: items go to it, only the end through the channel
     std::exception_ptr failure;  // written by the producer before its terminal message
 
 private:
@@ -294,6 +316,10 @@ public:
     bool try_emit(std::unique_ptr<T>& item)
     {
         throw_if_stopped(*state_);
+        if (state_->receiver) {
+            state_->receiver->receive(std::move(item));
+            return true;
+        }
         return state_->channel.try_send(boost::system::error_code{}, std::move(item));  // moves only on success
     }
 
@@ -507,11 +533,13 @@ Stream<T> pull_stream(std::unique_ptr<StreamSource<T>> source)
 }
 
 // Runs `fn(Sink<T>)` as a producer coroutine on `ex` and returns the consumer's end. What fn throws
-// becomes the stream's failure; its normal return becomes the end of the stream.
+// becomes the stream's failure; its normal return becomes the end of the stream. With a `receiver`, the items
+// go to it as they are emitted and the stream carries only the end (see StreamReceiver).
 template <class T, class Fn>
-Stream<T> spawn_stream(asio::any_io_executor ex, Fn fn, std::size_t capacity = default_stream_capacity)
+Stream<T> spawn_stream(asio::any_io_executor ex, Fn fn, std::size_t capacity = default_stream_capacity,
+                       std::shared_ptr<StreamReceiver<T>> receiver = nullptr)
 {
-    auto state = std::make_shared<detail::StreamState<T>>(ex, capacity);
+    auto state = std::make_shared<detail::StreamState<T>>(ex, capacity, std::move(receiver));
     // A named lambda moved into co_spawn: g++ 12 double-frees capturing-lambda temporaries in co_await
     // expressions.
     auto body = [state, fn = std::move(fn)]() mutable -> asio::awaitable<void> {

@@ -109,6 +109,10 @@ public:
     // The trace this run continues (telemetry::SpanContext::parse of a request's traceparent); not valid: the
     // invocation starts a trace of its own.
     telemetry::SpanContext trace_parent;
+    // Where the invocation's events go as they are emitted, in place of the returned stream's channel: for a
+    // caller that keeps them itself (the API server's run log), so that each costs no hop between coroutines.
+    // The stream then carries only the end (see StreamReceiver); without one it carries every event.
+    std::shared_ptr<StreamReceiver<Event>> receiver;
 };
 static_assert(!std::is_aggregate_v<RunRequest>);
 
