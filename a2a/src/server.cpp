@@ -515,13 +515,16 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
                 uris.emplace_back(std::move(uri));
             run_request.state_delta["temp:a2a_extensions"] = std::move(uris);
         }
+        std::shared_ptr<server::Run> run = runs.prepare(RunOwner(app, user, context));
+        run_request.receiver = run;
         auto starting = runner.start(std::move(run_request));
         Runner::Started started = co_await std::move(starting);
         const std::string task_id = continued ? m.task_id : started.invocation_id;
         m.context_id = context;
         m.task_id = task_id;
         auto out = std::make_unique<Started>(task_id, context);
-        out->run = runs.start(RunOwner(app, user, context), std::move(started.events), started.invocation_id);
+        runs.start(run, std::move(started.events), started.invocation_id);
+        out->run = std::move(run);
         if (continued) {
             replay(out->updates, before, *continued);
             out->first = out->updates.answered(m);

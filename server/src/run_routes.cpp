@@ -153,9 +153,10 @@ asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std:
 
 // The invocation started: the user's message stored, the stream returned with the invocation's id. A session
 // that is not there is answered as ADK's servers answer it.
-asio::awaitable<Runner::Started> start_run(Runner& runner, const RunBody& body)
+asio::awaitable<Runner::Started> start_run(Runner& runner, const RunBody& body, const std::shared_ptr<Run>& run)
 {
     RunRequest request = body.request();
+    request.receiver = run;  // the run appends the events as the invocation emits them
     auto start = runner.start(std::move(request));
     std::optional<Runner::Started> started;
     std::optional<Error> failure;
@@ -189,9 +190,9 @@ asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseW
     if (runs->full())
         throw Error(errc::unavailable, "the server holds " + std::to_string(options.max_runs) +
                                            " runs already (ApiServerOptions::max_runs): try again later");
-    Runner::Started started = co_await start_run(runner, body);
-    RunOwner owner(body.app, body.user, body.session);
-    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(started.events), started.invocation_id);
+    std::shared_ptr<Run> run = runs->prepare(RunOwner(body.app, body.user, body.session));
+    Runner::Started started = co_await start_run(runner, body, run);
+    runs->start(run, std::move(started.events), started.invocation_id);
     auto executor = co_await asio::this_coro::executor;
     auto follower = std::make_shared<Run::Follower>(run, executor);
     res.watch_client();
@@ -249,8 +250,9 @@ asio::awaitable<void> ApiServer::Impl::run_sse(const IncomingRequest& req, Respo
     if (runs->full())
         throw Error(errc::unavailable, "the server holds " + std::to_string(options.max_runs) +
                                            " runs already (ApiServerOptions::max_runs): try again later");
-    Runner::Started started = co_await start_run(runner, body);
-    std::shared_ptr<Run> run = runs->start(std::move(owner), std::move(started.events), started.invocation_id);
+    std::shared_ptr<Run> run = runs->prepare(std::move(owner));
+    Runner::Started started = co_await start_run(runner, body, run);
+    runs->start(run, std::move(started.events), started.invocation_id);
     co_await follow(res, std::move(run), 0);
 }
 

@@ -17,11 +17,9 @@
 namespace adk::server {
 
 Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-         std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes,
-         std::string invocation_id)
+         std::weak_ptr<RunRegistry> registry, std::shared_ptr<std::atomic<std::size_t>> total_bytes)
     : id(std::move(id_)), number(number_), owner(std::move(owner_)), strand_(std::move(strand)), limits_(limits),
-      registry_(std::move(registry)), timer_(strand_), canceller_(std::move(canceller)),
-      total_bytes_(std::move(total_bytes)), invocation_id_(std::move(invocation_id))
+      registry_(std::move(registry)), timer_(strand_), total_bytes_(std::move(total_bytes))
 {
 }
 
@@ -30,30 +28,32 @@ Run::~Run()
     *total_bytes_ -= log_bytes_;
 }
 
-void Run::start(EventStream stream)
+void Run::start(EventStream stream, std::string invocation_id)
 {
+    canceller_ = stream.canceller();
+    if (!invocation_id.empty()) {
+        std::lock_guard lock(mutex_);
+        invocation_id_ = std::move(invocation_id);
+    }
     asio::co_spawn(strand_, pump(shared_from_this(), std::move(stream)), asio::detached);
 }
 
-// The coroutine's frame holds `self` from its creation: the run lives while its pump does.
+void Run::receive(std::unique_ptr<Event> event) noexcept
+{
+    const std::size_t bytes = approximate_bytes(*event);
+    std::shared_ptr<const Event> shared(std::move(event));
+    append(Frame(std::move(shared), bytes));
+}
+
+// The coroutine's frame holds `self` from its creation: the run lives while its pump does. A stream whose events
+// the run receives gives the pump its end alone.
 asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
 {
     std::string failure;
     bool cancelled = false;
     try {
-        while (true) {
-            std::unique_ptr<Event> event = co_await stream.next_boxed();
-            if (!event)
-                break;
-            {
-                std::lock_guard lock(self->mutex_);
-                if (self->invocation_id_.empty())
-                    self->invocation_id_ = event->invocation_id;
-            }
-            const std::size_t bytes = approximate_bytes(*event);
-            std::shared_ptr<const Event> shared(std::move(event));
-            self->append(Frame(std::move(shared), bytes));
-        }
+        while (std::unique_ptr<Event> event = co_await stream.next_boxed())
+            self->receive(std::move(event));
     } catch (const Error& e) {
         failure = e.message();
         cancelled = e.code() == errc::cancelled;
@@ -75,6 +75,8 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
 void Run::append(Frame frame)
 {
     std::unique_lock lock(mutex_);
+    if (invocation_id_.empty() && frame.event)
+        invocation_id_ = frame.event->invocation_id;
     frame.n = next_frame_++;
     const bool partial = frame.partial();
     const std::size_t bytes = frame.bytes;
@@ -339,22 +341,36 @@ bool RunRegistry::full() const
     return runs_.size() >= max_runs_;
 }
 
-std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream, std::string invocation_id)
+std::shared_ptr<Run> RunRegistry::prepare(RunOwner owner)
 {
     asio::any_io_executor strand = single_threaded_ ? executor_ : asio::make_strand(executor_);
-    std::shared_ptr<Run> run;
+    std::uint64_t number = 0;
+    {
+        std::lock_guard lock(mutex_);
+        number = ++started_;
+    }
+    return std::make_shared<Run>(new_uuid(), number, std::move(owner), std::move(strand), limits_, weak_from_this(),
+                                 total_bytes_);
+}
+
+void RunRegistry::start(const std::shared_ptr<Run>& run, EventStream stream, std::string invocation_id)
+{
     std::vector<std::shared_ptr<Run>> evicted;
     {
         std::lock_guard lock(mutex_);
         if (*total_bytes_ > limits_.max_total_log_bytes)
             evicted = evict_finished();
-        run = std::make_shared<Run>(new_uuid(), ++started_, std::move(owner), std::move(strand), limits_,
-                                    weak_from_this(), stream.canceller(), total_bytes_, std::move(invocation_id));
         runs_.emplace(run->id, run);
     }
     for (auto& old : evicted)
         old->close("the server keeps no more runs' frames (ApiServerOptions::max_total_run_log_bytes)");
-    run->start(std::move(stream));
+    run->start(std::move(stream), std::move(invocation_id));
+}
+
+std::shared_ptr<Run> RunRegistry::start(RunOwner owner, EventStream stream, std::string invocation_id)
+{
+    std::shared_ptr<Run> run = prepare(std::move(owner));
+    start(run, std::move(stream), std::move(invocation_id));
     return run;
 }
 

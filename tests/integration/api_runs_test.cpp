@@ -665,6 +665,53 @@ public:
 
 }  // namespace
 
+TEST_CASE("RunRegistry: a prepared run receives its invocation's events as they are emitted, its pump the end",
+          "[server][runs]")
+{
+    asio::io_context ioc;
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, true);
+    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+    CHECK(registry->size() == 0);  // not held before it starts
+    // The producer holds its end until the test cancels this timer.
+    auto gate = std::make_shared<asio::steady_timer>(ioc, std::chrono::hours(1));
+    auto produce = [gate](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
+        for (const char* text : {"one", "two"}) {
+            adk::Event e("agent", adk::Content::model(text));
+            e.invocation_id = "e-7";
+            co_await sink.emit(std::move(e));
+        }
+        auto [ec] = co_await gate->async_wait(asio::as_tuple(asio::use_awaitable));
+        (void)ec;
+        throw adk::Error(adk::errc::unavailable, "the model is overloaded");
+    };
+    adk::EventStream stream = adk::spawn_stream<adk::Event>(ioc.get_executor(), produce, 1, run);
+    while (run->last_frame() < 2 && ioc.run_one() > 0) {
+    }
+    CHECK(run->last_frame() == 2);  // in the log before the pump exists
+    CHECK(run->invocation_id() == "e-7");
+    registry->start(run, std::move(stream), "e-7");
+    CHECK(registry->size() == 1);
+    adk::server::Run::Follower follower(run, ioc.get_executor());
+    std::uint64_t cursor = 0;
+    auto read = follower.read(cursor, 64 * 1024);
+    REQUIRE(read.frames.size() == 2);
+    CHECK(read.frames[0].n == 1);
+    CHECK(read.frames[0].event->text() == "one");
+    CHECK(read.frames[1].event->text() == "two");
+    CHECK(!read.finished);
+    gate->cancel();
+    while (!run->finished() && ioc.run_one() > 0) {
+    }
+    REQUIRE(run->finished());
+    read = follower.read(cursor, 64 * 1024);
+    REQUIRE(read.frames.size() == 1);  // the failure, after the events
+    CHECK(!read.frames[0].event);
+    CHECK_THAT(read.frames[0].failure, Catch::Contains("the model is overloaded"));
+    CHECK(read.finished);
+    CHECK(run->failure() == read.frames[0].failure);
+    registry->stop("the test ends");
+}
+
 namespace {
 
 int renderings = 0;

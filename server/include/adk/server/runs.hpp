@@ -20,6 +20,11 @@
 // stops reading holds no copy of its own of the frame it is stuck on, and is closed after the server's write
 // timeout.
 //
+// A run is its invocation's StreamReceiver (RunRegistry::prepare, RunRequest::receiver): the invocation's
+// coroutine appends each event to the log as it emits it, and wakes the followers that wait, with no coroutine
+// in between; the pump reads only the stream's end. A run started on a stream that carries its events
+// (RunRegistry::start with a stream of its own) has its pump append them.
+//
 // Threads: a run's log is guarded by its mutex; its timers live on the run's strand; a follower that waits is
 // woken through a channel of its own, whose handler runs on the follower's executor.
 #pragma once
@@ -74,12 +79,11 @@ public:
     friend bool operator==(const RunOwner&, const RunOwner&) = default;
 };
 
-class Run : public std::enable_shared_from_this<Run> {
+class Run final : public StreamReceiver<Event>, public std::enable_shared_from_this<Run> {
 public:
     Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-        std::weak_ptr<RunRegistry> registry, Canceller canceller, std::shared_ptr<std::atomic<std::size_t>> total_bytes,
-        std::string invocation_id = {});
-    ~Run();
+        std::weak_ptr<RunRegistry> registry, std::shared_ptr<std::atomic<std::size_t>> total_bytes);
+    ~Run() override;
 
     const std::string id;
     const std::uint64_t number;  // the order the server started runs in
@@ -154,8 +158,11 @@ public:
         std::uint64_t read_to_ = 0;  // under the run's mutex: the last frame read() gave
     };
 
-    // The pump's side. Starts reading `stream` (whose canceller the run was made with) on the run's strand.
-    void start(EventStream stream);
+    // The invocation's side: appends an event it emitted to the log, and wakes the followers that wait for one.
+    void receive(std::unique_ptr<Event> event) noexcept override;
+    // The pump's side. Starts reading `stream` on the run's strand: the end of the invocation whose events come
+    // through receive(), or all of them.
+    void start(EventStream stream, std::string invocation_id);
     // Cancels the run from any thread; false when it had finished.
     bool cancel(const std::string& why);
     // Cancels the run and its timer for good (the server stops).
@@ -197,7 +204,7 @@ private:
     RunLimits limits_;
     std::weak_ptr<RunRegistry> registry_;
     asio::steady_timer timer_;  // on strand_
-    const Canceller canceller_;
+    Canceller canceller_;  // set by start(), before the registry gives the run to anyone
     const std::shared_ptr<std::atomic<std::size_t>> total_bytes_;  // of every run of the registry
 
     mutable std::mutex mutex_;
@@ -221,8 +228,13 @@ public:
 
     // Whether the registry holds max_runs runs (check before starting an invocation: start() takes one more).
     bool full() const;
-    // A new run of `owner`'s, reading `stream`, the events of invocation `invocation_id` (Runner::start; empty:
-    // learnt from its first event).
+    // A run of `owner`'s not started yet: the receiver of the invocation to start (RunRequest::receiver). The
+    // registry does not hold it until start(): dropped before (the invocation did not start), it is gone.
+    std::shared_ptr<Run> prepare(RunOwner owner);
+    // Holds `run` and starts its pump on `stream`, the invocation `invocation_id` (Runner::start; empty: learnt
+    // from its first event) whose events the run receives, or which carries them.
+    void start(const std::shared_ptr<Run>& run, EventStream stream, std::string invocation_id = {});
+    // prepare() and start() at once, for a stream that carries its events.
     std::shared_ptr<Run> start(RunOwner owner, EventStream stream, std::string invocation_id = {});
     // The run of that id, when it is `owner`'s and still held.
     std::shared_ptr<Run> find(const std::string& id, const RunOwner& owner) const;
