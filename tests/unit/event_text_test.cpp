@@ -111,6 +111,19 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
     }
 }
 
+TEST_CASE("to_json_text writes each timestamp as the tree does, when one repeats and when it changes", "[event][json]")
+{
+    // The writer keeps the last number it wrote; events of one answer share a timestamp, others do not.
+    adk::Event e("weather", adk::Content::model("chunk"));
+    e.id = "e-1";
+    e.partial = true;
+    for (double t : {1764236789.123456, 1764236789.123456, 1764236789.5, 0.0, -0.0, -0.0, 0.0, 1e-7, 1e-7,
+                     1764236789.123456, 2.5, 1e300}) {
+        e.timestamp = t;
+        CHECK(adk::to_json_text(e) == by_tree(e));
+    }
+}
+
 TEST_CASE("an Event fits malloc's per-thread cache, and its boxed members copy and compare as optionals", "[event]")
 {
     // glibc's tcache serves blocks of up to 1,032 bytes without taking its arena's lists; a streaming server

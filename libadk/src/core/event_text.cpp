@@ -160,6 +160,9 @@ public:
     // As Boost.JSON writes a double: the shortest digits that read back to it, in scientific notation with
     // an upper-case E and the exponent bare ("1.5E0", "-2.5E-7"). Infinities and NaN (which nothing read from
     // JSON holds) go through its serializer.
+    //
+    // The last number written on this thread is kept written: a streamed answer's deltas all carry their answer's
+    // timestamp, so each chunk's frame reuses the text instead of formatting the double again.
     void number(double d)
     {
         if (!std::isfinite(d)) {
@@ -167,21 +170,42 @@ public:
             serialize(v);
             return;
         }
-        char buf[40];
-        const auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-        const char* e = std::find(static_cast<const char*>(buf), static_cast<const char*>(r.ptr), 'e');
-        out_.append(buf, static_cast<std::size_t>(e - buf));
-        out_ += 'E';
-        const char* p = e + 1;
-        if (*p == '-')
-            out_ += *p;
-        ++p;  // the sign
-        while (p + 1 < r.ptr && *p == '0')
-            ++p;
-        out_.append(p, static_cast<std::size_t>(r.ptr - p));
+        thread_local LastNumber last;
+        if (last.size == 0 || std::memcmp(&last.value, &d, sizeof d) != 0) {  // bitwise: -0.0 is not 0.0
+            last.size = format(d, last.text);
+            last.value = d;
+        }
+        out_.append(last.text, last.size);
     }
 
 private:
+    class LastNumber {
+    public:
+        double value = 0;
+        char text[48];
+        std::size_t size = 0;  // 0: none yet
+    };
+
+    // Writes `d` (finite) as Boost.JSON does into `out`; returns the length.
+    static std::size_t format(double d, char (&out)[48])
+    {
+        char buf[40];
+        const auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+        const char* e = std::find(static_cast<const char*>(buf), static_cast<const char*>(r.ptr), 'e');
+        std::size_t n = static_cast<std::size_t>(e - buf);
+        std::memcpy(out, buf, n);
+        out[n++] = 'E';
+        const char* p = e + 1;
+        if (*p == '-')
+            out[n++] = '-';
+        ++p;  // the sign
+        while (p + 1 < r.ptr && *p == '0')
+            ++p;
+        const auto rest = static_cast<std::size_t>(r.ptr - p);
+        std::memcpy(out + n, p, rest);
+        return n + rest;
+    }
+
     static bool escaped(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
 
     // The index of the first character from `i` on that must be escaped, or s.size(): eight at a time.
