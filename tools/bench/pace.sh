@@ -9,6 +9,8 @@
 # and how busy the machine was (with both cores full, latency is queueing, not the server's own).
 #   tools/bench/pace.sh [quick]
 #   PACE_RUNS="cpp:20:50 ts:20:1000" tools/bench/pace.sh    only these runs (server:chunks per second:streams)
+#   BENCH_SERVER=/tmp/before/bench_server PACE_RUNS=... tools/bench/pace.sh    a build kept from before a change
+#                                                        (cp build/release/tools/bench/bench_server), same sitting
 # Concurrency 50, 1,000, 5,000 and the most this machine's descriptor limit allows up to 10,000 (the server
 # holds two sockets per stream); the TypeScript server at 50 (about 85 paced streams at 20 per second fill the
 # one core its event loop runs on: at 1,000 it takes minutes to open the streams and never catches up). Each measurement gets a fresh server, warmed up by creating sessions (http_bench), so that no run of an

@@ -8,7 +8,8 @@
 #   measure cpp|sqlite|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
 # cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, ts
 # @google/adk-devtools' `adk api_server` (in-memory sessions, its default). Every process started is stopped
-# when the script exits.
+# when the script exits. BENCH_SERVER names another bench_server binary for cpp and sqlite (a build kept from
+# before a change, to measure both in one sitting).
 root=$PWD
 tools/setup.sh
 cmake --preset release >/dev/null
@@ -47,7 +48,7 @@ start_server() {
         rm -f "$work/sessions.db"*
         sessions=sqlite:///$work/sessions.db  # four slashes: an absolute path
       fi
-      GOOGLE_GEMINI_BASE_URL=$2 "$root/build/release/tools/bench/bench_server" api_server --port "$port" \
+      GOOGLE_GEMINI_BASE_URL=$2 "${BENCH_SERVER:-$root/build/release/tools/bench/bench_server}" api_server --port "$port" \
         --session_service_uri "$sessions" --artifact_service_uri memory:// --log_level error "${@:3}" >"$log" 2>&1 &
       ;;
     ts)
