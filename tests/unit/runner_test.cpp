@@ -145,7 +145,8 @@ TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream o
         adk::Event delta = ctx.make_event(adk::Content::model("Hel"));
         delta.partial = true;
         co_await out.emit(std::move(delta));
-        co_await out.emit(ctx.make_event(adk::Content::model("Hello")));
+        adk::Event whole = ctx.make_event(adk::Content::model("Hello"));
+        co_await out.emit(std::move(whole));
         adk::Event counted = ctx.make_event(adk::Content::model("and more"));
         counted.actions.state_delta["said"] = 2;
         co_await out.emit(std::move(counted));
@@ -153,7 +154,8 @@ TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream o
     run(ioc, [&]() -> asio::awaitable<void> {
         auto sessions = std::make_shared<adk::InMemorySessionService>();
         adk::Runner runner({.app_name = "demo", .agent = agent, .session_service = sessions});
-        adk::Session s = co_await sessions->create_session({"demo", "u1"});
+        adk::CreateSessionRequest create("demo", "u1");
+        adk::Session s = co_await sessions->create_session(std::move(create));
         adk::RunRequest request("u1", s.id, adk::Content::user("go"));
         request.run_config.streaming_mode = adk::StreamingMode::sse;
         request.receiver = keeper;
@@ -168,7 +170,8 @@ TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream o
         CHECK(keeper->events[2].actions.state_delta.at("said") == 2);
         for (const adk::Event& e : keeper->events)
             CHECK(e.invocation_id == started.invocation_id);
-        std::optional<adk::Session> after = co_await sessions->get_session({"demo", "u1", s.id});
+        adk::GetSessionRequest get("demo", "u1", s.id);
+        std::optional<adk::Session> after = co_await sessions->get_session(std::move(get));
         REQUIRE(after);
         REQUIRE(after->events.size() == 3);  // the user's and the two whole ones: the delta is not stored
         CHECK(after->events[1].id == keeper->events[1].id);
@@ -182,13 +185,15 @@ TEST_CASE("RunRequest::receiver: a failing agent's events are received, its fail
     asio::io_context ioc;
     auto keeper = std::make_shared<EventKeeper>();
     auto agent = std::make_shared<FnAgent>("breaker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
-        co_await out.emit(ctx.make_event(adk::Content::model("about to fail")));
+        adk::Event last = ctx.make_event(adk::Content::model("about to fail"));
+        co_await out.emit(std::move(last));
         throw adk::Error(adk::errc::unavailable, "the model is overloaded: try again later");
     });
     run(ioc, [&]() -> asio::awaitable<void> {
         auto sessions = std::make_shared<adk::InMemorySessionService>();
         adk::Runner runner({.app_name = "demo", .agent = agent, .session_service = sessions});
-        adk::Session s = co_await sessions->create_session({"demo", "u1"});
+        adk::CreateSessionRequest create("demo", "u1");
+        adk::Session s = co_await sessions->create_session(std::move(create));
         adk::RunRequest request("u1", s.id, adk::Content::user("go"));
         request.receiver = keeper;
         auto starting = runner.start(std::move(request));
