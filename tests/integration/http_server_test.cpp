@@ -367,6 +367,148 @@ TEST_CASE("HttpServer: a client that sends nothing, or stops reading, is closed 
     CHECK(outcome.get() == boost::beast::error::timeout);
 }
 
+namespace {
+
+// The body of a chunked answer (`raw`: the head, then the chunks); "!" when the chunks do not parse or do not end.
+std::string dechunk(const std::string& raw)
+{
+    std::size_t at = raw.find("\r\n\r\n");
+    if (at == std::string::npos)
+        return "!";
+    at += 4;
+    std::string body;
+    while (true) {
+        const std::size_t line_end = raw.find("\r\n", at);
+        if (line_end == std::string::npos)
+            return "!";
+        const std::size_t size = std::stoul(raw.substr(at, line_end - at), nullptr, 16);
+        at = line_end + 2;
+        if (size == 0)
+            return body;
+        if (raw.size() < at + size + 2 || raw.compare(at + size, 2, "\r\n") != 0)
+            return "!";
+        body.append(raw, at, size);
+        at += size + 2;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("HttpServer: write_now() writes a chunk without waiting, and what the socket did not take is kept and written "
+          "first by flush() and the next write",
+          "[http][server]")
+{
+    // The client does not read until the socket takes no more: the last write_now() is kept in part.
+    std::promise<std::string> stalled;  // what the handler wrote, when the socket took no more
+    std::promise<void> client_reads;
+    std::shared_future<void> reading = client_reads.get_future().share();
+    std::atomic<bool> flushed_ready{false};
+    auto handler = [&](IncomingRequest&, ResponseWriter& res) -> asio::awaitable<void> {
+        CHECK(!res.can_write_now());  // no stream yet
+        co_await res.begin_stream(200, "text/plain");
+        std::string wrote;
+        for (int i = 0; i < 10000; ++i) {
+            REQUIRE(res.can_write_now());
+            const std::string chunk = "<" + std::to_string(i) + ":" + std::string(16 << 10, static_cast<char>('a' + i % 26)) + ">";
+            wrote += chunk;
+            if (!res.write_now(chunk))
+                break;
+        }
+        CHECK(!res.can_write_now());  // the rest of the last one is kept
+        stalled.set_value(wrote);
+        // Waits (without blocking the connection's thread) for the client to read, then writes what was kept.
+        asio::steady_timer poll(co_await asio::this_coro::executor);
+        while (reading.wait_for(0s) != std::future_status::ready) {
+            poll.expires_after(5ms);
+            co_await poll.async_wait(asio::use_awaitable);
+        }
+        co_await res.flush();
+        flushed_ready = res.can_write_now();
+        co_await res.write("<tail>");
+        co_await res.end_stream();
+    };
+    ServerThread s(HttpServerOptions(), handler);
+
+    asio::io_context io;
+    tcp::socket client(io);
+    int small = 4096;
+    ::setsockopt(client.native_handle(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    client.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s.server.port()));
+    asio::write(client, asio::buffer(std::string("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")));
+    auto wrote = stalled.get_future();
+    REQUIRE(wrote.wait_for(20s) == std::future_status::ready);
+    const std::string expected = wrote.get() + "<tail>";
+    client_reads.set_value();
+    const std::string body = dechunk(read_until_closed(client));
+    CHECK(body.size() == expected.size());
+    CHECK(body == expected);  // every chunk whole and in order, the kept part before the tail
+    CHECK(flushed_ready);
+}
+
+TEST_CASE("HttpServer: a write_now() that fails is kept as the stream's failure, which flush() and write() throw",
+          "[http][server]")
+{
+    std::promise<std::string> outcome;
+    auto handler = [&](IncomingRequest&, ResponseWriter& res) -> asio::awaitable<void> {
+        co_await res.begin_stream(200, "text/plain");
+        CHECK(res.write_now("first"));
+        res.close();  // the connection fails under the stream
+        CHECK(res.can_write_now());  // nothing kept and nothing failed yet
+        CHECK(!res.write_now("second"));
+        CHECK(!res.can_write_now());
+        std::string seen;
+        try {
+            co_await res.flush();
+            seen = "flushed";
+        } catch (const boost::system::system_error& e) {
+            seen = "flush threw: " + e.code().message();
+        }
+        try {
+            co_await res.write("third");
+            seen += ", wrote";
+        } catch (const boost::system::system_error& e) {
+            seen += ", write threw";
+        }
+        outcome.set_value(seen);
+    };
+    ServerThread s(HttpServerOptions(), handler);
+    const std::string got = raw_exchange(s.server.port(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK_THAT(got, Catch::Contains("\r\n5\r\nfirst\r\n"));
+    CHECK_THAT(got, !Catch::Contains("second"));
+    auto seen = outcome.get_future();
+    REQUIRE(seen.wait_for(10s) == std::future_status::ready);
+    const std::string text = seen.get();
+    CHECK_THAT(text, Catch::StartsWith("flush threw: "));
+    CHECK_THAT(text, Catch::EndsWith(", write threw"));
+}
+
+TEST_CASE("HttpServer: over TLS a handler cannot write_now() and flush() has nothing to write", "[http][server]")
+{
+    HttpServerOptions options;
+    options.cert_file = adk::test::test_certificate().cert_file;
+    options.key_file = adk::test::test_certificate().key_file;
+    std::promise<bool> could;
+    auto handler = [&](IncomingRequest&, ResponseWriter& res) -> asio::awaitable<void> {
+        co_await res.begin_stream(200, "text/plain");
+        could.set_value(res.can_write_now());
+        co_await res.flush();
+        co_await res.write("over tls");
+        co_await res.end_stream();
+    };
+    ServerThread s(options, handler);
+    adk::net::HttpClientOptions client_options;
+    client_options.ca_file = options.cert_file;
+    adk::net::HttpClient client(client_options);
+    asio::io_context ioc;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::net::HttpRequest req("GET", s.server.base_url() + "/");
+        adk::net::HttpResponse res = co_await client.send(std::move(req));
+        std::string body = co_await res.read_all();
+        CHECK(body == "over tls");
+    }());
+    CHECK(!could.get_future().get());
+}
+
 TEST_CASE("HttpServer: stop() closes the listener and every connection, a handler mid-stream included",
           "[http][server]")
 {

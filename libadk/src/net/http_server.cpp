@@ -126,6 +126,21 @@ asio::awaitable<void> ResponseWriter::end_stream()
     co_await write_chunk({}, true);
 }
 
+asio::awaitable<void> ResponseWriter::flush()
+{
+    co_await flush_kept();
+}
+
+bool ResponseWriter::write_chunk_now(std::string_view) noexcept
+{
+    return false;  // not called: can_write_now() is false without chunk_now_ready()
+}
+
+asio::awaitable<void> ResponseWriter::flush_kept()
+{
+    co_return;
+}
+
 void ResponseWriter::add_header(std::string name, std::string value)
 {
     extra_headers_.emplace_back(std::move(name), std::move(value));
@@ -293,6 +308,8 @@ public:
                                                           !server_->peak_buffer.compare_exchange_weak(seen, buffer.capacity());) {
             }
             next_request();
+            kept_.clear();
+            kept_failure_ = {};
             if (refusal) {
                 keep_alive_ = false;
                 try {
@@ -490,8 +507,89 @@ private:
         start_watch();
     }
 
+    // `data` as one chunk of the stream: its size line (written into `head`), the data, CRLF.
+    static std::array<asio::const_buffer, 3> framed(std::string_view data, std::array<char, 24>& head)
+    {
+        const auto size = std::to_chars(head.data(), head.data() + head.size() - 2, data.size(), 16);
+        char* end = size.ptr;
+        *end++ = '\r';
+        *end++ = '\n';
+        return {asio::buffer(head.data(), static_cast<std::size_t>(end - head.data())),
+                asio::buffer(data.data(), data.size()), asio::buffer("\r\n", 2)};
+    }
+
+    // Writes what the socket takes of `chunk` now, without waiting: all of it, or `ec` is would_block (the
+    // socket took part of it, or none) or the failure.
+    std::size_t write_some_now(const std::array<asio::const_buffer, 3>& chunk, error_code& ec)
+    {
+        tcp::socket& socket = lowest().socket();
+        if (!socket.non_blocking())
+            socket.non_blocking(true, ec);
+        const std::size_t written = ec ? 0 : socket.write_some(chunk, ec);
+        if (!ec && written < asio::buffer_size(chunk))
+            ec = asio::error::would_block;
+        if (ec == asio::error::try_again)
+            ec = asio::error::would_block;
+        return written;
+    }
+
+    bool chunk_now_ready() const noexcept override { return plain && kept_.empty() && !kept_failure_; }
+
+    bool write_chunk_now(std::string_view data) noexcept override
+    {
+        if constexpr (plain) {
+            if (data.empty())
+                return true;
+            std::array<char, 24> head;
+            const std::array<asio::const_buffer, 3> chunk = framed(data, head);
+            error_code ec;
+            const std::size_t written = write_some_now(chunk, ec);
+            if (!ec)
+                return true;
+            if (ec != asio::error::would_block) {
+                kept_failure_ = ec;
+                return false;
+            }
+            try {
+                beast::buffers_suffix<std::array<asio::const_buffer, 3>> rest(chunk);
+                rest.consume(written);
+                kept_.reserve(asio::buffer_size(rest));
+                for (asio::const_buffer b : beast::buffers_range_ref(rest))
+                    kept_.append(static_cast<const char*>(b.data()), b.size());
+            } catch (const std::exception&) {
+                kept_.clear();
+                kept_failure_ = asio::error::no_memory;  // the stream cannot go on whole
+            }
+            return false;
+        }
+        (void)data;
+        return false;
+    }
+
+    asio::awaitable<void> flush_kept() override
+    {
+        if (kept_failure_)
+            throw boost::system::system_error(kept_failure_, "writing the response's stream");
+        if (kept_.empty())
+            co_return;
+        lowest().expires_after(server_->options.write_timeout);
+        auto [ec, n] = co_await asio::async_write(stream_, asio::buffer(kept_), use_tuple);
+        (void)n;
+        lowest().expires_never();
+        if (kept_.capacity() > max_direct_write)
+            std::string().swap(kept_);
+        else
+            kept_.clear();
+        if (ec) {
+            kept_failure_ = ec;
+            throw boost::system::system_error(ec, "writing the response's stream");
+        }
+    }
+
     asio::awaitable<void> write_chunk(std::string_view data, bool last) override
     {
+        if (!kept_.empty() || kept_failure_)
+            co_await flush_kept();  // what write_now() left goes first
         if constexpr (plain) {
             // A stream's chunk usually fits in the socket's send buffer: written here at once, without an
             // asynchronous operation, its timer, or a trip through the scheduler. What does not fit (a client
@@ -499,22 +597,13 @@ private:
             // writes of at most 64 KiB as Asio makes them: one call would hand the kernel megabytes at once,
             // whether the client reads them or not, and hold the thread while it copies them.
             if (!last && data.size() <= max_direct_write) {
-                char head[24];
-                const auto size = std::to_chars(head, head + sizeof head - 2, data.size(), 16);
-                char* end = size.ptr;
-                *end++ = '\r';
-                *end++ = '\n';
-                const std::array<asio::const_buffer, 3> chunk{
-                    asio::buffer(head, static_cast<std::size_t>(end - head)), asio::buffer(data.data(), data.size()),
-                    asio::buffer("\r\n", 2)};
-                tcp::socket& socket = lowest().socket();
+                std::array<char, 24> head;
+                const std::array<asio::const_buffer, 3> chunk = framed(data, head);
                 error_code ec;
-                if (!socket.non_blocking())
-                    socket.non_blocking(true, ec);
-                const std::size_t written = ec ? 0 : socket.write_some(chunk, ec);
-                if (!ec && written == asio::buffer_size(chunk))
+                const std::size_t written = write_some_now(chunk, ec);
+                if (!ec)
                     co_return;
-                if (ec && ec != asio::error::would_block && ec != asio::error::try_again)
+                if (ec != asio::error::would_block)
                     throw boost::system::system_error(ec, "writing the response's stream");
                 beast::buffers_suffix<std::array<asio::const_buffer, 3>> rest(chunk);
                 rest.consume(written);
@@ -547,6 +636,8 @@ private:
     std::shared_ptr<HttpServer::Impl> server_;
     Stream stream_;
     asio::cancellation_signal stop_;  // on the connection's executor
+    std::string kept_;           // what write_now() could not write at once, written first by the next write
+    error_code kept_failure_;    // how write_now() or the write of what it kept failed
     bool keep_alive_ = true;
     asio::cancellation_signal watch_cancel_;
     asio::steady_timer watch_done_;  // cancelled when the watch's read completes

@@ -106,6 +106,18 @@ public:
     asio::awaitable<void> write(std::string_view data);
     asio::awaitable<void> end_stream();
 
+    // Writing a stream's chunk from outside the handler's coroutine, on the connection's thread, while the
+    // handler waits on something else (a run's next event): no asynchronous operation, no wake-up of the handler.
+    // Whether write_now() may be called: a stream open on a plain (not TLS) connection, with nothing kept from an
+    // earlier write_now() and no write failed.
+    bool can_write_now() const noexcept { return streaming_ && !client_gone_ && chunk_now_ready(); }
+    // One chunk, written at once without waiting (needs can_write_now()). True when it is all on the wire; false
+    // when the socket took only part of it, or none (a client that reads slowly: the rest is kept, and written
+    // first by the next write(), end_stream() or flush()), or the write failed (they throw the failure).
+    bool write_now(std::string_view data) noexcept { return write_chunk_now(data); }
+    // Writes what write_now() kept, under the write timeout; throws what the write failed with.
+    asio::awaitable<void> flush();
+
     // A header that the answer to this request will carry, whichever way it is sent (a middle layer's:
     // CORS). Checked with the answer's other headers.
     void add_header(std::string name, std::string value);
@@ -130,6 +142,10 @@ protected:
     virtual asio::awaitable<void> write_head(unsigned status, std::string_view content_type,
                                              const HeaderList& headers, const std::string_view* body) = 0;
     virtual asio::awaitable<void> write_chunk(std::string_view data, bool last) = 0;
+    // write_now() where the connection can (none by default: a write goes through write()).
+    virtual bool chunk_now_ready() const noexcept { return false; }
+    virtual bool write_chunk_now(std::string_view data) noexcept;
+    virtual asio::awaitable<void> flush_kept();
     // A connection's next request starts unanswered.
     void next_request() noexcept;
     // The connection saw its client leave during a stream.
