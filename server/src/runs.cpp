@@ -6,6 +6,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -17,9 +18,11 @@
 namespace adk::server {
 
 Run::Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-         std::weak_ptr<RunRegistry> registry, std::shared_ptr<std::atomic<std::size_t>> total_bytes)
+         std::weak_ptr<RunRegistry> registry, std::shared_ptr<std::atomic<std::size_t>> total_bytes,
+         bool single_threaded)
     : id(std::move(id_)), number(number_), owner(std::move(owner_)), strand_(std::move(strand)), limits_(limits),
-      registry_(std::move(registry)), timer_(strand_), total_bytes_(std::move(total_bytes))
+      registry_(std::move(registry)), timer_(strand_), total_bytes_(std::move(total_bytes)),
+      single_threaded_(single_threaded)
 {
 }
 
@@ -106,7 +109,11 @@ void Run::append(Frame frame)
         *total_bytes_ += log_bytes_ - before;
     else
         *total_bytes_ -= before - log_bytes_;
-    wake_waiting(lock, partial);
+    Deliveries direct;
+    wake_waiting(lock, partial, single_threaded_ ? &direct : nullptr);
+    lock.unlock();
+    if (direct.size != 0)
+        deliver(direct);
 }
 
 void Run::finish()
@@ -119,14 +126,46 @@ void Run::finish()
         asio::post(strand_, [self = shared_from_this()] { self->arm_timer(); });
 }
 
-// Under the mutex: a token to each follower that waits. Its wait ends on its own executor.
-void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial)
+namespace {
+
+// Whether the calling thread is the one that runs `executor`, an io_context's (with work tracked or not).
+bool running_here(const asio::any_io_executor& executor)
+{
+    using untracked = asio::io_context::executor_type;
+    using tracked = decltype(asio::prefer(std::declval<untracked>(), asio::execution::outstanding_work.tracked));
+    if (const auto* e = executor.target<untracked>())
+        return e->running_in_this_thread();
+    if (const auto* e = executor.target<tracked>())
+        return e->running_in_this_thread();
+    return false;
+}
+
+}  // namespace
+
+// Under the mutex: a token to each follower that waits, whose wait ends on its own executor; or, with `direct`,
+// a follower that writes for itself on this thread is put there, to write once the mutex is released.
+void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial, Deliveries* direct)
 {
     for (Follower* f : followers_)
         if (f->waiting_ && !(partial && f->whole_only_)) {
             f->waiting_ = false;
+            if (direct && f->direct_ && direct->size < direct->followers.size() &&
+                running_here(f->wake_.get_executor())) {
+                direct->followers[direct->size++] = f;
+                continue;
+            }
             (void)f->wake_.try_send(boost::system::error_code{});
         }
+}
+
+// On the followers' thread, which is this one: none of them is destroyed meanwhile (each waits in its coroutine).
+void Run::deliver(const Deliveries& direct)
+{
+    for (std::size_t i = 0; i < direct.size; ++i) {
+        Follower* f = direct.followers[i];
+        if (!f->direct_->deliver())
+            (void)f->wake_.try_send(boost::system::error_code{});
+    }
 }
 
 void Run::detach(Follower* follower)
@@ -245,8 +284,9 @@ std::string Run::missed_message(std::uint64_t first, std::uint64_t last) const
            " bytes of a run): the session holds every whole event; read it with GET on the session";
 }
 
-Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only)
-    : run_(std::move(run)), wake_(std::move(executor), 1), whole_only_(whole_events_only)
+Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only,
+                        Direct* direct)
+    : run_(std::move(run)), wake_(std::move(executor), 1), whole_only_(whole_events_only), direct_(direct)
 {
     std::lock_guard lock(run_->mutex_);
     run_->followers_.push_back(this);
@@ -350,7 +390,7 @@ std::shared_ptr<Run> RunRegistry::prepare(RunOwner owner)
         number = ++started_;
     }
     return std::make_shared<Run>(new_uuid(), number, std::move(owner), std::move(strand), limits_, weak_from_this(),
-                                 total_bytes_);
+                                 total_bytes_, single_threaded_);
 }
 
 void RunRegistry::start(const std::shared_ptr<Run>& run, EventStream stream, std::string invocation_id)
@@ -463,42 +503,106 @@ namespace {
 // How much of a run's log one write carries at most (whole frames; one frame may be larger).
 constexpr std::size_t max_write_bytes = std::size_t{64} << 10;
 
+// One connection following a run: what write_run's coroutine reads and writes with, and what writes the frames
+// that come while it waits, without waking it, when the connection can (Run::Follower::Direct).
+class Following final : public Run::Follower::Direct {
+public:
+    Following(net::ResponseWriter& res_, Run& run_, std::uint64_t cursor_, RunWriter& writer_)
+        : res(res_), run(run_), writer(writer_), shared(writer_.shared()), cursor(cursor_)
+    {
+    }
+
+    // Renders what `read` holds into `out`; stops before a frame whose rendering is shared (large_frame() says).
+    // Returns how many frames it rendered.
+    std::size_t render(std::size_t first = 0)
+    {
+        if (first == 0 && read.missed_last != 0)
+            writer.missed(out, run, read.missed_first, read.missed_last);
+        std::size_t i = first;
+        for (; i < read.frames.size() && !large_frame(read.frames[i]); ++i)
+            writer.frame(out, run, read.frames[i]);
+        return i - first;
+    }
+    bool large_frame(const Run::Frame& frame) const { return shared && frame.bytes > max_write_bytes; }
+
+    // A large frame's room is not kept while the client reads on.
+    void trim()
+    {
+        if (out.capacity() > 2 * max_write_bytes)
+            std::string().swap(out);
+    }
+
+    bool deliver() noexcept override
+    {
+        if (!res.can_write_now())
+            return false;
+        while (true) {
+            follower->read(cursor, max_write_bytes, read);
+            if (read.finished ||
+                std::any_of(read.frames.begin(), read.frames.end(), [&](const Run::Frame& f) { return large_frame(f); })) {
+                held = true;  // the follower writes these
+                return false;
+            }
+            if (read.empty())
+                return true;  // read() marked the follower waiting again
+            out.clear();
+            render();
+            const bool written = out.empty() || res.write_now(out);
+            trim();
+            if (!written)
+                return false;  // the follower writes the rest the connection kept
+        }
+    }
+
+    net::ResponseWriter& res;
+    Run& run;
+    RunWriter& writer;
+    const Run::Follower::Render shared;
+    Run::Follower* follower = nullptr;
+    std::uint64_t cursor;
+    Run::Read read;
+    bool held = false;  // deliver() read frames the follower writes
+    std::string out;    // reused: a follower that keeps up allocates nothing per frame
+};
+
 }  // namespace
 
 asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor,
                                 RunWriter& writer)
 {
     auto executor = co_await asio::this_coro::executor;
-    auto follower = std::make_shared<Run::Follower>(run, executor);
+    Following f(res, *run, cursor, writer);
+    auto follower = std::make_shared<Run::Follower>(run, executor, false, &f);  // destroyed before f
+    f.follower = follower.get();
     res.on_client_gone([weak = std::weak_ptr<Run::Follower>(follower)] {
-        if (auto f = weak.lock())
-            f->stop();
+        if (auto fl = weak.lock())
+            fl->stop();
     });
-    const Run::Follower::Render shared = writer.shared();
-    Run::Read read;
-    std::string out;  // reused: a follower that keeps up allocates nothing per frame
+    Run::Read& read = f.read;
+    std::string& out = f.out;
     while (true) {
-        follower->read(cursor, max_write_bytes, read);
+        if (!f.held)
+            follower->read(f.cursor, max_write_bytes, read);
+        f.held = false;
         out.clear();
-        if (read.missed_last != 0)
-            writer.missed(out, *run, read.missed_first, read.missed_last);
-        for (const Run::Frame& frame : read.frames) {
-            if (shared && frame.bytes > max_write_bytes) {  // one rendering for every follower
-                if (!out.empty())
-                    co_await res.write(out);
-                out.clear();
-                const std::shared_ptr<const std::string> text = follower->shared_rendering(frame, shared);
-                co_await res.write(*text);
-                continue;
-            }
-            writer.frame(out, *run, frame);
+        for (std::size_t i = 0; i < read.frames.size();) {
+            i += f.render(i);
+            if (i == read.frames.size())
+                break;
+            if (!out.empty())  // a large frame: one rendering for every follower
+                co_await res.write(out);
+            out.clear();
+            const std::shared_ptr<const std::string> text = follower->shared_rendering(read.frames[i], f.shared);
+            co_await res.write(*text);
+            ++i;
         }
+        if (read.frames.empty() && read.missed_last != 0)
+            f.render();
         if (read.finished)
             writer.finished(out, *run);
         if (!out.empty())
             co_await res.write(out);
-        if (out.capacity() > 2 * max_write_bytes)
-            std::string().swap(out);  // a large frame's room is not kept while the client reads on
+        f.trim();
         if (read.finished)
             co_return true;
         if (read.empty()) {
@@ -508,6 +612,8 @@ asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> r
             asio::cancellation_state state = co_await asio::this_coro::cancellation_state;
             if (state.cancelled() != asio::cancellation_type::none)
                 co_return false;  // the server stops
+            if (!res.can_write_now())
+                co_await res.flush();  // what the run wrote for this follower and the socket did not take
         }
     }
 }

@@ -191,8 +191,10 @@ TEST_CASE("ApiServer: /run answers the events as an array, /run_sse as one frame
           "streaming",
           "[server][runs]")
 {
+    const bool one_thread = GENERATE(false, true);  // on one thread, the run writes a waiting client's frames itself
     Fixture f({adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("It is sunny in Paris."),
-               adk::LlmResponse::function_call("get_weather", paris()), ScriptedModel::chunks({"It is ", "sunny."})});
+               adk::LlmResponse::function_call("get_weather", paris()), ScriptedModel::chunks({"It is ", "sunny."})},
+              0ms, [one_thread](adk::server::ApiServerOptions& o) { o.http.single_threaded = one_thread; });
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string unary_body = run_body("s1", false);
@@ -284,7 +286,9 @@ TEST_CASE("ApiServer: bad run requests get a 4xx before the stream, a failing mo
 TEST_CASE("ApiServer: a client that reconnects with Last-Event-ID gets the frames it missed, and no second run",
           "[server][runs]")
 {
-    Fixture f({adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("Sunny.")}, 300ms);
+    const bool one_thread = GENERATE(false, true);
+    Fixture f({adk::LlmResponse::function_call("get_weather", paris()), adk::LlmResponse::text("Sunny.")}, 300ms,
+              [one_thread](adk::server::ApiServerOptions& o) { o.http.single_threaded = one_thread; });
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string body = run_body("s1", false);
@@ -328,8 +332,11 @@ TEST_CASE("ApiServer: a run whose client left is cancelled when the grace period
           "[server][runs]")
 {
     const auto grace = GENERATE(0ms, 200ms);
-    Fixture f({ScriptedModel::chunks({"Thinking"}).then_hang()}, 0ms,
-              [grace](adk::server::ApiServerOptions& o) { o.run_grace = grace; });
+    const bool one_thread = GENERATE(false, true);
+    Fixture f({ScriptedModel::chunks({"Thinking"}).then_hang()}, 0ms, [grace, one_thread](adk::server::ApiServerOptions& o) {
+        o.run_grace = grace;
+        o.http.single_threaded = one_thread;
+    });
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
         co_await f.create_session("s1");
         const std::string body = run_body("s1", true);
@@ -349,6 +356,127 @@ TEST_CASE("ApiServer: a run whose client left is cancelled when the grace period
         REQUIRE(stored->events.size() == 2);  // the user's message and the mark of the interruption
         CHECK(stored->events[1].interrupted);  // never the partial text
         CHECK(!stored->events[1].content);
+        f.server->stop();
+    }());
+}
+
+namespace {
+
+// Big distinct deltas, many socket buffers' worth: chunk i is 32 KiB of one letter after "<i>".
+std::vector<std::string> big_chunks(int count)
+{
+    std::vector<std::string> chunks;
+    for (int i = 0; i < count; ++i)
+        chunks.push_back("<" + std::to_string(i) + ">" + std::string(32 << 10, static_cast<char>('a' + i % 26)));
+    return chunks;
+}
+
+std::string text_of(const Frame& frame)
+{
+    return std::string(frame.json().at("content").at("parts").at(0).at("text").as_string());
+}
+
+}  // namespace
+
+TEST_CASE("ApiServer on one thread: a client that stops reading mid-answer gets each frame it is sent whole and in "
+          "order, then the answer",
+          "[server][runs]")
+{
+    const std::vector<std::string> chunks = big_chunks(300);  // about 10 MB of deltas: more than loopback holds
+    Fixture f({ScriptedModel::chunks(chunks)}, 0ms, [](adk::server::ApiServerOptions& o) { o.http.single_threaded = true; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", true);
+        adk::net::HttpResponse res = co_await post_sse(f.client, *f.server, body);
+        const std::string run_id(res.header("x-adk-run-id"));
+        // The client reads nothing for a while: the run writes until the socket takes no more, the connection keeps
+        // the rest of that write, and the follower writes it when the client reads again.
+        co_await sleep_for(300ms);
+        FrameReader reader(res);
+        std::vector<Frame> frames = co_await reader.read_all();
+        REQUIRE(frames.size() >= 2);
+        std::uint64_t last = 0;
+        for (std::size_t i = 0; i + 1 < frames.size(); ++i) {
+            const auto id = adk::server::parse_frame_id(frames[i].id);
+            REQUIRE(id);
+            CHECK(id->first == run_id);
+            CHECK(id->second > last);  // in order; deltas the log dropped meanwhile are skipped, never reordered
+            last = id->second;
+            REQUIRE(partial(frames[i]));
+            REQUIRE(id->second <= chunks.size());
+            CHECK(text_of(frames[i]) == chunks[id->second - 1]);  // delta n is chunk n, whole
+        }
+        CHECK(frames.back().id == run_id + ":301");
+        CHECK(!partial(frames.back()));
+        std::string answer;
+        for (const auto& c : chunks)
+            answer += c;
+        CHECK(text_of(frames.back()) == answer);
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer on one thread: a client that joins a run mid-answer gets the frames the first one gets, in the "
+          "same order",
+          "[server][runs]")
+{
+    std::vector<std::string> chunks;
+    for (int i = 0; i < 50; ++i)
+        chunks.push_back("w" + std::to_string(i) + " ");
+    Fixture f({adk::LlmResponse::function_call("get_weather", paris()), ScriptedModel::chunks(chunks)}, 300ms,
+              [](adk::server::ApiServerOptions& o) { o.http.single_threaded = true; });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", true);
+        adk::net::HttpResponse first = co_await post_sse(f.client, *f.server, body);
+        const std::string run_id(first.header("x-adk-run-id"));
+        FrameReader first_reader(first);
+        std::vector<Frame> first_frames = co_await first_reader.read(1);  // the call; the tool runs 300 ms
+        REQUIRE(first_frames.size() == 1);
+        adk::net::HttpClient other(adk::test::no_retries());
+        const std::string events_path = "/apps/weather/users/u/sessions/s1/runs/" + run_id + "/events";
+        adk::net::HttpResponse second = co_await get_sse(other, *f.server, events_path, run_id + ":1");
+        REQUIRE(second.status() == 200);
+        std::vector<Frame> rest = co_await first_reader.read_all();
+        FrameReader second_reader(second);
+        std::vector<Frame> joined = co_await second_reader.read_all();
+        REQUIRE(rest.size() == 52);  // the tool's response, 50 deltas, the answer
+        REQUIRE(joined.size() == rest.size());
+        for (std::size_t i = 0; i < rest.size(); ++i) {
+            CHECK(rest[i].id == run_id + ":" + std::to_string(i + 2));
+            CHECK(joined[i].id == rest[i].id);
+            CHECK(joined[i].data == rest[i].data);
+        }
+        for (std::size_t i = 0; i < chunks.size(); ++i)
+            CHECK(text_of(rest[i + 1]) == chunks[i]);
+        f.server->stop();
+    }());
+}
+
+TEST_CASE("ApiServer on one thread: a client that leaves while the run writes to it does not stop the run",
+          "[server][runs]")
+{
+    const std::vector<std::string> chunks = big_chunks(100);
+    Fixture f({ScriptedModel::chunks(chunks)}, 0ms, [](adk::server::ApiServerOptions& o) {
+        o.http.single_threaded = true;
+        o.run_grace = std::chrono::hours(1);
+    });
+    adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await f.create_session("s1");
+        const std::string body = run_body("s1", true);
+        Left left = co_await start_and_leave(f.client, *f.server, body);
+        REQUIRE(left.first.size() == 1);
+        json::value finished = co_await wait_finished(f.client, *f.server, "s1", left.run_id);
+        REQUIRE(finished.is_object());
+        CHECK(!finished.as_object().contains("gone"));
+        CHECK(finished.at("lastEventId").as_string() == left.run_id + ":101");  // 100 deltas, the answer, no failure
+        adk::GetSessionRequest read(adk::SessionKey("weather", "u", "s1"));
+        std::optional<adk::Session> stored = co_await f.sessions->get_session(std::move(read));
+        REQUIRE(stored->events.size() == 2);  // the user's message and the whole answer
+        std::string answer;
+        for (const auto& c : chunks)
+            answer += c;
+        CHECK(stored->events[1].text() == answer);
         f.server->stop();
     }());
 }
@@ -803,7 +931,9 @@ TEST_CASE("RunRegistry: a follower of whole events only is given no delta and is
           "[server][runs]")
 {
     asio::io_context ioc;
-    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, true);
+    adk::server::RunLimits limits;
+    limits.grace = 0ms;  // the finished run is forgotten at once: ioc.run() returns when the followers are done
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
     // Deltas, then their whole answer, twice; between two frames every follower has read what came and waits.
     auto produce = [&ioc](adk::Sink<adk::Event> sink) -> asio::awaitable<void> {
         for (const char* answer : {"first", "second"}) {
@@ -857,4 +987,142 @@ TEST_CASE("RunRegistry: a follower of whole events only is given no delta and is
     CHECK(whole.frames == std::vector<std::string>{"first", "second"});
     CHECK(whole.wakes <= 3);  // the two whole events and the end: none for a delta
     CHECK(run->finished());
+}
+
+namespace {
+
+// A follower's writer that writes for itself (Run::Follower::Direct): reads what came and keeps the texts; told
+// to refuse, it reads nothing and asks to be woken.
+class DirectWriter final : public adk::server::Run::Follower::Direct {
+public:
+    bool deliver() noexcept override
+    {
+        ++calls;
+        if (refuse)
+            return false;
+        while (true) {
+            follower->read(cursor, 64 * 1024, read);
+            if (read.empty())
+                return true;
+            for (const auto& frame : read.frames)
+                written.push_back(frame.event->text());
+        }
+    }
+
+    adk::server::Run::Follower* follower = nullptr;
+    std::uint64_t cursor = 0;
+    adk::server::Run::Read read;
+    std::vector<std::string> written;
+    int calls = 0;
+    bool refuse = false;
+};
+
+// Follows `run` with a DirectWriter; wait() runs in a coroutine of the io_context, as write_run's does.
+class DirectFollower {
+public:
+    DirectFollower(asio::io_context& ioc_, std::shared_ptr<adk::server::Run> run)
+        : ioc(ioc_), follower(std::move(run), ioc_.get_executor(), false, &writer)
+    {
+        writer.follower = &follower;
+    }
+    ~DirectFollower()
+    {
+        follower.stop();  // ends a wait under way before the follower goes
+        ioc.poll();
+        ioc.restart();
+    }
+
+    // Reads what the log holds, then waits for more.
+    void wait()
+    {
+        woken = false;
+        while (true) {
+            follower.read(writer.cursor, 64 * 1024, writer.read);
+            if (writer.read.empty())
+                break;
+            for (const auto& frame : writer.read.frames)
+                writer.written.push_back(frame.event->text());
+        }
+        asio::co_spawn(
+            ioc,
+            [this]() -> asio::awaitable<void> {
+                co_await follower.wait();
+                woken = true;
+            },
+            asio::detached);
+        ioc.poll();
+        ioc.restart();
+    }
+
+    asio::io_context& ioc;
+    DirectWriter writer;
+    adk::server::Run::Follower follower;
+    bool woken = false;
+};
+
+// The invocation's side: `text` received from a handler on the io_context's thread; returns how many times the
+// follower's writer was called when receive() returned.
+int receive_on_io_thread(asio::io_context& ioc, adk::server::Run& run, DirectWriter& writer, const std::string& text)
+{
+    int calls_at_return = -1;
+    asio::post(ioc, [&] {
+        run.receive(std::make_unique<adk::Event>("agent", adk::Content::model(text)));
+        calls_at_return = writer.calls;
+    });
+    ioc.poll();
+    ioc.restart();
+    return calls_at_return;
+}
+
+}  // namespace
+
+TEST_CASE("RunRegistry: on one thread, a waiting follower that writes for itself is handed each event inside "
+          "receive(), and woken only for what it does not write",
+          "[server][runs]")
+{
+    asio::io_context ioc;
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, true);
+    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+    DirectFollower f(ioc, run);
+    f.wait();
+    CHECK(!f.woken);
+
+    CHECK(receive_on_io_thread(ioc, *run, f.writer, "one") == 1);  // written before receive() returned
+    CHECK(receive_on_io_thread(ioc, *run, f.writer, "two") == 2);
+    CHECK(f.writer.written == std::vector<std::string>{"one", "two"});
+    CHECK(!f.woken);  // its coroutine never ran
+
+    f.writer.refuse = true;  // a client that reads slowly: the follower must write it itself
+    CHECK(receive_on_io_thread(ioc, *run, f.writer, "three") == 3);
+    CHECK(f.woken);
+    f.writer.refuse = false;
+    f.wait();  // reads "three" as write_run does when woken
+    CHECK(f.writer.written == std::vector<std::string>{"one", "two", "three"});
+
+    // An event received on a thread that does not run the io_context wakes the follower; nothing is written
+    // from that thread.
+    std::thread other([&] { run->receive(std::make_unique<adk::Event>("agent", adk::Content::model("four"))); });
+    other.join();
+    ioc.poll();
+    ioc.restart();
+    CHECK(f.writer.calls == 3);
+    CHECK(f.woken);
+    f.wait();
+    CHECK(f.writer.written == std::vector<std::string>{"one", "two", "three", "four"});
+    CHECK(!f.woken);
+}
+
+TEST_CASE("RunRegistry: a registry of many threads wakes every follower, even one that writes for itself",
+          "[server][runs]")
+{
+    asio::io_context ioc;
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, false);
+    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+    DirectFollower f(ioc, run);
+    f.wait();
+    CHECK(receive_on_io_thread(ioc, *run, f.writer, "one") == 0);
+    CHECK(f.writer.calls == 0);
+    CHECK(f.woken);
+    f.wait();
+    CHECK(f.writer.written == std::vector<std::string>{"one"});
 }

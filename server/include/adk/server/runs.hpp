@@ -26,7 +26,11 @@
 // (RunRegistry::start with a stream of its own) has its pump append them.
 //
 // Threads: a run's log is guarded by its mutex; its timers live on the run's strand; a follower that waits is
-// woken through a channel of its own, whose handler runs on the follower's executor.
+// woken through a channel of its own, whose handler runs on the follower's executor. On a single-threaded
+// server (the one thread runs the invocation and the connection), a follower that can write without waiting
+// (Follower::Direct: write_run on a plain connection) is not woken: the run has it write the frames that came,
+// from the invocation's coroutine, after releasing the mutex; the follower is woken only for what it cannot
+// write at once (a client that reads slowly, the run's end, a frame larger than one write).
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
@@ -37,6 +41,7 @@
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -81,8 +86,10 @@ public:
 
 class Run final : public StreamReceiver<Event>, public std::enable_shared_from_this<Run> {
 public:
+    // `single_threaded`: one thread runs the run's strand, its invocation and its followers' connections.
     Run(std::string id_, std::uint64_t number_, RunOwner owner_, asio::any_io_executor strand, RunLimits limits,
-        std::weak_ptr<RunRegistry> registry, std::shared_ptr<std::atomic<std::size_t>> total_bytes);
+        std::weak_ptr<RunRegistry> registry, std::shared_ptr<std::atomic<std::size_t>> total_bytes,
+        bool single_threaded = false);
     ~Run() override;
 
     const std::string id;
@@ -122,7 +129,19 @@ public:
     // frame (a streamed delta) is neither given them nor woken for them.
     class Follower {
     public:
-        Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only = false);
+        // What has a waiting follower's frames written without waking it, on the follower's thread.
+        class Direct {
+        public:
+            virtual ~Direct() = default;
+            // Reads the frames that came and writes them; true when they are written and read() found no more
+            // (the follower waits on), false when the follower must be woken to finish what it read.
+            virtual bool deliver() noexcept = 0;
+        };
+
+        // `direct`: what writes for this follower while it waits, when the run's thread is the follower's
+        // (a single-threaded registry); it must outlive the follower.
+        Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only = false,
+                 Direct* direct = nullptr);
         ~Follower();
         Follower(const Follower&) = delete;
         Follower& operator=(const Follower&) = delete;
@@ -154,6 +173,7 @@ public:
         // One token: the run sends it when a frame comes while the follower waits (or is about to), stop() too.
         asio::experimental::concurrent_channel<void(boost::system::error_code)> wake_;
         const bool whole_only_;
+        Direct* const direct_;
         bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
         std::uint64_t read_to_ = 0;  // under the run's mutex: the last frame read() gave
     };
@@ -186,8 +206,18 @@ private:
     static asio::awaitable<void> pump(std::shared_ptr<Run> self, EventStream stream);
     void append(Frame frame);
     void finish();
-    // `partial`: the frame that came is a streamed delta (followers of whole events only sleep on).
-    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false);
+    // Waiting followers that write the frames that came themselves (Follower::Direct), once the mutex is
+    // released; a run rarely has more than one follower.
+    class Deliveries {
+    public:
+        std::array<Follower*, 4> followers{};
+        std::size_t size = 0;
+    };
+    // `partial`: the frame that came is a streamed delta (followers of whole events only sleep on). With
+    // `direct`, the followers that can write it themselves are put there instead of woken.
+    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false, Deliveries* direct = nullptr);
+    // After the mutex is released: each follower writes what came, or is woken when it cannot.
+    void deliver(const Deliveries& direct);
     void detach(Follower* follower);
     void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
 
@@ -206,6 +236,7 @@ private:
     asio::steady_timer timer_;  // on strand_
     Canceller canceller_;  // set by start(), before the registry gives the run to anyone
     const std::shared_ptr<std::atomic<std::size_t>> total_bytes_;  // of every run of the registry
+    const bool single_threaded_;
 
     mutable std::mutex mutex_;
     std::deque<Held> log_;
