@@ -1078,7 +1078,7 @@ int receive_on_io_thread(asio::io_context& ioc, adk::server::Run& run, DirectWri
 
 TEST_CASE("RunRegistry: on one thread, a waiting follower that writes for itself is handed each event inside "
           "receive(), and woken only for what it does not write",
-          "[server][runs]")
+          "[server][runs][threads]")
 {
     asio::io_context ioc;
     auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, true);
