@@ -109,11 +109,11 @@ void Run::append(Frame frame)
         *total_bytes_ += log_bytes_ - before;
     else
         *total_bytes_ -= before - log_bytes_;
-    Deliveries direct;
-    wake_waiting(lock, partial, single_threaded_ ? &direct : nullptr);
+    bool post = false;
+    wake_waiting(lock, partial, single_threaded_ ? &post : nullptr);
     lock.unlock();
-    if (direct.size != 0)
-        deliver(direct);
+    if (post)
+        asio::post(strand_, [self = shared_from_this()] { self->deliver_waiting(); });
 }
 
 void Run::finish()
@@ -142,25 +142,40 @@ bool running_here(const asio::any_io_executor& executor)
 
 }  // namespace
 
-// Under the mutex: a token to each follower that waits, whose wait ends on its own executor; or, with `direct`,
-// a follower that writes for itself on this thread is put there, to write once the mutex is released.
-void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial, Deliveries* direct)
+// Under the mutex: a token to each follower that waits, whose wait ends on its own executor; or, with `post`, a
+// follower that writes for itself on this thread waits on, for deliver_waiting().
+void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial, bool* post)
 {
     for (Follower* f : followers_)
         if (f->waiting_ && !(partial && f->whole_only_)) {
-            f->waiting_ = false;
-            if (direct && f->direct_ && direct->size < direct->followers.size() &&
-                running_here(f->wake_.get_executor())) {
-                direct->followers[direct->size++] = f;
+            if (post && f->direct_ && running_here(f->wake_.get_executor())) {
+                *post = *post || !delivery_posted_;
+                delivery_posted_ = true;
                 continue;
             }
+            f->waiting_ = false;
             (void)f->wake_.try_send(boost::system::error_code{});
         }
 }
 
-// On the followers' thread, which is this one: none of them is destroyed meanwhile (each waits in its coroutine).
-void Run::deliver(const Deliveries& direct)
+// On the followers' thread. A follower still waiting is suspended in wait() (nothing woke it since it read), so
+// that its connection writes nothing else meanwhile; none of them is destroyed while this runs.
+void Run::deliver_waiting()
 {
+    Deliveries direct;
+    {
+        std::lock_guard lock(mutex_);
+        delivery_posted_ = false;
+        for (Follower* f : followers_) {
+            if (!f->waiting_ || !f->direct_ || !running_here(f->wake_.get_executor()))
+                continue;
+            f->waiting_ = false;
+            if (direct.size < direct.followers.size())
+                direct.followers[direct.size++] = f;
+            else
+                (void)f->wake_.try_send(boost::system::error_code{});
+        }
+    }
     for (std::size_t i = 0; i < direct.size; ++i) {
         Follower* f = direct.followers[i];
         if (!f->direct_->deliver())

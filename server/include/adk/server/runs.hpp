@@ -29,8 +29,9 @@
 // woken through a channel of its own, whose handler runs on the follower's executor. On a single-threaded
 // server (the one thread runs the invocation and the connection), a follower that can write without waiting
 // (Follower::Direct: write_run on a plain connection) is not woken: the run has it write the frames that came,
-// from the invocation's coroutine, after releasing the mutex; the follower is woken only for what it cannot
-// write at once (a client that reads slowly, the run's end, a frame larger than one write).
+// once per turn of the event loop (the frames of a burst in one write), without resuming its coroutine; the
+// follower is woken only for what it cannot write at once (a client that reads slowly, the run's end, a frame
+// larger than one write).
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
@@ -214,10 +215,12 @@ private:
         std::size_t size = 0;
     };
     // `partial`: the frame that came is a streamed delta (followers of whole events only sleep on). With
-    // `direct`, the followers that can write it themselves are put there instead of woken.
-    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false, Deliveries* direct = nullptr);
-    // After the mutex is released: each follower writes what came, or is woken when it cannot.
-    void deliver(const Deliveries& direct);
+    // `post`, a waiting follower that can write for itself on this thread is left waiting, and *post is set
+    // when a delivery must be posted (none is yet).
+    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false, bool* post = nullptr);
+    // Posted on the run's strand (its followers' thread) once for what comes in one turn of the event loop: each
+    // follower that waits writes what came (one write for a burst), or is woken when it cannot.
+    void deliver_waiting();
     void detach(Follower* follower);
     void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
 
@@ -250,6 +253,7 @@ private:
     bool cancelled_ = false;
     std::string invocation_id_;
     std::vector<Follower*> followers_;  // each detaches in its destructor
+    bool delivery_posted_ = false;      // deliver_waiting() is posted and has not run yet
 };
 
 class RunRegistry : public std::enable_shared_from_this<RunRegistry> {
