@@ -527,12 +527,16 @@ public:
     {
     }
 
-    // Renders what `read` holds into `out`; stops before a frame whose rendering is shared (large_frame() says).
-    // Returns how many frames it rendered.
-    std::size_t render(std::size_t first = 0)
+    // Renders into `out` what `read` says was missed, if anything.
+    void render_missed()
     {
-        if (first == 0 && read.missed_last != 0)
+        if (read.missed_last != 0)
             writer.missed(out, run, read.missed_first, read.missed_last);
+    }
+    // Renders the frames `read` holds from `first` into `out`; stops before a frame whose rendering is shared
+    // (large_frame() says). Returns how many frames it rendered.
+    std::size_t render(std::size_t first)
+    {
         std::size_t i = first;
         for (; i < read.frames.size() && !large_frame(read.frames[i]); ++i)
             writer.frame(out, run, read.frames[i]);
@@ -561,7 +565,8 @@ public:
             if (read.empty())
                 return true;  // read() marked the follower waiting again
             out.clear();
-            render();
+            render_missed();
+            render(0);
             const bool written = out.empty() || res.write_now(out);
             trim();
             if (!written)
@@ -600,6 +605,7 @@ asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> r
             follower->read(f.cursor, max_write_bytes, read);
         f.held = false;
         out.clear();
+        f.render_missed();
         for (std::size_t i = 0; i < read.frames.size();) {
             i += f.render(i);
             if (i == read.frames.size())
@@ -611,8 +617,6 @@ asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> r
             co_await res.write(*text);
             ++i;
         }
-        if (read.frames.empty() && read.missed_last != 0)
-            f.render();
         if (read.finished)
             writer.finished(out, *run);
         if (!out.empty())

@@ -458,7 +458,7 @@ TEST_CASE("ApiServer on one thread: a client that joins a run mid-answer gets th
     }());
 }
 
-TEST_CASE("ApiServer on one thread: a client that leaves while the run writes to it does not stop the run",
+TEST_CASE("ApiServer on one thread: a client that leaves mid-answer, megabytes still to write, does not stop the run",
           "[server][runs]")
 {
     const std::vector<std::string> chunks = big_chunks(100);
