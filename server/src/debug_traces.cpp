@@ -26,26 +26,19 @@ json::value to_json(const telemetry::AttributeValue& value)
         value);
 }
 
-// About what a value takes as JSON text: its strings and keys, and a few bytes for everything else. The bound on
-// the bytes kept counts with it, so it must not cost a serialization of each span.
-std::size_t approximate_bytes(const json::value& v)
+// About what an attribute takes as JSON text: its key and strings, and a few bytes for everything else. The bound
+// on the bytes kept counts with it, so it must not cost a serialization of each span.
+std::size_t approximate_bytes(const telemetry::Attribute& a)
 {
-    switch (v.kind()) {
-    case json::kind::string: return v.get_string().size() + 2;
-    case json::kind::array: {
-        std::size_t n = 2;
-        for (const auto& item : v.get_array())
-            n += approximate_bytes(item) + 1;
-        return n;
+    std::size_t value = 20;
+    if (const auto* s = std::get_if<std::string>(&a.value)) {
+        value = s->size() + 2;
+    } else if (const auto* list = std::get_if<std::vector<std::string>>(&a.value)) {
+        value = 2;
+        for (const auto& item : *list)
+            value += item.size() + 3;
     }
-    case json::kind::object: {
-        std::size_t n = 2;
-        for (const auto& kv : v.get_object())
-            n += kv.key().size() + 4 + approximate_bytes(kv.value());
-        return n;
-    }
-    default: return 20;
-    }
+    return a.key.size() + 4 + value;
 }
 
 // "app\nuser\nsession" split (no id holds a line feed: the server refuses control characters in paths).
@@ -70,6 +63,16 @@ bool indexed_by_event(std::string_view name)
 
 }  // namespace
 
+// The attributes as JSON, in the order the span set them.
+json::object DebugTraces::Span::attributes_json() const
+{
+    json::object out;
+    out.reserve(attributes.size());
+    for (const telemetry::Attribute& a : attributes)
+        out[a.key] = to_json(a.value);
+    return out;
+}
+
 DebugTraces::DebugTraces(std::size_t max_spans, std::size_t max_sessions, std::size_t max_bytes)
     : max_spans_(max_spans), max_sessions_(max_sessions), max_bytes_(max_bytes)
 {
@@ -87,17 +90,19 @@ void DebugTraces::on_end(const telemetry::SpanData& data)
         span->parent_span_id = telemetry::to_hex(data.parent_span_id);
     span->start_ns = data.start_ns;
     span->end_ns = data.end_ns;
-    for (const telemetry::Attribute& a : data.attributes)
-        span->attributes[a.key] = to_json(a.value);
+    span->attributes.reserve(data.attributes.size() + 2);
+    span->attributes = data.attributes;
     if (data.status == telemetry::StatusCode::error) {
-        span->attributes["otel.status_code"] = "ERROR";
-        span->attributes["otel.status_description"] = data.status_message;
+        span->attributes.push_back({"otel.status_code", std::string("ERROR")});
+        span->attributes.push_back({"otel.status_description", data.status_message});
     }
     if (indexed_by_event(data.name))
         if (const auto* id = data.find("gcp.vertex.agent.event_id"); id && std::holds_alternative<std::string>(*id))
             span->event_id = std::get<std::string>(*id);
     span->session_key = data.owner->app_name + "\n" + data.owner->user_id + "\n" + data.owner->session_id;
-    span->bytes = approximate_bytes(span->attributes) + 200;  // and the span's own fields
+    span->bytes = 200;  // the span's own fields
+    for (const telemetry::Attribute& a : span->attributes)
+        span->bytes += approximate_bytes(a);
 
     std::lock_guard lock(mutex_);
     bytes_ += span->bytes;
@@ -162,7 +167,7 @@ json::array DebugTraces::session_spans(std::string_view app, const std::optional
                                    {"parent_span_id", parent_here ? json::value(span->parent_span_id) : nullptr},
                                    {"start_time", span->start_ns},
                                    {"end_time", span->end_ns},
-                                   {"attributes", span->attributes}});
+                                   {"attributes", span->attributes_json()}});
     }
     return out;
 }
@@ -174,7 +179,7 @@ std::optional<json::object> DebugTraces::event_trace(std::string_view app, const
     auto it = by_event_.find(event_id);
     if (it == by_event_.end() || !owned_by(it->second->session_key, app, user))
         return std::nullopt;
-    json::object out = it->second->attributes;
+    json::object out = it->second->attributes_json();
     out["trace_id"] = it->second->trace_id;
     out["span_id"] = it->second->span_id;
     return out;

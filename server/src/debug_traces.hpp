@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace adk::server::detail {
 
@@ -57,10 +58,14 @@ private:
         std::string parent_span_id;  // empty for a root
         std::int64_t start_ns = 0;
         std::int64_t end_ns = 0;
-        json::object attributes;
+        // As the span had them (and its error status as otel.status_code and otel.status_description): made
+        // JSON only when the UI asks, which it does for few of the spans kept.
+        std::vector<telemetry::Attribute> attributes;
         std::string session_key;  // "app\nuser\nsession"
         std::string event_id;     // indexed
         std::size_t bytes = 0;    // of the attributes, about
+
+        json::object attributes_json() const;
     };
     using SpanPtr = std::shared_ptr<const Span>;
 
