@@ -7,6 +7,8 @@
 #include "support/run.hpp"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -343,6 +345,30 @@ TEST_CASE("spans of an invocation: a tool call and an answer, nested as they ran
     // What the model was sent carries its generate_content span, to go out as traceparent.
     const auto requests = model->requests();
     REQUIRE(requests.size() == 2);
+    // The request and the answer as the spans keep them: the same text as their JSON trees serialized.
+    const adk::LlmRequest& sent = requests[1];
+    REQUIRE(sent.system_instruction);
+    REQUIRE(sent.tools.size() == 1);
+    json::array declarations;
+    for (const auto& d : sent.tools)
+        declarations.push_back(json::object{{"name", d.name}, {"description", d.description}, {"parameters", d.parameters}});
+    json::array contents;
+    for (const auto& c : sent.contents)
+        contents.push_back(json::value_from(c));
+    const json::object request_tree{
+        {"model", sent.model},
+        {"contents", contents},
+        {"config", json::object{{"systemInstruction", json::value_from(*sent.system_instruction)},
+                                {"tools", json::array{json::object{{"functionDeclarations", declarations}}}}}}};
+    CHECK(text_of(last, "gcp.vertex.agent.llm_request") == json::serialize(request_tree));
+    const Event& answer_event = events[2];
+    REQUIRE(answer_event.content);
+    REQUIRE(answer_event.finish_reason);
+    REQUIRE(answer_event.usage_metadata);
+    const json::object answer_tree{{"content", json::value_from(*answer_event.content)},
+                                   {"finishReason", *answer_event.finish_reason},
+                                   {"usageMetadata", json::value_from(*answer_event.usage_metadata)}};
+    CHECK(text_of(last, "gcp.vertex.agent.llm_response") == json::serialize(answer_tree));
     bool found = false;
     for (const auto& s : spans)
         found = found || (s.name.starts_with("generate_content") && s.context.span_id == requests[1].span_context.span_id);

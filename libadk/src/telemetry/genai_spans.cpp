@@ -1,11 +1,11 @@
 #include "genai_spans.hpp"
 
+#include "../core/json_text.hpp"
+
 #include <adk/agents/agent.hpp>
 #include <adk/tools/tool.hpp>
 
-#include <boost/json/monotonic_resource.hpp>
 #include <boost/json/serialize.hpp>
-#include <boost/json/value_from.hpp>
 
 #include <cctype>
 
@@ -25,47 +25,83 @@ std::string capped(std::string text)
     return json::serialize(note);
 }
 
-// The request as the web UI shows it ({model, contents, config{systemInstruction, tools}}). Its JSON tree lives only
-// while it is serialized, so it is built in one scratch buffer (on the stack while it fits).
+// The request as the web UI shows it ({model, contents, config{systemInstruction, tools}}), written as JSON text
+// without building its tree (the same text as serializing the tree).
 std::string request_json(const LlmRequest& request)
 {
-    unsigned char scratch[8192];
-    json::monotonic_resource buffer(scratch, sizeof scratch);
-    json::storage_ptr sp(&buffer);
-    json::object config(sp);
-    if (request.system_instruction)
-        config["systemInstruction"] = json::value_from(*request.system_instruction, sp);
-    if (!request.tools.empty()) {
-        json::array declarations(sp);
-        for (const auto& d : request.tools)
-            declarations.push_back(
-                json::object({{"name", d.name}, {"description", d.description}, {"parameters", d.parameters}}, sp));
-        config["tools"] = json::array({json::object({{"functionDeclarations", std::move(declarations)}}, sp)}, sp);
+    std::string out;
+    out.reserve(1024);
+    JsonWriter w(out);
+    w.begin_object();
+    w.key("model");
+    w.string(request.model);
+    w.key("contents");
+    w.begin_array();
+    for (const auto& c : request.contents) {
+        w.element();
+        write_content(w, c);
     }
-    json::array contents(sp);
-    contents.reserve(request.contents.size());
-    for (const auto& c : request.contents)
-        contents.push_back(json::value_from(c, sp));
-    json::object v({{"model", request.model}, {"contents", std::move(contents)}, {"config", std::move(config)}}, sp);
-    return json::serialize(v);
+    w.end_array();
+    w.key("config");
+    w.begin_object();
+    if (request.system_instruction) {
+        w.key("systemInstruction");
+        write_content(w, *request.system_instruction);
+    }
+    if (!request.tools.empty()) {
+        w.key("tools");
+        w.begin_array();
+        w.element();
+        w.begin_object();
+        w.key("functionDeclarations");
+        w.begin_array();
+        for (const auto& d : request.tools) {
+            w.element();
+            w.begin_object();
+            w.key("name");
+            w.string(d.name);
+            w.key("description");
+            w.string(d.description);
+            w.key("parameters");
+            w.value(d.parameters);
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+        w.end_array();
+    }
+    w.end_object();
+    w.end_object();
+    return out;
+}
+
+void put_string(JsonWriter& w, std::string_view key, const std::optional<std::string>& v)
+{
+    if (v) {
+        w.key(key);
+        w.string(*v);
+    }
 }
 
 std::string response_json(const LlmResponse& response)
 {
-    unsigned char scratch[4096];
-    json::monotonic_resource buffer(scratch, sizeof scratch);
-    json::object out(&buffer);
-    if (response.content)
-        out["content"] = json::value_from(*response.content, out.storage());
-    if (response.finish_reason)
-        out["finishReason"] = *response.finish_reason;
-    if (response.usage_metadata)
-        out["usageMetadata"] = json::value_from(*response.usage_metadata, out.storage());
-    if (response.error_code)
-        out["errorCode"] = *response.error_code;
-    if (response.error_message)
-        out["errorMessage"] = *response.error_message;
-    return json::serialize(out);
+    std::string out;
+    out.reserve(256);
+    JsonWriter w(out);
+    w.begin_object();
+    if (response.content) {
+        w.key("content");
+        write_content(w, *response.content);
+    }
+    put_string(w, "finishReason", response.finish_reason);
+    if (response.usage_metadata) {
+        w.key("usageMetadata");
+        write_usage(w, *response.usage_metadata);
+    }
+    put_string(w, "errorCode", response.error_code);
+    put_string(w, "errorMessage", response.error_message);
+    w.end_object();
+    return out;
 }
 
 std::string lower(std::string s)
