@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <atomic>
 #include <thread>
 
@@ -98,6 +99,31 @@ TEST_CASE("meter: counters, up-down counters, histograms and gauges, cumulative 
     const auto& bounded = metric(after, "requests");
     CHECK(bounded.points.size() == 4);
     CHECK(point(bounded, {{"otel.metric.overflow", "true"}}).value == 8);
+
+    // Attributes given as views land in the series of the same strings, whatever their order; past the bound, in
+    // the overflow series too.
+    std::string route = "/run", method = "POST";
+    auto timed = meter.histogram("timed", "s", "Timed.", {1});
+    timed.record(0.5, {{"method", "POST"}, {"route", "/run"}});
+    std::array<telemetry::MetricAttributeView, 2> views{{{"route", route}, {"method", method}}};
+    timed.record(2.0, views);
+    std::array<telemetry::MetricAttributeView, 1> other{{{"route", "/health"}}};
+    timed.record(0.25, other);
+    for (int i = 0; i < 3; ++i) {
+        const std::string user = "v" + std::to_string(i);
+        std::array<telemetry::MetricAttributeView, 1> by_user{{{"user", user}}};
+        timed.record(1.0, by_user);
+    }
+    const auto with_timed = meter.collect();
+    const auto& t = metric(with_timed, "timed");
+    CHECK(t.points.size() == 4);
+    const auto& both = point(t, {{"method", "POST"}, {"route", "/run"}});
+    CHECK(both.count == 2);
+    CHECK(both.sum == 2.5);
+    CHECK(both.bucket_counts == std::vector<std::uint64_t>{1, 1});
+    CHECK(point(t, {{"route", "/health"}}).count == 1);
+    CHECK(point(t, {{"user", "v0"}}).count == 1);  // the third series
+    CHECK(point(t, {{"otel.metric.overflow", "true"}}).count == 2);
 
     // A gauge goes with its registration.
     registration = telemetry::GaugeRegistration();

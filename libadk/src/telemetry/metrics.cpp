@@ -5,6 +5,7 @@
 #include "unix_time.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -27,10 +28,25 @@ bool valid_instrument_name(std::string_view name) noexcept
     });
 }
 
-void sort_attributes(MetricAttributes& attributes)
+template <class Attributes>
+void sort_attributes(Attributes& attributes)
 {
     std::sort(attributes.begin(), attributes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
+
+// Attribute sets in order, pair by pair, whether held as strings or as views (the series' map looks views up).
+class AttributesLess {
+public:
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const
+    {
+        return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+            const int keys = std::string_view(x.first).compare(y.first);
+            return keys != 0 ? keys < 0 : std::string_view(x.second) < std::string_view(y.second);
+        });
+    }
+};
 
 const MetricAttributes& overflow_attributes()
 {
@@ -59,19 +75,19 @@ public:
             return;
         sort_attributes(attributes);
         std::lock_guard lock(mutex_);
-        MetricPoint& point = series(std::move(attributes));
-        if (kind_ != InstrumentKind::histogram) {
-            point.value += value;
+        add(series(std::move(attributes)), value);
+    }
+
+    // The same, the attributes copied only for a series seen first.
+    void record(double value, std::span<MetricAttributeView> attributes)
+    {
+        if (value != value)
             return;
-        }
-        const auto bucket = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
-        ++point.bucket_counts[static_cast<std::size_t>(bucket)];
-        if (point.count == 0 || value < point.min)
-            point.min = value;
-        if (point.count == 0 || value > point.max)
-            point.max = value;
-        ++point.count;
-        point.sum += value;
+        sort_attributes(attributes);
+        std::lock_guard lock(mutex_);
+        if (auto it = series_.find(attributes); it != series_.end())
+            return add(it->second, value);
+        add(series(MetricAttributes(attributes.begin(), attributes.end())), value);
     }
 
     MetricData snapshot() const
@@ -92,6 +108,22 @@ public:
     }
 
 private:
+    void add(MetricPoint& point, double value)
+    {
+        if (kind_ != InstrumentKind::histogram) {
+            point.value += value;
+            return;
+        }
+        const auto bucket = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
+        ++point.bucket_counts[static_cast<std::size_t>(bucket)];
+        if (point.count == 0 || value < point.min)
+            point.min = value;
+        if (point.count == 0 || value > point.max)
+            point.max = value;
+        ++point.count;
+        point.sum += value;
+    }
+
     MetricPoint& series(MetricAttributes attributes)
     {
         auto it = series_.find(attributes);
@@ -110,7 +142,7 @@ private:
     const std::vector<double> bounds_;
     const std::size_t max_series_;
     mutable std::mutex mutex_;
-    std::map<MetricAttributes, MetricPoint> series_;
+    std::map<MetricAttributes, MetricPoint, AttributesLess> series_;
 };
 
 class GaugeEntry {
@@ -168,6 +200,12 @@ void Histogram::record(double value, MetricAttributes attributes) const
 {
     if (instrument_)
         instrument_->record(value, std::move(attributes));
+}
+
+void Histogram::record(double value, std::span<MetricAttributeView> attributes) const
+{
+    if (instrument_)
+        instrument_->record(value, attributes);
 }
 
 void Counter::add(double amount, MetricAttributes attributes) const
@@ -310,7 +348,8 @@ std::vector<double> doubling(double first, int count)
     return out;
 }
 
-std::string string_attribute(const SpanData& span, std::string_view key)
+// A view of the span's string attribute (empty when it has none).
+std::string_view string_attribute(const SpanData& span, std::string_view key)
 {
     if (const AttributeValue* v = span.find(key))
         if (const auto* s = std::get_if<std::string>(v))
@@ -336,14 +375,26 @@ bool starts_with(std::string_view s, std::string_view prefix)
     return s.substr(0, prefix.size()) == prefix;
 }
 
-// error.type when the span failed; nothing else.
-void add_error(MetricAttributes& attributes, const SpanData& span)
-{
-    if (span.status != StatusCode::error)
-        return;
-    std::string type = string_attribute(span, "error.type");
-    attributes.emplace_back("error.type", type.empty() ? "_OTHER" : std::move(type));
-}
+// A span's metric attributes: a few views of its own strings, on the stack.
+class Attributes {
+public:
+    Attributes() = default;
+    Attributes(std::string_view key, std::string_view value) { add(key, value); }
+    void add(std::string_view key, std::string_view value) { items_[size_++] = {key, value}; }
+    // error.type when the span failed; nothing else.
+    void add_error(const SpanData& span)
+    {
+        if (span.status != StatusCode::error)
+            return;
+        const std::string_view type = string_attribute(span, "error.type");
+        add("error.type", type.empty() ? "_OTHER" : type);
+    }
+    std::span<MetricAttributeView> span() noexcept { return {items_.data(), size_}; }
+
+private:
+    std::array<MetricAttributeView, 6> items_{};  // the most on_end sets is five
+    std::size_t size_ = 0;
+};
 
 class CallCounts {
 public:
@@ -442,14 +493,14 @@ void GenAiMetrics::on_start(const SpanData& span)
 
 void GenAiMetrics::on_end(const SpanData& span)
 {
-    const std::string operation = string_attribute(span, "gen_ai.operation.name");
+    const std::string_view operation = string_attribute(span, "gen_ai.operation.name");
     if (span.name == "invocation") {
         impl_->active.add(-1);
-        MetricAttributes attributes;
+        Attributes attributes;
         if (span.owner)
-            attributes.emplace_back("adk.app.name", span.owner->app_name);
-        add_error(attributes, span);
-        impl_->invocation_duration.record(seconds(span), std::move(attributes));
+            attributes.add("adk.app.name", span.owner->app_name);
+        attributes.add_error(span);
+        impl_->invocation_duration.record(seconds(span), attributes.span());
         return;
     }
     if (span.name == "call_llm") {
@@ -457,39 +508,40 @@ void GenAiMetrics::on_end(const SpanData& span)
         return;
     }
     if (operation == "generate_content" || starts_with(span.name, "generate_content ")) {
-        MetricAttributes attributes{{"gen_ai.operation.name", "generate_content"}};
-        if (std::string model = string_attribute(span, "gen_ai.request.model"); !model.empty())
-            attributes.emplace_back("gen_ai.request.model", std::move(model));
-        if (std::string model = string_attribute(span, "gen_ai.response.model"); !model.empty())
-            attributes.emplace_back("gen_ai.response.model", std::move(model));
-        MetricAttributes tokens = attributes;
-        add_error(attributes, span);
-        impl_->operation_duration.record(seconds(span), std::move(attributes));
+        Attributes attributes("gen_ai.operation.name", "generate_content");
+        if (std::string_view model = string_attribute(span, "gen_ai.request.model"); !model.empty())
+            attributes.add("gen_ai.request.model", model);
+        if (std::string_view model = string_attribute(span, "gen_ai.response.model"); !model.empty())
+            attributes.add("gen_ai.response.model", model);
+        const Attributes tokens = attributes;
+        attributes.add_error(span);
+        impl_->operation_duration.record(seconds(span), attributes.span());
         for (const auto& [key, type] : {std::pair{"gen_ai.usage.input_tokens", "input"},
                                         std::pair{"gen_ai.usage.output_tokens", "output"}}) {
             if (auto n = int_attribute(span, key)) {
-                MetricAttributes with_type = tokens;
-                with_type.emplace_back("gen_ai.token.type", type);
-                impl_->token_usage.record(static_cast<double>(*n), std::move(with_type));
+                Attributes with_type = tokens;
+                with_type.add("gen_ai.token.type", type);
+                impl_->token_usage.record(static_cast<double>(*n), with_type.span());
             }
         }
         return;
     }
     if (operation == "execute_tool") {
         impl_->count_call(span, false);
-        MetricAttributes attributes{{"gen_ai.tool.name", string_attribute(span, "gen_ai.tool.name")}};
-        add_error(attributes, span);
-        impl_->tool_duration.record(seconds(span), std::move(attributes));
+        Attributes attributes("gen_ai.tool.name", string_attribute(span, "gen_ai.tool.name"));
+        attributes.add_error(span);
+        impl_->tool_duration.record(seconds(span), attributes.span());
         return;
     }
     if (operation == "invoke_agent") {
-        const std::string agent = string_attribute(span, "gen_ai.agent.name");
+        const std::string_view agent = string_attribute(span, "gen_ai.agent.name");
         const CallCounts calls = impl_->take_counts(span.context.span_id);
-        MetricAttributes attributes{{"gen_ai.agent.name", agent}};
-        add_error(attributes, span);
-        impl_->agent_duration.record(seconds(span), std::move(attributes));
-        impl_->inference_calls.record(static_cast<double>(calls.inference), {{"gen_ai.agent.name", agent}});
-        impl_->tool_calls.record(static_cast<double>(calls.tools), {{"gen_ai.agent.name", agent}});
+        Attributes attributes("gen_ai.agent.name", agent);
+        attributes.add_error(span);
+        impl_->agent_duration.record(seconds(span), attributes.span());
+        Attributes by_agent("gen_ai.agent.name", agent);
+        impl_->inference_calls.record(static_cast<double>(calls.inference), by_agent.span());
+        impl_->tool_calls.record(static_cast<double>(calls.tools), by_agent.span());
     }
 }
 

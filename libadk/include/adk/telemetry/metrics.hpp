@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +27,8 @@ namespace adk::telemetry {
 
 // An attribute set of a series: pairs sorted by key (the Meter sorts what it is given).
 using MetricAttributes = std::vector<std::pair<std::string, std::string>>;
+// The same as views, for a record that allocates nothing when its series exists (sorted in place by the Meter).
+using MetricAttributeView = std::pair<std::string_view, std::string_view>;
 
 enum class InstrumentKind {
     counter,          // a monotonic sum (Prometheus counter)
@@ -71,6 +74,7 @@ class Histogram {
 public:
     Histogram() = default;
     void record(double value, MetricAttributes attributes = {}) const;
+    void record(double value, std::span<MetricAttributeView> attributes) const;
 
 private:
     friend class Meter;
