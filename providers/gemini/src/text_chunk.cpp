@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace adk::gemini {
@@ -30,41 +31,45 @@ enum class Slot : std::uint8_t {
 };
 
 // The slot of member `key` of an object `at`. FieldReader also reads the snake_case spelling of a field,
-// so a key with '_' where FieldReader reads is left to the general path.
-Slot classify(At at, json::string_view key)
+// so a key with '_' where FieldReader reads is left to the general path. Keys are compared as std::string_view
+// against literals of known length (a size test, then a short memcmp): this runs for every key of every chunk.
+Slot classify(At at, json::string_view json_key)
 {
-    const bool snake = key.find('_') != json::string_view::npos;
+    using namespace std::string_view_literals;
+    const std::string_view key(json_key.data(), json_key.size());
+    const auto unknown = [&] { return key.find('_') != std::string_view::npos ? Slot::decline : Slot::extra; };
     switch (at) {
     case At::root:
-        if (key == "candidates") return Slot::candidates;
-        if (key == "usageMetadata") return Slot::usage;
-        if (key == "modelVersion") return Slot::model_version;
-        if (key == "error" || key == "promptFeedback") return Slot::decline;
+        if (key == "candidates"sv) return Slot::candidates;
+        if (key == "usageMetadata"sv) return Slot::usage;
+        if (key == "modelVersion"sv) return Slot::model_version;
+        if (key == "error"sv || key == "promptFeedback"sv) return Slot::decline;
         return Slot::skip;
     case At::candidate:
-        if (key == "content") return Slot::content;
-        if (key == "finishReason") return Slot::finish_reason;
-        if (key == "groundingMetadata" || key == "citationMetadata" || key == "safetyRatings") return Slot::provider;
+        if (key == "content"sv) return Slot::content;
+        if (key == "finishReason"sv) return Slot::finish_reason;
+        if (key == "groundingMetadata"sv || key == "citationMetadata"sv || key == "safetyRatings"sv)
+            return Slot::provider;
         return Slot::skip;
     case At::content:
-        if (key == "role") return Slot::role;
-        if (key == "parts") return Slot::parts;
-        return snake ? Slot::decline : Slot::extra;
+        if (key == "role"sv) return Slot::role;
+        if (key == "parts"sv) return Slot::parts;
+        return unknown();
     case At::part:
-        if (key == "text") return Slot::text;
-        if (key == "thought") return Slot::thought;
+        if (key == "text"sv) return Slot::text;
+        if (key == "thought"sv) return Slot::thought;
         // inline data, function calls and responses, code, signatures (base64): the general path
-        if (key == "inlineData" || key == "fileData" || key == "functionCall" || key == "functionResponse" ||
-            key == "executableCode" || key == "codeExecutionResult" || key == "thoughtSignature")
+        if (key == "inlineData"sv || key == "fileData"sv || key == "functionCall"sv || key == "functionResponse"sv ||
+            key == "executableCode"sv || key == "codeExecutionResult"sv || key == "thoughtSignature"sv)
             return Slot::decline;
-        return snake ? Slot::decline : Slot::extra;
+        return unknown();
     case At::usage:
-        if (key == "promptTokenCount") return Slot::prompt_tokens;
-        if (key == "candidatesTokenCount") return Slot::candidates_tokens;
-        if (key == "totalTokenCount") return Slot::total_tokens;
-        if (key == "thoughtsTokenCount") return Slot::thoughts_tokens;
-        if (key == "cachedContentTokenCount") return Slot::cached_tokens;
-        return snake ? Slot::decline : Slot::extra;
+        if (key == "promptTokenCount"sv) return Slot::prompt_tokens;
+        if (key == "candidatesTokenCount"sv) return Slot::candidates_tokens;
+        if (key == "totalTokenCount"sv) return Slot::total_tokens;
+        if (key == "thoughtsTokenCount"sv) return Slot::thoughts_tokens;
+        if (key == "cachedContentTokenCount"sv) return Slot::cached_tokens;
+        return unknown();
     default:
         return Slot::skip;
     }
