@@ -54,6 +54,19 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
                 adk::Event one("a", adk::Content::model(s));
                 CHECK(adk::to_json_text(one) == by_tree(one));
             }
+        // And in strings of every length up to three blocks of eight, plain or past 0x7f around it (the last
+        // bytes are looked at as the eight that end the string).
+        for (const char c : {'"', '\\', '\x1f'})
+            for (std::size_t length = 0; length <= 24; ++length)
+                for (const char fill : {'a', '\xe9'})
+                    for (std::size_t at = 0; at <= length; ++at) {
+                        std::string s(length, fill);
+                        adk::Event plain("a", adk::Content::model(s));
+                        CHECK(adk::to_json_text(plain) == by_tree(plain));
+                        s.insert(at, 1, c);
+                        adk::Event one("a", adk::Content::model(s));
+                        CHECK(adk::to_json_text(one) == by_tree(one));
+                    }
     }
     SECTION("numbers of every size")
     {

@@ -204,19 +204,35 @@ private:
 
     static bool escaped(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
 
-    // The index of the first character from `i` on that must be escaped, or s.size(): eight at a time.
-    static std::size_t plain_run(std::string_view s, std::size_t i)
+    // Whether one of the eight bytes at `p` may need escaping (a control character, '"' or '\\'). Never false
+    // when one does; true at times for a byte past 0x7f next to another (the caller then looks byte by byte).
+    static bool may_escape(const char* p)
     {
         constexpr std::uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
-        for (; i + 8 <= s.size(); i += 8) {
-            std::uint64_t v;
-            std::memcpy(&v, s.data() + i, 8);
-            const std::uint64_t quote = v ^ (ones * '"'), backslash = v ^ (ones * '\\');
-            const std::uint64_t hit = ((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash);
-            if (hit & highs)
-                break;  // one of these eight (the test may also stop at a byte past 0x7f: the loop below decides)
+        std::uint64_t v;
+        std::memcpy(&v, p, 8);
+        const std::uint64_t quote = v ^ (ones * '"'), backslash = v ^ (ones * '\\');
+        const std::uint64_t hit = ((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash);
+        return (hit & highs) != 0;
+    }
+
+    // The index of the first character from `i` on that must be escaped, or s.size(): eight at a time, and the
+    // last few as the eight that end the string (overlapping what was looked at).
+    static std::size_t plain_run(std::string_view s, std::size_t i)
+    {
+        const std::size_t n = s.size();
+        while (i + 8 <= n) {
+            if (!may_escape(s.data() + i)) {
+                i += 8;
+                continue;
+            }
+            for (const std::size_t end = i + 8; i < end; ++i)
+                if (escaped(static_cast<unsigned char>(s[i])))
+                    return i;
         }
-        while (i < s.size() && !escaped(static_cast<unsigned char>(s[i])))
+        if (i < n && n >= 8 && !may_escape(s.data() + n - 8))
+            return n;
+        while (i < n && !escaped(static_cast<unsigned char>(s[i])))
             ++i;
         return i;
     }
