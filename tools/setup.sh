@@ -8,6 +8,7 @@ packages=(
   libboost1.81-all-dev libboost-json1.81-dev   # Boost 1.81: Asio's experimental channel; JSON is separate
   libssl-dev openssl curl catch2
   libsqlite3-dev                               # adk::sqlite: sessions and memory in an SQLite file
+  libmimalloc-dev                              # the allocator adk's programs link (cmake/AdkAllocator.cmake)
   libpq-dev postgresql                         # adk::postgres, and the PostgreSQL server its tests start
   clang-14 libclang-rt-14-dev                  # the libFuzzer targets (tools/fuzz.sh): clang and libFuzzer
   libyaml-cpp-dev                              # adk::cli reads ADK's agent-config YAML
