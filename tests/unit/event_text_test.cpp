@@ -126,7 +126,8 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
 
 TEST_CASE("to_json_text writes each timestamp as the tree does, when one repeats and when it changes", "[event][json]")
 {
-    // The writer keeps the last number it wrote; events of one answer share a timestamp, others do not.
+    // The writer keeps the numbers it wrote (64, by a hash of their bits); events of one answer share a timestamp,
+    // others do not.
     adk::Event e("weather", adk::Content::model("chunk"));
     e.id = "e-1";
     e.partial = true;
@@ -135,6 +136,12 @@ TEST_CASE("to_json_text writes each timestamp as the tree does, when one repeats
         e.timestamp = t;
         CHECK(adk::to_json_text(e) == by_tree(e));
     }
+    // The answers of many streams in turn: more timestamps than the writer keeps, so that slots are taken over.
+    for (int round = 0; round < 3; ++round)
+        for (int stream = 0; stream < 500; ++stream) {
+            e.timestamp = 1764236789.0 + stream * 0.001953125 + stream * 1e-6;
+            CHECK(adk::to_json_text(e) == by_tree(e));
+        }
 }
 
 TEST_CASE("an Event fits malloc's per-thread cache, and its boxed members copy and compare as optionals", "[event]")

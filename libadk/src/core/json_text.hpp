@@ -157,8 +157,9 @@ public:
     // an upper-case E and the exponent bare ("1.5E0", "-2.5E-7"). Infinities and NaN (which nothing read from
     // JSON holds) go through its serializer.
     //
-    // The last number written on this thread is kept written: a streamed answer's deltas all carry their answer's
-    // timestamp, so each chunk's frame reuses the text instead of formatting the double again.
+    // Numbers written on this thread are kept written, 64 of them by a hash of their bits: a streamed answer's
+    // deltas all carry their answer's timestamp, so each chunk's frame reuses the text instead of formatting the
+    // double again, also when the chunks of many answers come in turn.
     void number(double d)
     {
         if (!std::isfinite(d)) {
@@ -166,20 +167,23 @@ public:
             serialize(v);
             return;
         }
-        thread_local LastNumber last;
-        if (last.size == 0 || std::memcmp(&last.value, &d, sizeof d) != 0) {  // bitwise: -0.0 is not 0.0
-            last.size = format(d, last.text);
-            last.value = d;
+        thread_local Written written[64];
+        std::uint64_t bits;
+        std::memcpy(&bits, &d, sizeof d);  // bitwise: -0.0 is not 0.0
+        Written& slot = written[(bits * 0x9e3779b97f4a7c15) >> 58];
+        if (slot.size == 0 || slot.bits != bits) {
+            slot.size = format(d, slot.text);
+            slot.bits = bits;
         }
-        out_.append(last.text, last.size);
+        out_.append(slot.text, slot.size);
     }
 
 private:
-    class LastNumber {
+    class Written {
     public:
-        double value = 0;
-        char text[48];
+        std::uint64_t bits = 0;
         std::size_t size = 0;  // 0: none yet
+        char text[48];
     };
 
     // Writes `d` (finite) as Boost.JSON does into `out`; returns the length.
