@@ -1,10 +1,12 @@
 // ADK's JSON read back: any JSON read as an Event, a Session, a Content or a Part either fails with
 // adk::Error or gives a value whose JSON parses again and reads back to the same value. An event read is also
-// written by to_json_text, which must give the text of its JSON tree exactly.
+// written by to_json_text, and a content read goes into a Gemini request written by encode_request_text: each must
+// give the text of its JSON tree exactly.
 //
 // "The same" allows a double to come back a unit in the last place off (adk::fuzz::json_close says why).
 #include <adk/core/content.hpp>
 #include <adk/core/event.hpp>
+#include <adk/providers/gemini/codec.hpp>
 #include <adk/sessions/session.hpp>
 
 #include "fuzz.hpp"
@@ -59,10 +61,31 @@ void event_text(const json::value& v)
     }
 }
 
+// Gemini's request writer (no JSON tree) against the tree's text: the content as a turn, as a turn without its
+// role, and as the system instruction.
+void gemini_request_text(const json::value& v)
+{
+    adk::Content c;
+    if (!adk::fuzz::only_adk_errors([&] { c = json::value_to<adk::Content>(v); }))
+        return;
+    adk::LlmRequest request;
+    request.contents.push_back(c);
+    request.contents.push_back(c);
+    request.contents.back().role.clear();
+    request.system_instruction = c;
+    const std::string tree = json::serialize(adk::gemini::encode_request(request));
+    const std::string text = adk::gemini::encode_request_text(request);
+    if (text != tree) {
+        std::fprintf(stderr, "tree: %s\ntext: %s\n", tree.c_str(), text.c_str());
+        adk::fuzz::check(false, "encode_request_text writes what the request's JSON tree serializes to");
+    }
+}
+
 void each_type(const json::value& v)
 {
     round_trip<adk::Event>(v);
     event_text(v);
+    gemini_request_text(v);
     round_trip<adk::Session>(v);
     round_trip<adk::Content>(v);
     round_trip<adk::Part>(v);

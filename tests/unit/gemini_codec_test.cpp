@@ -181,6 +181,76 @@ TEST_CASE("gemini: the request body has the recorded shape", "[gemini]")
     CHECK(body3.at("generationConfig").at("thinkingConfig").at("includeThoughts") == true);
 }
 
+TEST_CASE("gemini: a request written as text is the text of its JSON tree, byte for byte", "[gemini]")
+{
+    const auto same = [](const adk::LlmRequest& r) {
+        CHECK(adk::gemini::encode_request_text(r) == json::serialize(adk::gemini::encode_request(r)));
+    };
+    adk::LlmRequest empty;
+    same(empty);
+
+    // Every kind of part, roles given and not, extra members (one named "role" where the role is empty).
+    adk::LlmRequest r;
+    r.model = "gemini-2.5-flash";
+    r.contents.push_back(adk::Content::user("What is the weather in \"Paris\"?\n"));
+    adk::Content no_role;
+    no_role.parts.emplace_back().text = "no role: the user's";
+    r.contents.push_back(no_role);
+    adk::Content odd = no_role;
+    odd.extra = json::object{{"first", 1}, {"role", "ignored"}, {"last", json::array{1, 2}}};
+    r.contents.push_back(odd);
+    adk::Content extra_after_role = adk::Content::model("x");
+    extra_after_role.extra = json::object{{"z", nullptr}};
+    r.contents.push_back(extra_after_role);
+    const json::value followup = json::parse(fixture("providers/gemini/tool_result_followup.request.json"));
+    for (const json::value& c : followup.at("contents").as_array())
+        r.contents.push_back(json::value_to<adk::Content>(c));
+    adk::Content thinking = adk::Content::model("thinking...");
+    thinking.parts[0].thought = true;
+    thinking.parts[0].extra = json::object{{"partMetadata", json::object{{"a", 1.5}}}};
+    r.contents.push_back(thinking);
+    same(r);
+
+    // The system instruction: its role left out, with extra members and without.
+    r.append_instruction("You are a helpful chatbot.");
+    same(r);
+    r.system_instruction->role = "system";
+    same(r);
+    r.system_instruction->extra = json::object{{"a", 1}, {"b", 2}, {"c", 3}};
+    same(r);
+    r.system_instruction->role.clear();
+    r.system_instruction->extra = json::object{{"role", "x"}, {"b", 2}};
+    same(r);
+
+    // Tools (with and without parameters), code execution with and without them, every setting.
+    adk::LlmRequest t = r;
+    t.code_execution = true;
+    same(t);
+    t.tools.emplace_back("get_weather", "Weather \"now\".", json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})"));
+    t.tools.emplace_back("ping", "", nullptr);
+    same(t);
+    t.code_execution = false;
+    same(t);
+    t.cached_content = "cachedContents/abc";
+    t.config.tool_config = json::object{{"functionCallingConfig", json::object{{"mode", "ANY"}}}};
+    t.config.temperature = 0.7;
+    t.config.top_p = 0.95;
+    t.config.top_k = 40;
+    t.config.max_output_tokens = 1024;
+    t.config.stop_sequences = {"END", "\u00e9"};
+    t.config.response_mime_type = "application/json";
+    t.config.response_schema = json::parse(R"({"type":"object"})");
+    t.config.thinking_config.emplace();
+    same(t);
+    t.config.thinking_config->include_thoughts = false;
+    t.config.thinking_config->thinking_budget = 512;
+    t.config.safety_settings = json::array{json::object{{"category", "HARM"}, {"threshold", "BLOCK_NONE"}}};
+    same(t);
+    t.config.temperature = 1e-7;
+    t.config.top_p = -0.0;
+    same(t);
+}
+
 namespace {
 
 // Every field of an LlmResponse, compared.

@@ -8,7 +8,7 @@
 // emplace keeps the first). tag_invoke stays the one mapping for everything else: parts other than text are
 // written through it. The JSON fuzzer (tests/fuzz/json_decode_fuzz.cpp) checks the two agree on every event it
 // reads, and so does tests/unit/event_text_test.cpp.
-#include "json_text.hpp"
+#include <adk/detail/json_writer.hpp>
 
 #include <boost/json/value_from.hpp>
 
@@ -124,7 +124,7 @@ void write_actions(Writer& w, const EventActions& a)
 
 namespace detail {
 
-void write_content(JsonWriter& w, const Content& c)
+void write_content(JsonWriter& w, const Content& c, std::string_view default_role, bool with_role)
 {
     w.begin_object();
     w.key("parts");
@@ -142,8 +142,31 @@ void write_content(JsonWriter& w, const Content& c)
         w.end_object();
     }
     w.end_array();
-    put_nonempty(w, "role", c.role);
-    put_extra(w, c.extra);
+    if (!with_role) {
+        put_extra(w, c.extra);
+        w.end_object();
+        return;
+    }
+    if (!c.role.empty() || default_role.empty()) {
+        put_nonempty(w, "role", c.role);
+        put_extra(w, c.extra);
+        w.end_object();
+        return;
+    }
+    bool role_written = false;
+    for (const auto& kv : c.extra) {
+        if (kv.key() == "role") {
+            if (!role_written && w.extra_key("role"))
+                w.string(default_role);
+            role_written = true;
+        } else if (w.extra_key(kv.key())) {
+            w.value(kv.value());
+        }
+    }
+    if (!role_written) {
+        w.key("role");
+        w.string(default_role);
+    }
     w.end_object();
 }
 

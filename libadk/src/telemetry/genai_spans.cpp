@@ -1,6 +1,6 @@
 #include "genai_spans.hpp"
 
-#include "../core/json_text.hpp"
+#include <adk/detail/json_writer.hpp>
 
 #include <adk/agents/agent.hpp>
 #include <adk/tools/tool.hpp>

@@ -1,6 +1,7 @@
 #include <adk/providers/gemini/codec.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/detail/json_writer.hpp>
 #include <adk/detail/provider_json.hpp>
 #include <adk/models/http_model.hpp>
 
@@ -94,6 +95,136 @@ json::object encode_request(const LlmRequest& request, json::storage_ptr sp)
     if (!cfg.safety_settings.empty())
         body["safetySettings"] = cfg.safety_settings;
     return body;
+}
+
+std::string encode_request_text(const LlmRequest& request)
+{
+    std::string out;
+    out.reserve(1024);
+    detail::JsonWriter w(out);
+    w.begin_object();
+    w.key("contents");
+    w.begin_array();
+    for (const Content& c : request.contents) {
+        w.element();
+        detail::write_content(w, c, "user");
+    }
+    w.end_array();
+    if (const auto& si = request.system_instruction) {
+        w.key("systemInstruction");
+        if (si->extra.empty()) {
+            detail::write_content(w, *si, {}, false);  // Gemini ignores a role here
+        } else {
+            // Erasing "role" from the tree moves its last member into its place: written from the tree.
+            json::object tree = json::value_from(*si).as_object();
+            tree.erase("role");
+            w.value(tree);
+        }
+    }
+    const bool tools = !request.tools.empty() || request.code_execution;
+    if (tools) {
+        w.key("tools");
+        w.begin_array();
+    }
+    if (!request.tools.empty()) {
+        w.element();
+        w.begin_object();
+        w.key("functionDeclarations");
+        w.begin_array();
+        for (const FunctionDeclaration& d : request.tools) {
+            w.element();
+            w.begin_object();
+            w.key("name");
+            w.string(d.name);
+            w.key("description");
+            w.string(d.description);
+            if (!d.parameters.is_null()) {
+                w.key("parametersJsonSchema");
+                w.value(d.parameters);
+            }
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+    }
+    if (request.code_execution) {
+        w.element();
+        w.begin_object();
+        w.key("codeExecution");
+        w.value(json::object());
+        w.end_object();
+    }
+    if (tools)
+        w.end_array();
+    if (!request.cached_content.empty()) {
+        w.key("cachedContent");
+        w.string(request.cached_content);
+    }
+    const GenerateContentConfig& cfg = request.config;
+    if (!cfg.tool_config.empty()) {
+        w.key("toolConfig");
+        w.value(cfg.tool_config);
+    }
+    const bool generation = cfg.temperature || cfg.top_p || cfg.top_k || cfg.max_output_tokens ||
+                            !cfg.stop_sequences.empty() || cfg.response_mime_type || cfg.response_schema ||
+                            cfg.thinking_config;
+    if (generation) {
+        w.key("generationConfig");
+        w.begin_object();
+        if (cfg.temperature) {
+            w.key("temperature");
+            w.number(*cfg.temperature);
+        }
+        if (cfg.top_p) {
+            w.key("topP");
+            w.number(*cfg.top_p);
+        }
+        if (cfg.top_k) {
+            w.key("topK");
+            w.integer(*cfg.top_k);
+        }
+        if (cfg.max_output_tokens) {
+            w.key("maxOutputTokens");
+            w.integer(*cfg.max_output_tokens);
+        }
+        if (!cfg.stop_sequences.empty()) {
+            w.key("stopSequences");
+            w.begin_array();
+            for (const auto& stop : cfg.stop_sequences) {
+                w.element();
+                w.string(stop);
+            }
+            w.end_array();
+        }
+        if (cfg.response_mime_type) {
+            w.key("responseMimeType");
+            w.string(*cfg.response_mime_type);
+        }
+        if (cfg.response_schema) {
+            w.key("responseJsonSchema");
+            w.value(*cfg.response_schema);
+        }
+        if (const auto& thinking = cfg.thinking_config) {
+            w.key("thinkingConfig");
+            w.begin_object();
+            if (thinking->include_thoughts) {
+                w.key("includeThoughts");
+                w.boolean(*thinking->include_thoughts);
+            }
+            if (thinking->thinking_budget) {
+                w.key("thinkingBudget");
+                w.integer(*thinking->thinking_budget);
+            }
+            w.end_object();
+        }
+        w.end_object();
+    }
+    if (!cfg.safety_settings.empty()) {
+        w.key("safetySettings");
+        w.value(cfg.safety_settings);
+    }
+    w.end_object();
+    return out;
 }
 
 namespace {

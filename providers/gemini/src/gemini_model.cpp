@@ -9,7 +9,6 @@
 
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <cstdlib>
 
@@ -23,15 +22,6 @@ using provider::environment;
 json::value parse_or_throw(std::string_view text, std::string_view what, json::storage_ptr storage = {})
 {
     return provider::parse_json(text, "Gemini", what, std::move(storage));
-}
-
-// The request's JSON is built in one buffer (on the stack, then on the heap if it grows) and serialized: no
-// allocation and no destructor per node. Nothing of it outlives this function.
-std::string serialize_request(const LlmRequest& request)
-{
-    unsigned char scratch[8192];
-    json::monotonic_resource buffer(scratch, sizeof scratch);
-    return json::serialize(encode_request(request, &buffer));
 }
 
 class ChunkDecoder final : public WireFormat::StreamDecoder {
@@ -96,7 +86,7 @@ public:
         r.set("content-type", "application/json");
         for (const auto& [name, value] : options_.headers)
             r.set(name, value);
-        r.body = serialize_request(request);
+        r.body = encode_request_text(request);
         r.retry_hint = [](std::string_view body) -> std::optional<std::chrono::milliseconds> {
             boost::system::error_code ec;
             json::value v = json::parse(body, ec);

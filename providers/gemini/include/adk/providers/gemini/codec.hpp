@@ -19,6 +19,9 @@ namespace json = boost::json;
 // contents, systemInstruction, tools (functionDeclarations with parametersJsonSchema), toolConfig,
 // generationConfig (with responseJsonSchema and thinkingConfig), safetySettings. Built in `sp`.
 json::object encode_request(const LlmRequest& request, json::storage_ptr sp = {});
+// The same request as JSON text, written without building the tree: the same text as serializing
+// encode_request(request). What a model call sends.
+std::string encode_request_text(const LlmRequest& request);
 
 // One GenerateContentResponse: the first candidate's content (thought parts, function calls with their
 // ids and thought signatures), finish reason, usage, model version; grounding and citations as provider

@@ -1,7 +1,8 @@
 // JsonWriter: JSON text written straight into a string, without building a json::value tree first, the same byte
 // for byte as Boost.JSON's serializer writes the tree (strings escaped and numbers formatted as it does them). For
-// the texts written often enough that the tree costs: an event's JSON (event_text.cpp) and the model's request and
-// answer as spans keep them (telemetry/genai_spans.cpp).
+// the texts written often enough that the tree costs: an event's JSON (core/event_text.cpp), the model's request and
+// answer as spans keep them (telemetry/genai_spans.cpp), and a provider's request body (providers/gemini). Not part
+// of the API.
 #pragma once
 
 #include <adk/core/event.hpp>
@@ -153,6 +154,14 @@ public:
             serialize(o);
     }
 
+    void value(const json::array& a)
+    {
+        if (a.empty())
+            out_ += "[]";
+        else
+            serialize(a);
+    }
+
     // As Boost.JSON writes a double: the shortest digits that read back to it, in scientific notation with
     // an upper-case E and the exponent bare ("1.5E0", "-2.5E-7"). Infinities and NaN (which nothing read from
     // JSON holds) go through its serializer.
@@ -293,7 +302,10 @@ private:
 };
 
 // A Content as tag_invoke(value_from_tag, Content) makes it; text parts written here, others through tag_invoke.
-void write_content(JsonWriter& w, const Content& c);
+// With `default_role`, a content without a role gets that one, where assigning "role" to that tree puts it (in
+// place of an extra member named "role", else last). Without `with_role`, the role is left out: the tree with "role"
+// erased, for a content without extra members (erasing from a tree with them moves its last member).
+void write_content(JsonWriter& w, const Content& c, std::string_view default_role = {}, bool with_role = true);
 // Usage counts as tag_invoke(value_from_tag, UsageMetadata) makes them.
 void write_usage(JsonWriter& w, const UsageMetadata& u);
 
