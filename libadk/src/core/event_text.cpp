@@ -18,14 +18,6 @@ namespace {
 
 using Writer = detail::JsonWriter;
 
-void put(Writer& w, std::string_view key, const std::optional<std::string>& v)
-{
-    if (v) {
-        w.key(key);
-        w.string(*v);
-    }
-}
-
 void put_nonempty(Writer& w, std::string_view key, const std::string& v)
 {
     if (!v.empty()) {
@@ -68,14 +60,6 @@ bool text_only(const Part& p)
            !p.executable_code && !p.code_execution_result;
 }
 
-void put_count(Writer& w, std::string_view key, const std::optional<std::int64_t>& v)
-{
-    if (v) {
-        w.key(key);
-        w.integer(*v);
-    }
-}
-
 void write_actions(Writer& w, const EventActions& a)
 {
     w.begin_object();
@@ -87,7 +71,7 @@ void write_actions(Writer& w, const EventActions& a)
             w.integer(version);
     w.end_object();
     put_true(w, "skipSummarization", a.skip_summarization);
-    put(w, "transferToAgent", a.transfer_to_agent);
+    w.member("transferToAgent", a.transfer_to_agent);
     put_true(w, "escalate", a.escalate);
     put_value(w, "requestedAuthConfigs", a.requested_auth_configs);
     put_value(w, "requestedToolConfirmations", a.requested_tool_confirmations);
@@ -95,14 +79,8 @@ void write_actions(Writer& w, const EventActions& a)
         const EventCompaction& c = *a.compaction;
         w.key("compaction");
         w.begin_object();
-        if (c.start_timestamp) {
-            w.key("startTimestamp");
-            w.number(*c.start_timestamp);
-        }
-        if (c.end_timestamp) {
-            w.key("endTimestamp");
-            w.number(*c.end_timestamp);
-        }
+        w.member("startTimestamp", c.start_timestamp);
+        w.member("endTimestamp", c.end_timestamp);
         if (c.compacted_content) {
             w.key("compactedContent");
             detail::write_content(w, *c.compacted_content);
@@ -113,7 +91,7 @@ void write_actions(Writer& w, const EventActions& a)
     put_true(w, "endOfAgent", a.end_of_agent);
     if (a.agent_state)
         put_value(w, "agentState", *a.agent_state);
-    put(w, "rewindBeforeInvocationId", a.rewind_before_invocation_id);
+    w.member("rewindBeforeInvocationId", a.rewind_before_invocation_id);
     if (a.route)
         put_value(w, "route", *a.route);
     put_extra(w, a.extra);
@@ -136,7 +114,7 @@ void write_content(JsonWriter& w, const Content& c, std::string_view default_rol
             continue;
         }
         w.begin_object();
-        put(w, "text", p.text);
+        w.member("text", p.text);
         put_true(w, "thought", p.thought);
         put_extra(w, p.extra);
         w.end_object();
@@ -173,11 +151,11 @@ void write_content(JsonWriter& w, const Content& c, std::string_view default_rol
 void write_usage(JsonWriter& w, const UsageMetadata& u)
 {
     w.begin_object();
-    put_count(w, "promptTokenCount", u.prompt_token_count);
-    put_count(w, "candidatesTokenCount", u.candidates_token_count);
-    put_count(w, "totalTokenCount", u.total_token_count);
-    put_count(w, "thoughtsTokenCount", u.thoughts_token_count);
-    put_count(w, "cachedContentTokenCount", u.cached_content_token_count);
+    w.member("promptTokenCount", u.prompt_token_count);
+    w.member("candidatesTokenCount", u.candidates_token_count);
+    w.member("totalTokenCount", u.total_token_count);
+    w.member("thoughtsTokenCount", u.thoughts_token_count);
+    w.member("cachedContentTokenCount", u.cached_content_token_count);
     put_extra(w, u.extra);
     w.end_object();
 }
@@ -212,14 +190,14 @@ void append_json_text(std::string& out, const Event& e)
     put_true(w, "partial", e.partial);
     put_true(w, "turnComplete", e.turn_complete);
     put_true(w, "interrupted", e.interrupted);
-    put(w, "finishReason", e.finish_reason);
-    put(w, "errorCode", e.error_code);
-    put(w, "errorMessage", e.error_message);
+    w.member("finishReason", e.finish_reason);
+    w.member("errorCode", e.error_code);
+    w.member("errorMessage", e.error_message);
     if (e.usage_metadata) {
         w.key("usageMetadata");
         detail::write_usage(w, *e.usage_metadata);
     }
-    put(w, "modelVersion", e.model_version);
+    w.member("modelVersion", e.model_version);
     if (!e.long_running_tool_ids.empty()) {
         w.key("longRunningToolIds");
         w.begin_array();
@@ -235,7 +213,7 @@ void append_json_text(std::string& out, const Event& e)
         const NodeInfo& n = *e.node_info;
         w.key("nodeInfo");
         w.begin_object();
-        put(w, "path", n.path);
+        w.member("path", n.path);
         if (!n.output_for.empty()) {
             w.key("outputFor");
             w.begin_array();
@@ -251,7 +229,7 @@ void append_json_text(std::string& out, const Event& e)
     }
     if (e.output)
         put_value(w, "output", *e.output);
-    put(w, "isolationScope", e.isolation_scope);
+    w.member("isolationScope", e.isolation_scope);
     put_extra(w, e.extra);
     w.end_object();
 }

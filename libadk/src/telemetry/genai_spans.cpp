@@ -75,14 +75,6 @@ std::string request_json(const LlmRequest& request)
     return out;
 }
 
-void put_string(JsonWriter& w, std::string_view key, const std::optional<std::string>& v)
-{
-    if (v) {
-        w.key(key);
-        w.string(*v);
-    }
-}
-
 std::string response_json(const LlmResponse& response)
 {
     std::string out;
@@ -93,13 +85,13 @@ std::string response_json(const LlmResponse& response)
         w.key("content");
         write_content(w, *response.content);
     }
-    put_string(w, "finishReason", response.finish_reason);
+    w.member("finishReason", response.finish_reason);
     if (response.usage_metadata) {
         w.key("usageMetadata");
         write_usage(w, *response.usage_metadata);
     }
-    put_string(w, "errorCode", response.error_code);
-    put_string(w, "errorMessage", response.error_message);
+    w.member("errorCode", response.error_code);
+    w.member("errorMessage", response.error_message);
     w.end_object();
     return out;
 }

@@ -171,22 +171,10 @@ std::string encode_request_text(const LlmRequest& request)
     if (generation) {
         w.key("generationConfig");
         w.begin_object();
-        if (cfg.temperature) {
-            w.key("temperature");
-            w.number(*cfg.temperature);
-        }
-        if (cfg.top_p) {
-            w.key("topP");
-            w.number(*cfg.top_p);
-        }
-        if (cfg.top_k) {
-            w.key("topK");
-            w.integer(*cfg.top_k);
-        }
-        if (cfg.max_output_tokens) {
-            w.key("maxOutputTokens");
-            w.integer(*cfg.max_output_tokens);
-        }
+        w.member("temperature", cfg.temperature);
+        w.member("topP", cfg.top_p);
+        w.member("topK", cfg.top_k);
+        w.member("maxOutputTokens", cfg.max_output_tokens);
         if (!cfg.stop_sequences.empty()) {
             w.key("stopSequences");
             w.begin_array();
@@ -196,25 +184,13 @@ std::string encode_request_text(const LlmRequest& request)
             }
             w.end_array();
         }
-        if (cfg.response_mime_type) {
-            w.key("responseMimeType");
-            w.string(*cfg.response_mime_type);
-        }
-        if (cfg.response_schema) {
-            w.key("responseJsonSchema");
-            w.value(*cfg.response_schema);
-        }
+        w.member("responseMimeType", cfg.response_mime_type);
+        w.member("responseJsonSchema", cfg.response_schema);
         if (const auto& thinking = cfg.thinking_config) {
             w.key("thinkingConfig");
             w.begin_object();
-            if (thinking->include_thoughts) {
-                w.key("includeThoughts");
-                w.boolean(*thinking->include_thoughts);
-            }
-            if (thinking->thinking_budget) {
-                w.key("thinkingBudget");
-                w.integer(*thinking->thinking_budget);
-            }
+            w.member("includeThoughts", thinking->include_thoughts);
+            w.member("thinkingBudget", thinking->thinking_budget);
             w.end_object();
         }
         w.end_object();

@@ -15,8 +15,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace adk::detail {
 
@@ -160,6 +162,25 @@ public:
             out_ += "[]";
         else
             serialize(a);
+    }
+
+    // A member written only when it has a value, as the JSON trees leave an absent optional out.
+    template <class T>
+    void member(std::string_view k, const std::optional<T>& v)
+    {
+        if (!v)
+            return;
+        key(k);
+        if constexpr (std::is_same_v<T, std::string>)
+            string(*v);
+        else if constexpr (std::is_same_v<T, bool>)
+            boolean(*v);
+        else if constexpr (std::is_integral_v<T>)
+            integer(*v);
+        else if constexpr (std::is_floating_point_v<T>)
+            number(*v);
+        else
+            value(*v);
     }
 
     // As Boost.JSON writes a double: the shortest digits that read back to it, in scientific notation with
