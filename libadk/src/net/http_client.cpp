@@ -28,7 +28,6 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
-#include <array>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -327,6 +326,38 @@ private:
     Stop stopped_ = Stop::none;
 };
 
+// A response's body as it lies in the connection's read buffer: the parser hands each piece of the body (a
+// chunk's data, or the bytes of a body with a length or up to the end) to the reader, which keeps a view of it
+// instead of copying it out; the view is valid until the buffer is read into again. One piece at a time: a
+// piece not yet taken is not overwritten (the parser then leaves the next one in the buffer).
+class BodyPiece {
+public:
+    class value_type {
+    public:
+        std::string_view piece;
+    };
+    class reader {
+    public:
+        template <bool isRequest, class Fields>
+        reader(http::header<isRequest, Fields>&, value_type& body) : body_(body)
+        {
+        }
+        void init(const boost::optional<std::uint64_t>&, error_code& ec) { ec = {}; }
+        std::size_t put(asio::const_buffer bytes, error_code& ec)
+        {
+            ec = {};
+            if (!body_.piece.empty())
+                return 0;
+            body_.piece = std::string_view(static_cast<const char*>(bytes.data()), bytes.size());
+            return bytes.size();
+        }
+        void finish(error_code& ec) { ec = {}; }
+
+    private:
+        value_type& body_;
+    };
+};
+
 class HttpExchange {
 public:
     HttpExchange(std::shared_ptr<HttpPool> pool_, std::unique_ptr<Connection> conn_, IdleConnections& idle_)
@@ -356,19 +387,11 @@ public:
     std::shared_ptr<HttpPool> pool;
     std::unique_ptr<Connection> conn;
     IdleConnections* idle;
-    http::response_parser<http::buffer_body> parser;
+    http::response_parser<BodyPiece> parser;
     std::shared_ptr<BodyWatch> watch;  // made with the response's head
-    std::array<char, 4096> chunk{};  // one read; SSE events are far smaller, longer lines take several
 
-    // Points the parser's body at `chunk`, empty: the next piece of the body goes there.
-    void aim_body_at_chunk()
-    {
-        auto& body = parser.get().body();
-        body.data = chunk.data();
-        body.size = chunk.size();
-    }
-    // The bytes of the body in `chunk` since aim_body_at_chunk().
-    std::size_t chunk_bytes() const { return chunk.size() - parser.get().body().size; }
+    // The piece of the body the parser delivered last, in the connection's read buffer (empty: none yet).
+    std::string_view& piece() { return parser.get().body().piece; }
 
     std::string url;
     bool reused = false;
@@ -385,8 +408,7 @@ asio::awaitable<error_code> write_request(Stream& s, http::request<http::string_
 }
 
 template <class Stream>
-asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer,
-                                      http::response_parser<http::buffer_body>& parser)
+asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
 {
     auto [ec, n] = co_await http::async_read_header(s, buffer, parser, use_tuple);
     (void)n;
@@ -395,38 +417,38 @@ asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer,
 
 constexpr std::size_t read_room = 4096;
 
+// Reads into the connection's buffer and parses what came: x.piece() is the piece of the body it delivered, if
+// any (Beast's parser delivers at most one per call).
 template <class Stream>
-asio::awaitable<std::pair<error_code, std::size_t>> read_body(Stream& s, HttpExchange& x)
+asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
 {
-    x.aim_body_at_chunk();
+    x.piece() = {};
     // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
     // that events that came together are read together (and handed out without a read each).
     x.conn->buffer.reserve(x.conn->buffer.size() + read_room);
     auto [ec, n] = co_await http::async_read_some(s, x.conn->buffer, x.parser, use_tuple);
     (void)n;
-    if (ec == http::error::need_buffer)
-        ec = {};
-    co_return std::pair{ec, x.chunk_bytes()};
+    co_return ec;
 }
 
-// Parses into x.chunk what the connection's buffer already holds, without I/O. Returns the body bytes it
-// delivered: none when the buffer holds no piece of the body (then the caller reads), or the parser's error.
-std::pair<error_code, std::size_t> parse_buffered(HttpExchange& x)
+// Parses what the connection's buffer already holds, without I/O, up to the first piece of the body
+// (x.piece(), empty when the buffer holds none: then the caller reads). Returns the parser's error.
+error_code parse_buffered(HttpExchange& x)
 {
     auto& buffer = x.conn->buffer;
-    x.aim_body_at_chunk();
+    x.piece() = {};
     error_code ec;
-    while (buffer.size() > 0 && !x.parser.is_done() && x.chunk_bytes() == 0) {
+    while (buffer.size() > 0 && !x.parser.is_done() && x.piece().empty()) {
         const std::size_t used = x.parser.put(buffer.data(), ec);
-        buffer.consume(used);
-        if (ec == http::error::need_more || ec == http::error::need_buffer) {
+        buffer.consume(used);  // the piece stays where it is: consume() moves no bytes
+        if (ec == http::error::need_more) {
             ec = {};
             break;
         }
         if (ec || used == 0)
             break;
     }
-    return {ec, x.chunk_bytes()};
+    return ec;
 }
 
 // The outcome of one attempt.
@@ -701,25 +723,23 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
         auto& c = *x.conn;
         // Bytes already read are parsed here, without a trip through the scheduler: Beast's async_read_some
         // would post its completion, so chunks that arrived in one read would leave one per turn.
-        const auto [parse_ec, parsed] = detail::parse_buffered(x);
-        if (parse_ec)
-            fail(parse_ec);
-        if (parsed > 0)
-            co_return std::string_view(x.chunk.data(), parsed);
+        if (const error_code ec = detail::parse_buffered(x))
+            fail(ec);
+        if (!x.piece().empty())
+            co_return x.piece();
         if (x.parser.is_done())
             break;
         x.watch->read_starts();
-        std::pair<error_code, std::size_t> got;
+        error_code ec;
         if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))
-            got = co_await detail::read_body(*plain, x);
+            ec = co_await detail::read_body(*plain, x);
         else
-            got = co_await detail::read_body(std::get<ssl::stream<beast::tcp_stream>>(c.stream), x);
+            ec = co_await detail::read_body(std::get<ssl::stream<beast::tcp_stream>>(c.stream), x);
         x.watch->read_ends();
-        const auto [ec, n] = got;
         if (ec)
             fail(ec);
-        if (n > 0)
-            co_return std::string_view(x.chunk.data(), n);
+        if (!x.piece().empty())
+            co_return x.piece();
     }
     x.release();
     co_return std::string_view{};
