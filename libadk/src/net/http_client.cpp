@@ -33,6 +33,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <type_traits>
 #include <variant>
 
 #include <sys/socket.h>
@@ -418,11 +419,22 @@ asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer, htt
 constexpr std::size_t read_room = 4096;
 
 // Reads into the connection's buffer and parses what came: x.piece() is the piece of the body it delivered, if
-// any (Beast's parser delivers at most one per call).
+// any (Beast's parser delivers at most one per call). Called when the buffer holds no whole piece (at most the
+// start of one, or the CRLF that ends a chunk), so more bytes must come: on plain TCP it waits for the socket to
+// be readable before it reads, rather than read first as Asio does (a model writes a chunk every 20 to 100 ms: that
+// read comes back empty), and an empty buffer gives back its memory meanwhile. TLS reads through OpenSSL's
+// buffers, which the socket's readiness does not speak for.
 template <class Stream>
 asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
 {
     x.piece() = {};
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        if (x.conn->buffer.size() == 0)
+            x.conn->buffer.shrink_to_fit();
+        auto [ec] = co_await s.socket().async_wait(tcp::socket::wait_read, use_tuple);
+        if (ec)
+            co_return ec;
+    }
     // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
     // that events that came together are read together (and handed out without a read each).
     x.conn->buffer.reserve(x.conn->buffer.size() + read_room);
