@@ -2,7 +2,8 @@
 # The paced benchmark: streams at a real model's pace. mock-llm writes each chunk 50 ms (20 per second) or
 # 20 ms (50 per second) after the last, stamped with the time it wrote it; the agent is agent_bench's
 # workload (a) (a tool call, then the streamed answer), served over ADK's HTTP API by adk-cpp (bench_server
-# api_server, in-memory sessions, and on SQLite) and by @google/adk-devtools' `adk api_server`. http_bench
+# api_server, in-memory sessions, on SQLite, and with the model reached over TLS as hosted models are: server
+# tls, 20 chunks per second) and by @google/adk-devtools' `adk api_server`. http_bench
 # opens N /run_sse streams at once and, when all are streaming, measures a window in which no invocation
 # starts or ends (http_bench.cpp, mode paced): the server's CPU per chunk, the streams one core holds at that
 # cost, the latency each frame adds after its chunk left the model (p50, p99), the server's RSS per stream,
@@ -24,8 +25,8 @@ quick=${1:-}
 seconds=10 settle=2
 most=$(( ($(ulimit -n) - 100) / 2 ))
 [ "$most" -gt 10000 ] && most=10000
-concurrencies="50 1000 5000 $most" ts_concurrencies=50 sqlite_concurrencies="50 1000 5000"
-[ -n "$quick" ] && { seconds=5; concurrencies="50 1000"; ts_concurrencies=50; sqlite_concurrencies=50; }
+concurrencies="50 1000 5000 $most" ts_concurrencies=50 sqlite_concurrencies="50 1000 5000" tls_concurrencies="50 1000 5000"
+[ -n "$quick" ] && { seconds=5; concurrencies="50 1000"; ts_concurrencies=50; sqlite_concurrencies=50; tls_concurrencies=50; }
 
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 # The answer outlasts opening every stream, the settling and the window: 300 s of chunks.
@@ -33,10 +34,16 @@ start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\"
 pace20=$mock_url
 start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 --stamp
 pace50=$mock_url
+# The model over HTTPS, as hosted models are reached (server tls): the same answer, TLS to the mock.
+make_mock_certificate
+start_mock pace20tls "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 --stamp \
+  "${mock_tls[@]}"
+pace20tls=$mock_url
 
 paced() {  # SERVER RATE CONCURRENCY
   local url=$pace20
   [ "$2" = 50 ] && url=$pace50
+  [ "$1" = tls ] && url=$pace20tls  # 20 chunks per second only
   start_server "$1" "$url"
   measure "$1" paced --concurrency "$3" --seconds $seconds --settle $settle |
     sed "s/^{\"server\":\"$1\",/{\"server\":\"$1\",\"rate\":$2,/" | tee -a "$results.rated"
@@ -49,6 +56,7 @@ else
   for c in $concurrencies; do paced cpp 20 "$c"; done
   for c in $concurrencies; do paced cpp 50 "$c"; done
   for c in $sqlite_concurrencies; do paced sqlite 20 "$c"; done
+  for c in $tls_concurrencies; do paced tls 20 "$c"; done
   for c in $ts_concurrencies; do paced ts 20 "$c"; done
 fi
 mv "$results.rated" "$results"
@@ -57,7 +65,7 @@ node - "$results" <<'JS'
 const fs = require('node:fs');
 const rows = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const fmt = (v, d = 0) => (v === undefined ? '-' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
-const names = { cpp: 'adk-cpp', sqlite: 'adk-cpp, SQLite', ts: 'TypeScript ADK' };
+const names = { cpp: 'adk-cpp', sqlite: 'adk-cpp, SQLite', tls: 'adk-cpp, model over TLS', ts: 'TypeScript ADK' };
 console.log('\n| server | chunks/s per stream (asked) | streams | CPU per chunk | streams per core | added p50 | added p99 | machine busy | RSS per stream | failed |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)

@@ -2,11 +2,13 @@
 # build of mock-llm, http_bench and bench_server, @google/adk-devtools installed from npm beside the TypeScript
 # agent, and functions that start mock-llm and either server, and run http_bench against it.
 #   start_mock NAME SCRIPT_JSON [mock-llm options]    sets $mock_url
-#   start_server cpp|sqlite|ts MOCK_URL [SERVER_ARGS...] sets $server_pid and $base (a fresh port each time);
+#   start_server cpp|sqlite|tls|ts MOCK_URL [SERVER_ARGS...] sets $server_pid and $base (a fresh port each time);
 #                                                       SERVER_ARGS go to either server (--a2a)
+#   make_mock_certificate                               sets $mock_tls: mock-llm's options to serve HTTPS
 #   stop_server
 #   measure cpp|sqlite|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
-# cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, ts
+# cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, tls the same as cpp
+# trusting the certificate of make_mock_certificate (a mock-llm serving HTTPS, as hosted models are reached), ts
 # @google/adk-devtools' `adk api_server` (in-memory sessions, its default). Every process started is stopped
 # when the script exits. BENCH_SERVER names another bench_server binary for cpp and sqlite (a build kept from
 # before a change, to measure both in one sitting).
@@ -35,6 +37,14 @@ start_mock() {
   mock_url=$(sed -n '1s/^listening on //p' "$log")
 }
 
+# A certificate for 127.0.0.1 that mock-llm serves HTTPS with and the tls server trusts (SSL_CERT_FILE).
+make_mock_certificate() {
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$work/mock_key.pem" -out "$work/mock_cert.pem" >/dev/null 2>&1 ||
+    { echo "$0: openssl could not make the mock's certificate" >&2; exit 1; }
+  mock_tls=(--tls --cert "$work/mock_cert.pem" --key "$work/mock_key.pem")
+}
+
 port=18200
 server_pid=""
 start_server() {
@@ -42,13 +52,14 @@ start_server() {
   base=http://127.0.0.1:$port
   local log=$work/server_$1_$port.log
   case $1 in
-    cpp | sqlite)
-      local sessions=memory://
+    cpp | sqlite | tls)
+      local sessions=memory:// trust=()
       if [ "$1" = sqlite ]; then
         rm -f "$work/sessions.db"*
         sessions=sqlite:///$work/sessions.db  # four slashes: an absolute path
       fi
-      GOOGLE_GEMINI_BASE_URL=$2 "${BENCH_SERVER:-$root/build/release/tools/bench/bench_server}" api_server --port "$port" \
+      [ "$1" = tls ] && trust=(SSL_CERT_FILE="$work/mock_cert.pem")
+      env "${trust[@]}" GOOGLE_GEMINI_BASE_URL="$2" "${BENCH_SERVER:-$root/build/release/tools/bench/bench_server}" api_server --port "$port" \
         --session_service_uri "$sessions" --artifact_service_uri memory:// --log_level error "${@:3}" >"$log" 2>&1 &
       ;;
     ts)
