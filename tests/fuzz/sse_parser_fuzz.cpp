@@ -15,20 +15,40 @@ struct Parsed {
     std::string unparsed;
 };
 
-Parsed parse(std::string_view body, const std::vector<std::size_t>& cuts)
+// Copies each event as the parser gives it (the parser reuses the event's strings for the next one).
+class Copier final : public adk::net::SseParser::Receiver {
+public:
+    void on_event(adk::net::SseEvent& event) override { events.push_back(event); }
+    std::vector<adk::net::SseEvent> events;
+};
+
+// Through a vector of events, or (`receiver`) through a Receiver.
+Parsed parse(std::string_view body, const std::vector<std::size_t>& cuts, bool receiver = false)
 {
     Parsed p;
     adk::net::SseParser parser(4096);
+    Copier copier;
+    auto feed = [&](std::string_view bytes) {
+        if (receiver)
+            parser.feed(bytes, copier);
+        else
+            parser.feed(bytes, p.events);
+    };
     p.refused = !adk::fuzz::only_adk_errors([&] {
         std::size_t at = 0;
         for (std::size_t cut : cuts) {
-            parser.feed(body.substr(at, cut - at), p.events);
+            feed(body.substr(at, cut - at));
             at = cut;
         }
-        parser.feed(body.substr(at), p.events);
-        parser.finish(p.events);
+        feed(body.substr(at));
+        if (receiver)
+            parser.finish(copier);
+        else
+            parser.finish(p.events);
         p.unparsed = parser.unparsed();
     });
+    if (receiver)
+        p.events = std::move(copier.events);
     return p;
 }
 
@@ -54,6 +74,10 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
             every.push_back(i);
         splits.push_back(every);
     }
+    const Parsed received = parse(body, cuts, true);
+    adk::fuzz::check(received.refused == whole.refused, "a Receiver is refused exactly when a vector is");
+    if (!whole.refused)
+        adk::fuzz::check(received.events == whole.events, "a Receiver is given the events a vector gets");
     for (const auto& split : splits) {
         const Parsed pieces = parse(body, split);
         adk::fuzz::check(pieces.refused == whole.refused, "a split body is refused exactly when the whole one is");

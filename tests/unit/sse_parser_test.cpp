@@ -36,6 +36,18 @@ std::vector<SseEvent> parse(std::string_view body)
     return parse_in_pieces(body, {});
 }
 
+// Copies each event as the parser gives it, and where its data's characters were.
+class Copier final : public SseParser::Receiver {
+public:
+    void on_event(SseEvent& event) override
+    {
+        events.push_back(event);
+        data_at.push_back(event.data.data());
+    }
+    std::vector<SseEvent> events;
+    std::vector<const char*> data_at;
+};
+
 }  // namespace
 
 TEST_CASE("SSE: fields, comments, multi-line data, blank-line dispatch", "[sse]")
@@ -155,6 +167,40 @@ TEST_CASE("SSE: every recorded provider stream parses the same however it is spl
             CHECK_THAT(unparsed, Catch::Contains("\"status\": \"CANCELLED\""));  // the bare JSON error is kept
     }
     CHECK(files >= 30);
+}
+
+TEST_CASE("SSE: a Receiver is given the events a vector gets, in storage reused from one event to the next", "[sse]")
+{
+    // Types, ids and retries that come and go, invalid UTF-8 in data, type and id: nothing of an event may stay
+    // in the next one.
+    const std::string body = "event: first\nid: 1\nretry: 30\ndata: " + std::string(300, 'a') +
+                             "\n\ndata: " + std::string(300, 'b') + "\xff\n\nevent: t\xfe\nid: \xfd\ndata: x\n\n" +
+                             "data: " + std::string(300, 'c') + "\n\ndata: " + std::string(300, 'd') + "\n\ndata: end";
+    const std::vector<SseEvent> appended = parse(body);
+    REQUIRE(appended.size() == 6);
+    for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, body.size()}) {
+        INFO("fed in pieces of " << piece << " bytes");
+        SseParser parser;
+        Copier copier;
+        for (std::size_t at = 0; at < body.size(); at += piece)
+            parser.feed(std::string_view(body).substr(at, piece), copier);
+        parser.finish(copier);
+        CHECK(copier.events == appended);
+    }
+    // The data of the fourth and sixth events lies where the second's did (the parser's two data strings
+    // take turns): once they have grown, events cost no allocation.
+    SseParser parser;
+    Copier copier;
+    parser.feed(body, copier);
+    parser.finish(copier);
+    REQUIRE(copier.data_at.size() == 6);
+    CHECK(copier.data_at[3] == copier.data_at[1]);
+    CHECK(copier.data_at[5] == copier.data_at[3]);
+    CHECK(appended[1].data == std::string(300, 'b') + "\xEF\xBF\xBD");
+    CHECK(appended[2].event == "t\xEF\xBF\xBD");
+    CHECK(appended[3].event == "message");
+    CHECK(appended[3].retry == std::nullopt);
+    CHECK(appended[3].id == "\xEF\xBF\xBD");  // the last id seen stays, as the specification says
 }
 
 TEST_CASE("SSE: the events of known recordings", "[sse]")

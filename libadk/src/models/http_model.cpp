@@ -37,13 +37,11 @@ public:
                 decoder_ = format_->stream_decoder(limits_);
             std::string_view bytes = co_await response_.read_some();
             end_ = bytes.empty();
+            Decoding decoding(*decoder_, out_);
             if (end_)
-                parser_.finish(events_);
+                parser_.finish(decoding);
             else
-                parser_.feed(bytes, events_);
-            for (const auto& e : events_)
-                decoder_->on_event(e, out_);
-            events_.clear();
+                parser_.feed(bytes, decoding);
             if (end_)
                 decoder_->finish(parser_.unparsed(), out_);
         }
@@ -55,6 +53,17 @@ public:
     void abort() noexcept override { response_.abort(); }
 
 private:
+    // Decodes each event as the parser dispatches it.
+    class Decoding final : public net::SseParser::Receiver {
+    public:
+        Decoding(WireFormat::StreamDecoder& decoder, std::vector<LlmResponse>& out) : decoder_(decoder), out_(out) {}
+        void on_event(net::SseEvent& event) override { decoder_.on_event(event, out_); }
+
+    private:
+        WireFormat::StreamDecoder& decoder_;
+        std::vector<LlmResponse>& out_;
+    };
+
     // An error status, or an answer that is not streamed: one response from the whole body.
     asio::awaitable<void> read_whole_body()
     {
@@ -74,7 +83,6 @@ private:
     ResponseLimits limits_;
     net::SseParser parser_;
     std::unique_ptr<WireFormat::StreamDecoder> decoder_;
-    std::vector<net::SseEvent> events_;
     std::vector<LlmResponse> out_;  // decoded, handed out from next_
     std::size_t next_ = 0;
     bool end_ = false;

@@ -24,9 +24,40 @@ std::size_t ascii_prefix(std::string_view in)
     return n;
 }
 
+// Appends each event to a vector.
+class Appender final : public SseParser::Receiver {
+public:
+    explicit Appender(std::vector<SseEvent>& out) : out_(out) {}
+    void on_event(SseEvent& event) override { out_.push_back(std::move(event)); }
+
+private:
+    std::vector<SseEvent>& out_;
+};
+
+// `to` holds `from` made valid UTF-8, reusing its room when `from` is ASCII (the usual case).
+void assign_valid_utf8(std::string& to, std::string_view from)
+{
+    if (ascii_prefix(from) == from.size())
+        to.assign(from);
+    else
+        to = to_valid_utf8(from);
+}
+
 }  // namespace
 
 void SseParser::feed(std::string_view bytes, std::vector<SseEvent>& out)
+{
+    Appender appender(out);
+    feed(bytes, appender);
+}
+
+void SseParser::finish(std::vector<SseEvent>& out)
+{
+    Appender appender(out);
+    finish(appender);
+}
+
+void SseParser::feed(std::string_view bytes, Receiver& out)
 {
     if (!started_) {
         // Skip a byte order mark at the very start, even when it arrives a byte at a time.
@@ -87,7 +118,7 @@ void SseParser::too_large() const
                                         "stream is broken; raise ResponseLimits::max_event_bytes if it is right");
 }
 
-void SseParser::finish(std::vector<SseEvent>& out)
+void SseParser::finish(Receiver& out)
 {
     if (!partial_.empty()) {
         std::string last = std::move(partial_);
@@ -97,7 +128,7 @@ void SseParser::finish(std::vector<SseEvent>& out)
     dispatch(out);
 }
 
-void SseParser::line(std::string_view text, std::vector<SseEvent>& out)
+void SseParser::line(std::string_view text, Receiver& out)
 {
     if (text.empty()) {
         dispatch(out);
@@ -134,24 +165,28 @@ void SseParser::line(std::string_view text, std::vector<SseEvent>& out)
     }
 }
 
-void SseParser::dispatch(std::vector<SseEvent>& out)
+void SseParser::dispatch(Receiver& out)
 {
     if (!has_data_) {
         event_type_.clear();  // the spec resets the type even when nothing is dispatched
         return;
     }
     data_.pop_back();  // the "\n" after the last data line
-    std::string data = std::move(data_);  // handed over as it is when it is ASCII, the usual case
+    if (ascii_prefix(data_) != data_.size())
+        data_ = to_valid_utf8(data_);
+    // The data changes places with the last event's: each string keeps its room for the next event.
+    event_.data.swap(data_);
     data_.clear();
-    if (ascii_prefix(data) != data.size())
-        data = to_valid_utf8(data);
-    SseEvent event(event_type_.empty() ? std::string("message") : to_valid_utf8(event_type_), std::move(data));
-    event.id = to_valid_utf8(last_id_);
-    event.retry = retry_;
-    out.push_back(std::move(event));
+    if (event_type_.empty())
+        event_.event.assign("message");
+    else
+        assign_valid_utf8(event_.event, event_type_);
+    assign_valid_utf8(event_.id, last_id_);
+    event_.retry = retry_;
     has_data_ = false;
     event_type_.clear();
     retry_.reset();
+    out.on_event(event_);
 }
 
 std::string to_valid_utf8(std::string_view in)

@@ -42,10 +42,24 @@ public:
 
     explicit SseParser(std::size_t max_event_bytes = default_max_event_bytes) : max_event_bytes_(max_event_bytes) {}
 
-    // Parses `bytes` and appends every event they complete to `out`. Throws adk::Error (bad_response) when
-    // a line or an event grows over the limit; the parser is unusable after that.
-    void feed(std::string_view bytes, std::vector<SseEvent>& out);
+    // What is given each event as it is dispatched: the parser's own event, valid during the call, whose
+    // strings the parser reuses for the next event (a stream of events allocates nothing per event once they
+    // have grown). A receiver may move from it.
+    class Receiver {
+    public:
+        virtual void on_event(SseEvent& event) = 0;
+
+    protected:
+        ~Receiver() = default;
+    };
+
+    // Parses `bytes` and gives every event they complete to `out`. Throws adk::Error (bad_response) when
+    // a line or an event grows over the limit (or what `out` throws); the parser is unusable after that.
+    void feed(std::string_view bytes, Receiver& out);
     // The end of the body: the last line and a pending event are dispatched.
+    void finish(Receiver& out);
+    // The same, appending the events to `out`.
+    void feed(std::string_view bytes, std::vector<SseEvent>& out);
     void finish(std::vector<SseEvent>& out);
 
     // Lines that were neither a known field nor a comment, each followed by "\n".
@@ -54,11 +68,12 @@ public:
     static constexpr std::size_t max_unparsed_bytes = 1 << 20;
 
 private:
-    void line(std::string_view text, std::vector<SseEvent>& out);
-    void dispatch(std::vector<SseEvent>& out);
+    void line(std::string_view text, Receiver& out);
+    void dispatch(Receiver& out);
     [[noreturn]] void too_large() const;
 
     std::size_t max_event_bytes_;
+    SseEvent event_;            // the event given to the receiver; its strings keep their room
     std::string partial_;       // the line read so far
     bool after_cr_ = false;     // the last byte was CR: a following LF belongs to it
     bool started_ = false;      // the BOM check is done
