@@ -418,31 +418,6 @@ asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer, htt
 
 constexpr std::size_t read_room = 4096;
 
-// Reads into the connection's buffer and parses what came: x.piece() is the piece of the body it delivered, if
-// any (Beast's parser delivers at most one per call). Called when the buffer holds no whole piece (at most the
-// start of one, or the CRLF that ends a chunk), so more bytes must come: on plain TCP it waits for the socket to
-// be readable before it reads, rather than read first as Asio does (a model writes a chunk every 20 to 100 ms: that
-// read comes back empty), and an empty buffer gives back its memory meanwhile. TLS reads through OpenSSL's
-// buffers, which the socket's readiness does not speak for.
-template <class Stream>
-asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
-{
-    x.piece() = {};
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-        if (x.conn->buffer.size() == 0)
-            x.conn->buffer.shrink_to_fit();
-        auto [ec] = co_await s.socket().async_wait(tcp::socket::wait_read, use_tuple);
-        if (ec)
-            co_return ec;
-    }
-    // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
-    // that events that came together are read together (and handed out without a read each).
-    x.conn->buffer.reserve(x.conn->buffer.size() + read_room);
-    auto [ec, n] = co_await http::async_read_some(s, x.conn->buffer, x.parser, use_tuple);
-    (void)n;
-    co_return ec;
-}
-
 // Parses what the connection's buffer already holds, without I/O, up to the first piece of the body
 // (x.piece(), empty when the buffer holds none: then the caller reads). Returns the parser's error.
 error_code parse_buffered(HttpExchange& x)
@@ -461,6 +436,52 @@ error_code parse_buffered(HttpExchange& x)
             break;
     }
     return ec;
+}
+
+// Reads into the connection's buffer and parses what came: x.piece() is the piece of the body it delivered, if
+// any (Beast's parser delivers at most one per call). Called when the buffer holds no whole piece (at most the
+// start of one, or the CRLF that ends a chunk), so more bytes must come. On plain TCP it waits for the socket to
+// be readable, then reads what is there at once: no read comes back empty first (Asio tries one before it waits,
+// and a model writes a chunk every 20 to 100 ms), the completion is not posted a second time, and an empty buffer
+// gives back its memory while the stream waits. TLS reads through OpenSSL's buffers, which the socket's readiness
+// does not speak for: Beast reads it.
+template <class Stream>
+asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
+{
+    x.piece() = {};
+    auto& buffer = x.conn->buffer;
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        if (buffer.size() == 0)
+            buffer.shrink_to_fit();
+        auto [wec] = co_await s.socket().async_wait(tcp::socket::wait_read, use_tuple);
+        if (wec)
+            co_return wec;
+        error_code ec;
+        if (!s.socket().non_blocking())
+            s.socket().non_blocking(true, ec);  // a readiness that was spurious must not block the thread
+        const std::size_t n = ec ? 0 : s.socket().read_some(buffer.prepare(read_room), ec);
+        buffer.commit(n);
+        if (ec == asio::error::would_block || ec == asio::error::try_again)
+            co_return error_code{};  // nothing after all: the caller waits again
+        if (ec == asio::error::eof) {
+            // As Beast's read has it: the end of a body that runs to the close, or a response cut short.
+            if (!x.parser.got_some())
+                co_return http::error::end_of_stream;
+            ec = {};
+            x.parser.put_eof(ec);
+            co_return ec;
+        }
+        if (ec)
+            co_return ec;
+        co_return parse_buffered(x);
+    } else {
+        // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
+        // that events that came together are read together (and handed out without a read each).
+        buffer.reserve(buffer.size() + read_room);
+        auto [ec, n] = co_await http::async_read_some(s, buffer, x.parser, use_tuple);
+        (void)n;
+        co_return ec;
+    }
 }
 
 // The outcome of one attempt.
