@@ -201,6 +201,21 @@ TEST_CASE("SSE: a Receiver is given the events a vector gets, in storage reused 
     CHECK(appended[3].event == "message");
     CHECK(appended[3].retry == std::nullopt);
     CHECK(appended[3].id == "\xEF\xBF\xBD");  // the last id seen stays, as the specification says
+
+    // An event over 64 KiB is given whole, and its room is not kept for the next one.
+    class Sizes final : public SseParser::Receiver {
+    public:
+        void on_event(SseEvent& event) override { sizes.push_back(event.data.size()); }
+        std::vector<std::size_t> sizes;
+    } sizes;
+    SseParser large;
+    large.feed("data: " + std::string(100'000, 'z') + "\n\ndata: small\n\n", sizes);
+    CHECK(sizes.sizes == std::vector<std::size_t>{100'000, 5});
+    SseParser after_large;
+    Copier copies;
+    after_large.feed("data: " + std::string(100'000, 'z') + "\n\ndata: a\n\ndata: b\n\n", copies);
+    REQUIRE(copies.data_at.size() == 3);
+    CHECK(copies.data_at[2] != copies.data_at[0]);  // the large event's storage went back
 }
 
 TEST_CASE("SSE: the events of known recordings", "[sse]")

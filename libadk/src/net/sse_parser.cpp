@@ -24,6 +24,9 @@ std::size_t ascii_prefix(std::string_view in)
     return n;
 }
 
+// What an event's data string keeps of its room for the next event; a larger one is given back.
+constexpr std::size_t kept_room = std::size_t{64} << 10;
+
 // Appends each event to a vector.
 class Appender final : public SseParser::Receiver {
 public:
@@ -187,6 +190,9 @@ void SseParser::dispatch(Receiver& out)
     event_type_.clear();
     retry_.reset();
     out.on_event(event_);
+    // A large event's room is not kept past it (an image in one event of a model's answer).
+    if (event_.data.capacity() > kept_room)
+        std::string().swap(event_.data);
 }
 
 std::string to_valid_utf8(std::string_view in)

@@ -44,7 +44,7 @@ public:
 
     // What is given each event as it is dispatched: the parser's own event, valid during the call, whose
     // strings the parser reuses for the next event (a stream of events allocates nothing per event once they
-    // have grown). A receiver may move from it.
+    // have grown; the data of an event over 64 KiB is given back after it). A receiver may move from it.
     class Receiver {
     public:
         virtual void on_event(SseEvent& event) = 0;
