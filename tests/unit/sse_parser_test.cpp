@@ -169,7 +169,7 @@ TEST_CASE("SSE: every recorded provider stream parses the same however it is spl
     CHECK(files >= 30);
 }
 
-TEST_CASE("SSE: a Receiver is given the events a vector gets, in storage reused from one event to the next", "[sse]")
+TEST_CASE("SSE: a Receiver is given the events a vector gets in storage reused for the next event unless it is large", "[sse]")
 {
     // Types, ids and retries that come and go, invalid UTF-8 in data, type and id: nothing of an event may stay
     // in the next one.

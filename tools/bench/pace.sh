@@ -34,11 +34,15 @@ start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\"
 pace20=$mock_url
 start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 --stamp
 pace50=$mock_url
-# The model over HTTPS, as hosted models are reached (server tls): the same answer, TLS to the mock.
-make_mock_certificate
-start_mock pace20tls "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 --stamp \
-  "${mock_tls[@]}"
-pace20tls=$mock_url
+# The model over HTTPS, as hosted models are reached (server tls): the same answer, TLS to the mock; started only
+# when a tls run is asked for.
+pace20tls=
+if [ -z "${PACE_RUNS:-}" ] || [[ " $PACE_RUNS" == *" tls:"* ]]; then
+  make_mock_certificate
+  start_mock pace20tls "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 \
+    --stamp "${mock_tls[@]}"
+  pace20tls=$mock_url
+fi
 
 paced() {  # SERVER RATE CONCURRENCY
   local url=$pace20
