@@ -17,7 +17,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/json/parse.hpp>
 
@@ -62,6 +65,34 @@ ServerOptions tls_script()
     o.key_file = adk::test::test_certificate().key_file;
     o.script = boost::json::parse(script_json);
     return o;
+}
+
+// `o` over TLS with the test certificate when `tls`.
+ServerOptions over_tls(ServerOptions o, bool tls)
+{
+    if (tls) {
+        o.tls = true;
+        o.cert_file = adk::test::test_certificate().cert_file;
+        o.key_file = adk::test::test_certificate().key_file;
+    }
+    return o;
+}
+
+// `o` trusting the test certificate when `tls`.
+HttpClientOptions trusting(HttpClientOptions o, bool tls)
+{
+    if (tls)
+        o.ca_file = adk::test::test_certificate().cert_file;
+    return o;
+}
+
+// A TLS server's context with the test certificate.
+asio::ssl::context server_tls_context()
+{
+    asio::ssl::context ctx(asio::ssl::context::tls_server);
+    ctx.use_certificate_chain_file(adk::test::test_certificate().cert_file);
+    ctx.use_private_key_file(adk::test::test_certificate().key_file, asio::ssl::context::pem);
+    return ctx;
 }
 
 // Answers by script_json, after the status `code` with its error body (ServerOptions::status).
@@ -247,14 +278,12 @@ TEST_CASE("HTTP: pieces of a body already read are handed out at once, without a
 
 namespace {
 
-// A server that answers each request on a connection with `responses[i]` as written (heads and framing by
-// hand), in pieces of `piece` bytes, each flushed before the next is written; it reads a request's head and body
-// (Content-Length) before answering.
-asio::awaitable<void> answer_raw(asio::ip::tcp::acceptor& acceptor, std::vector<std::string> responses,
-                                 std::size_t piece)
+// Answers each request on `s` with `responses[i]` as written (heads and framing by hand), in pieces of `piece`
+// bytes, each flushed before the next is written; reads a request's head and body (Content-Length) before
+// answering.
+template <class Stream>
+asio::awaitable<void> answer_on(Stream& s, const std::vector<std::string>& responses, std::size_t piece)
 {
-    asio::ip::tcp::socket s = co_await acceptor.async_accept(asio::use_awaitable);
-    s.set_option(asio::ip::tcp::no_delay(true));
     std::string in;
     for (const std::string& response : responses) {
         while (true) {  // the request: its head, then the Content-Length bytes after it
@@ -283,6 +312,31 @@ asio::awaitable<void> answer_raw(asio::ip::tcp::acceptor& acceptor, std::vector<
     }
 }
 
+// How answer_raw ends a TLS connection after its last response.
+enum class TlsEnd { close_notify, cut };
+
+// A server that accepts one connection and answers on it (answer_on); over TLS with `tls`, ending the stream
+// with TLS's close_notify or cutting the connection without one.
+asio::awaitable<void> answer_raw(asio::ip::tcp::acceptor& acceptor, std::vector<std::string> responses,
+                                 std::size_t piece, asio::ssl::context* tls = nullptr,
+                                 TlsEnd end = TlsEnd::close_notify)
+{
+    asio::ip::tcp::socket s = co_await acceptor.async_accept(asio::use_awaitable);
+    s.set_option(asio::ip::tcp::no_delay(true));
+    if (!tls) {
+        co_await answer_on(s, responses, piece);
+        co_return;
+    }
+    asio::ssl::stream<asio::ip::tcp::socket> stream(std::move(s), *tls);
+    co_await stream.async_handshake(asio::ssl::stream_base::server, asio::use_awaitable);
+    co_await answer_on(stream, responses, piece);
+    if (end == TlsEnd::close_notify) {
+        // Waits for the client's close_notify, which it does not send: ends when it closes.
+        auto [ec] = co_await stream.async_shutdown(asio::as_tuple(asio::use_awaitable));
+        (void)ec;
+    }
+}
+
 }  // namespace
 
 TEST_CASE("HTTP: a body comes out the same in every framing whatever the size of the pieces it arrives in", "[http]")
@@ -301,15 +355,20 @@ TEST_CASE("HTTP: a body comes out the same in every framing whatever the size of
     const std::string sized = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     const std::string in_chunks = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked;
     const std::string to_close = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body;
+    const bool tls = GENERATE(false, true);
+    INFO((tls ? "over TLS" : "over TCP"));
+    asio::ssl::context tls_context = server_tls_context();
     for (const std::size_t piece : {std::size_t{1}, std::size_t{5}, std::size_t{4096}}) {
         INFO("written in pieces of " << piece << " bytes");
         asio::io_context ioc;
         asio::ip::tcp::acceptor acceptor(ioc, {asio::ip::make_address("127.0.0.1"), 0});
-        const std::string url = "http://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()) + "/";
+        const std::string url = (tls ? "https://" : "http://") + std::string("127.0.0.1:") +
+                                std::to_string(acceptor.local_endpoint().port()) + "/";
         // One connection: the sized and chunked bodies end where their framing says, so it is reused; the last
-        // body ends with the connection.
-        asio::co_spawn(ioc, answer_raw(acceptor, {sized, in_chunks, to_close}, piece), asio::detached);
-        HttpClient client;
+        // body ends with the connection (over TLS, with the server's close_notify).
+        asio::co_spawn(ioc, answer_raw(acceptor, {sized, in_chunks, to_close}, piece, tls ? &tls_context : nullptr),
+                       asio::detached);
+        HttpClient client(trusting({}, tls));
         std::vector<std::string> got(3);
         std::vector<std::string> failures(3);
         std::vector<bool> reused(3);
@@ -327,6 +386,82 @@ TEST_CASE("HTTP: a body comes out the same in every framing whatever the size of
         }
         CHECK(reused == std::vector<bool>{false, true, true});
     }
+}
+
+TEST_CASE("HTTP: over TLS a body that runs to the close needs the server's close_notify: cut without one it fails",
+          "[http]")
+{
+    asio::ssl::context tls_context = server_tls_context();
+    asio::io_context ioc;
+    asio::ip::tcp::acceptor acceptor(ioc, {asio::ip::make_address("127.0.0.1"), 0});
+    const std::string url = "https://127.0.0.1:" + std::to_string(acceptor.local_endpoint().port()) + "/";
+    const std::string to_close = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\ndata: 1\n\ndata: 2\n\n";
+    asio::co_spawn(ioc, answer_raw(acceptor, {to_close}, 4096, &tls_context, TlsEnd::cut), asio::detached);
+    HttpClient client(trusting({}, true));
+    std::string got;
+    std::string failure;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(url));
+        failure = co_await read_rest(res, got);
+    }());
+    CHECK(got == "data: 1\n\ndata: 2\n\n");  // what came is handed out
+    // ...but a cut stream could be an attacker's truncation: it is not taken for the body's end.
+    CHECK_THAT(failure, Catch::Contains("the connection broke while reading the response"));
+    CHECK_THAT(failure, Catch::Contains("stream truncated"));
+}
+
+TEST_CASE("HTTP: over TLS a server silent in the handshake hits the connect timeout, silent after it the first-byte "
+          "timeout",
+          "[http]")
+{
+    const bool handshakes = GENERATE(false, true);
+    INFO((handshakes ? "silent after the handshake" : "silent in the handshake"));
+    asio::ssl::context tls_context = server_tls_context();
+    asio::io_context ioc;
+    asio::ip::tcp::acceptor silent(ioc, {asio::ip::make_address("127.0.0.1"), 0});
+    std::vector<std::shared_ptr<asio::ssl::stream<asio::ip::tcp::socket>>> held;  // left without an answer
+    std::function<void()> accept = [&] {
+        silent.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket s) {
+            if (ec)
+                return;
+            auto stream = std::make_shared<asio::ssl::stream<asio::ip::tcp::socket>>(std::move(s), tls_context);
+            held.push_back(stream);
+            if (handshakes)
+                stream->async_handshake(asio::ssl::stream_base::server, [](boost::system::error_code) {});
+            accept();
+        });
+    };
+    accept();
+    HttpClientOptions options = trusting(fast_retries(), true);
+    options.connect_timeout = 150ms;
+    options.first_byte_timeout = 150ms;
+    options.retry.max_retries = 1;
+    HttpClient client(options);
+    LogCapture logs;
+    std::string message;
+    boost::system::error_code code;
+    std::size_t accepted = 0;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        try {
+            co_await client.send(post("https://127.0.0.1:" + std::to_string(silent.local_endpoint().port()) + "/"));
+        } catch (const adk::Error& e) {
+            message = e.message();
+            code = e.code();
+        }
+        accepted = held.size();
+        silent.close();
+        for (auto& s : held)
+            s->lowest_layer().close();
+        held.clear();
+    }());
+    CHECK(code == boost::beast::error::timeout);
+    if (handshakes)
+        CHECK_THAT(message, Catch::Contains("within 150 ms (HttpClientOptions::first_byte_timeout)"));
+    else
+        CHECK_THAT(message, Catch::Contains("the TLS handshake with 127.0.0.1:") &&
+                                Catch::Contains("timed out after 150 ms"));
+    CHECK(accepted == 2);  // the first try and the retry, each on a new connection
+    CHECK(logs.all().size() == 1);  // one retry, then the error
 }
 
 TEST_CASE("HTTP: TLS with a trusted certificate, host name checked", "[http]")
@@ -500,12 +635,14 @@ TEST_CASE("HTTP: a refused connection is retried, then reported with what to che
 
 TEST_CASE("HTTP: a connection cut mid-body throws, and nothing is retried after bytes were delivered", "[http]")
 {
+    const bool tls = GENERATE(false, true);
+    INFO((tls ? "over TLS" : "over TCP"));
     asio::io_context ioc;
     auto options = replay(adk::test::fixture("providers/anthropic/text_stream.sse"));
     options.disconnect_after_bytes = 300;
-    Server server(ioc.get_executor(), options);
+    Server server(ioc.get_executor(), over_tls(options, tls));
     server.start();
-    HttpClient client(fast_retries());
+    HttpClient client(trusting(fast_retries(), tls));
     std::string got;
     std::string message;
     run(ioc, [&]() -> asio::awaitable<void> {
@@ -520,12 +657,14 @@ TEST_CASE("HTTP: a connection cut mid-body throws, and nothing is retried after 
 
 TEST_CASE("HTTP: a stalled body hits the idle timeout, a slow reader does not", "[http]")
 {
+    const bool tls = GENERATE(false, true);
+    INFO((tls ? "over TLS" : "over TCP"));
     asio::io_context ioc;
     auto options = replay("data: 1\n\ndata: 2\n\ndata: 3\n\n");
     options.chunk_delay = 300ms;
-    Server server(ioc.get_executor(), options);
+    Server server(ioc.get_executor(), over_tls(options, tls));
     server.start();
-    HttpClientOptions client_options;
+    HttpClientOptions client_options = trusting({}, tls);
     client_options.idle_timeout = 100ms;
     HttpClient client(client_options);
     std::string message;
@@ -546,7 +685,7 @@ TEST_CASE("HTTP: a stalled body hits the idle timeout, a slow reader does not", 
 
     // The same timeout with a fast server and a reader that pauses longer than it between reads.
     asio::io_context ioc2;
-    Server fast(ioc2.get_executor(), replay("data: 1\n\ndata: 2\n\ndata: 3\n\n"));
+    Server fast(ioc2.get_executor(), over_tls(replay("data: 1\n\ndata: 2\n\ndata: 3\n\n"), tls));
     fast.start();
     std::string got;
     run(ioc2, [&]() -> asio::awaitable<void> {
@@ -600,14 +739,16 @@ TEST_CASE("HTTP: a body that keeps coming for many idle timeouts does not time o
 
 TEST_CASE("HTTP: cancelling the reader closes the socket at once", "[http]")
 {
+    const bool tls = GENERATE(false, true);
+    INFO((tls ? "over TLS" : "over TCP"));
     asio::io_context ioc;
     auto options = replay("data: x\n\n");
     for (int i = 0; i < 6; ++i)
         options.replay_body += options.replay_body;  // 64 events
     options.chunk_delay = 100ms;                     // 6.4 s to send them all
-    Server server(ioc.get_executor(), options);
+    Server server(ioc.get_executor(), over_tls(options, tls));
     server.start();
-    HttpClient client;
+    HttpClient client(trusting({}, tls));
     std::size_t received = 0;
     std::size_t open_after_cancel = 99;
     run(ioc, [&]() -> asio::awaitable<void> {
@@ -832,12 +973,14 @@ TEST_CASE("HTTP: URLs in logs and errors carry no credentials and no query", "[h
 
 TEST_CASE("HTTP: abort() from another thread ends a pending read at once and closes the connection", "[http][threads]")
 {
+    const bool tls = GENERATE(false, true);
+    INFO((tls ? "over TLS" : "over TCP"));
     asio::io_context ioc;
     auto options = replay("data: 1\n\ndata: 2\n\n");
     options.chunk_delay = 10s;  // the second event never comes in time
-    Server server(ioc.get_executor(), options);
+    Server server(ioc.get_executor(), over_tls(options, tls));
     server.start();
-    HttpClient client;
+    HttpClient client(trusting({}, tls));
     std::string failure;
     boost::system::error_code code;
     std::thread other;
@@ -877,21 +1020,23 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
 {
     // Every coroutine runs on the io_context's own executor, so its steps, the body watch's timer and the
     // aborts from other threads may all run at once on different threads (what TSan checks here).
+    const bool tls = GENERATE(false, true);
+    INFO((tls ? "over TLS" : "over TCP"));
     asio::io_context server_ioc;
     const std::string body = numbered_events(8);
     auto steady_options = replay(body);
     steady_options.chunk_delay = 10ms;  // reads pending while the 80 ms idle timer fires and re-arms (8x margin:
                                         // a loaded 2-core machine stalls a thread for tens of ms)
-    Server steady(server_ioc.get_executor(), steady_options);
+    Server steady(server_ioc.get_executor(), over_tls(steady_options, tls));
     steady.start();
     auto stalled_options = replay(body);
     stalled_options.chunk_delay = 400ms;  // the idle timeout expires
-    Server stalled(server_ioc.get_executor(), stalled_options);
+    Server stalled(server_ioc.get_executor(), over_tls(stalled_options, tls));
     stalled.start();
     std::thread server_thread([&] { server_ioc.run(); });
 
     asio::io_context ioc;
-    HttpClientOptions options;
+    HttpClientOptions options = trusting({}, tls);
     options.idle_timeout = 80ms;
     HttpClient client(options);
     std::atomic<int> whole{0}, timed_out{0}, aborted{0}, other{0};

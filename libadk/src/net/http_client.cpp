@@ -11,17 +11,18 @@
 
 #include "../core/json_fields.hpp"  // base64_encode
 #include "../core/printable.hpp"
+#include "tls_socket.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/execution_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -98,7 +99,9 @@ public:
 
     beast::tcp_stream& lowest()
     {
-        return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream);
+        if (auto* tls = std::get_if<TlsSocket>(&stream))
+            return tls->lowest();
+        return std::get<beast::tcp_stream>(stream);
     }
     void close() noexcept
     {
@@ -108,7 +111,7 @@ public:
     }
 
     std::string origin;
-    std::variant<beast::tcp_stream, ssl::stream<beast::tcp_stream>> stream;
+    std::variant<beast::tcp_stream, TlsSocket> stream;
     beast::flat_buffer buffer;
     steady_clock::time_point idle_since;
 };
@@ -400,16 +403,14 @@ public:
 
 namespace {
 
-template <class Stream>
-asio::awaitable<error_code> write_request(Stream& s, http::request<http::string_body>& req)
+asio::awaitable<error_code> write_request(beast::tcp_stream& s, http::request<http::string_body>& req)
 {
     auto [ec, n] = co_await http::async_write(s, req, use_tuple);
     (void)n;
     co_return ec;
 }
 
-template <class Stream>
-asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
+asio::awaitable<error_code> read_head(beast::tcp_stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
 {
     auto [ec, n] = co_await http::async_read_header(s, buffer, parser, use_tuple);
     (void)n;
@@ -417,6 +418,76 @@ asio::awaitable<error_code> read_head(Stream& s, beast::flat_buffer& buffer, htt
 }
 
 constexpr std::size_t read_room = 4096;
+
+// The request's bytes, as Beast's write sends them.
+std::string serialize(http::request<http::string_body>& req, error_code& ec)
+{
+    std::string out;
+    http::request_serializer<http::string_body> sr(req);
+    do {
+        sr.next(ec, [&](error_code&, const auto& buffers) {
+            std::size_t n = 0;
+            for (const auto b : beast::buffers_range_ref(buffers)) {
+                out.append(static_cast<const char*>(b.data()), b.size());
+                n += b.size();
+            }
+            sr.consume(n);
+        });
+    } while (!ec && !sr.is_done());
+    return out;
+}
+
+// The end of the stream where a response was expected or under way, as Beast's reads have it: end_of_stream when
+// nothing of a response came, else the parser's verdict (the end of a body that runs to the close, or a response
+// cut short: partial_message).
+error_code end_of_stream(http::response_parser<BodyPiece>& parser)
+{
+    if (!parser.got_some())
+        return http::error::end_of_stream;
+    error_code ec;
+    parser.put_eof(ec);
+    return ec;
+}
+
+// Writes the request over TLS and reads the response's head (what Beast's write and read_header do over a
+// stream of theirs); the head is bounded by the parser's header limit.
+asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::string_body>& req, beast::flat_buffer& buffer,
+                                          http::response_parser<BodyPiece>& parser)
+{
+    error_code ec;
+    const std::string bytes = serialize(req, ec);
+    if (ec)
+        co_return ec;
+    if (const error_code wec = co_await s.write(bytes))
+        co_return wec;
+    while (true) {
+        while (buffer.size() > 0 && !parser.is_header_done()) {
+            const std::size_t used = parser.put(buffer.data(), ec);
+            buffer.consume(used);
+            if (ec == http::error::need_more) {
+                ec = {};
+                break;
+            }
+            if (ec)
+                co_return ec;
+            if (used == 0)
+                break;
+        }
+        if (parser.is_header_done())
+            co_return error_code{};
+        if (s.must_wait())
+            if (const error_code wec = co_await s.wait())
+                co_return wec;
+        const std::size_t n = s.read_now(buffer.prepare(read_room), ec);
+        buffer.commit(n);
+        if (ec == asio::error::would_block)
+            continue;
+        if (ec == asio::error::eof)
+            co_return end_of_stream(parser);
+        if (ec)
+            co_return ec;
+    }
+}
 
 // Parses what the connection's buffer already holds, without I/O, up to the first piece of the body
 // (x.piece(), empty when the buffer holds none: then the caller reads). Returns the parser's error.
@@ -450,38 +521,50 @@ asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
 {
     x.piece() = {};
     auto& buffer = x.conn->buffer;
+    error_code ec;
+    std::size_t n = 0;
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
         if (buffer.size() == 0)
             buffer.shrink_to_fit();
         auto [wec] = co_await s.socket().async_wait(tcp::socket::wait_read, use_tuple);
         if (wec)
             co_return wec;
-        error_code ec;
         if (!s.socket().non_blocking())
             s.socket().non_blocking(true, ec);  // a readiness that was spurious must not block the thread
-        const std::size_t n = ec ? 0 : s.socket().read_some(buffer.prepare(read_room), ec);
-        buffer.commit(n);
-        if (ec == asio::error::would_block || ec == asio::error::try_again)
-            co_return error_code{};  // nothing after all: the caller waits again
-        if (ec == asio::error::eof) {
-            // As Beast's read has it: the end of a body that runs to the close, or a response cut short.
-            if (!x.parser.got_some())
-                co_return http::error::end_of_stream;
-            ec = {};
-            x.parser.put_eof(ec);
-            co_return ec;
-        }
-        if (ec)
-            co_return ec;
-        co_return parse_buffered(x);
+        if (!ec)
+            n = s.socket().read_some(buffer.prepare(read_room), ec);
     } else {
-        // Beast reads what the buffer has room for, and at least 512 bytes: room for a few events per read, so
-        // that events that came together are read together (and handed out without a read each).
-        buffer.reserve(buffer.size() + read_room);
-        auto [ec, n] = co_await http::async_read_some(s, buffer, x.parser, use_tuple);
-        (void)n;
-        co_return ec;
+        if (s.must_wait()) {
+            if (buffer.size() == 0)
+                buffer.shrink_to_fit();
+            if (const error_code wec = co_await s.wait())
+                co_return wec;
+        }
+        n = s.read_now(buffer.prepare(read_room), ec);
     }
+    buffer.commit(n);
+    if (ec == asio::error::would_block || ec == asio::error::try_again)
+        co_return error_code{};  // nothing after all: the caller waits again
+    if (ec == asio::error::eof)
+        co_return end_of_stream(x.parser);
+    if (ec)
+        co_return ec;
+    co_return parse_buffered(x);
+}
+
+// Runs `op`, an exchange on `tls`, under a deadline `limit` from now: past it, the connection is shut down (so
+// that a wait under way ends) and the op's error is beast::error::timeout. (Beast's tcp_stream bounds the plain
+// path's operations; a TlsSocket waits on the socket itself.)
+asio::awaitable<error_code> bounded(TlsSocket& tls, std::chrono::milliseconds limit, asio::awaitable<error_code> op)
+{
+    auto watch = std::make_shared<BodyWatch>(tls.lowest().get_executor(), tls.lowest().socket().native_handle());
+    watch->start(std::chrono::milliseconds::max(), limit);
+    watch->read_starts();
+    error_code ec = co_await std::move(op);
+    watch->read_ends();
+    if (watch->detach() == BodyWatch::Stop::too_long)
+        ec = beast::error::timeout;
+    co_return ec;
 }
 
 // The outcome of one attempt.
@@ -508,10 +591,10 @@ bool is_ip_literal(const std::string& host)
     return !ec;
 }
 
-std::string tls_failure(ssl::stream<beast::tcp_stream>& s, const Url& url, const error_code& ec)
+std::string tls_failure(SSL* ssl, const Url& url, const error_code& ec)
 {
     std::string msg = "TLS handshake with " + url.authority() + " failed: " + ec.message();
-    const long verify = SSL_get_verify_result(s.native_handle());
+    const long verify = SSL_get_verify_result(ssl);
     if (verify == X509_V_OK)
         return msg;
     msg += std::string(" (") + X509_verify_cert_error_string(verify) + ")";
@@ -594,14 +677,15 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
         co_return a;
     }
 
+    tcp_stream.expires_never();  // the handshake has a deadline of its own (bounded)
     auto conn = std::make_unique<Connection>(url.origin(), beast::tcp_stream(ex));
-    conn->stream.emplace<ssl::stream<beast::tcp_stream>>(std::move(tcp_stream), pool.tls_context());
-    auto& tls = std::get<ssl::stream<beast::tcp_stream>>(conn->stream);
+    auto& tls = conn->stream.emplace<TlsSocket>(std::move(tcp_stream), pool.tls_context().native_handle());
+    SSL* ssl = tls.native_handle();
     if (!is_ip_literal(url.host)) {
         // SSL_set_tlsext_host_name is a macro with a C-style cast.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wold-style-cast"
-        const bool sni = SSL_set_tlsext_host_name(tls.native_handle(), url.host.c_str()) == 1;
+        const bool sni = SSL_set_tlsext_host_name(ssl, url.host.c_str()) == 1;
 #pragma GCC diagnostic pop
         if (!sni) {
             a.ec = error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category());
@@ -609,9 +693,9 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
             co_return a;
         }
     }
-    tls.set_verify_mode(ssl::verify_peer);
+    SSL_set_verify(ssl, SSL_VERIFY_PEER, nullptr);
     // OpenSSL checks the name itself (and reports a mismatch as such, which a verify callback cannot).
-    X509_VERIFY_PARAM* param = SSL_get0_param(tls.native_handle());
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
     const int name_set = is_ip_literal(url.host) ? X509_VERIFY_PARAM_set1_ip_asc(param, url.host.c_str())
                                                  : X509_VERIFY_PARAM_set1_host(param, url.host.c_str(), 0);
     if (name_set != 1) {
@@ -619,18 +703,17 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
         a.message = "cannot check TLS certificates for the host '" + url.host + "'";
         co_return a;
     }
-    beast::get_lowest_layer(tls).expires_after(opts.connect_timeout);
-    auto [hec] = co_await tls.async_handshake(ssl::stream_base::client, use_tuple);
+    auto handshake = tls.handshake();
+    const error_code hec = co_await bounded(tls, opts.connect_timeout, std::move(handshake));
     if (hec) {
         a.ec = hec;
         a.message = hec == beast::error::timeout
                         ? "the TLS handshake with " + url.authority() + " timed out after " +
                               millis(opts.connect_timeout)
-                        : tls_failure(tls, url, hec);
+                        : tls_failure(ssl, url, hec);
         a.retryable = connection_error_retryable(hec) || hec == beast::error::timeout;
         co_return a;
     }
-    beast::get_lowest_layer(tls).expires_never();
     a.exchange = std::make_unique<HttpExchange>(nullptr, std::move(conn), idle_connections_of(ex));
     co_return a;
 }
@@ -669,19 +752,18 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
 
     Connection& c = *x.conn;
     x.parser.body_limit(opts.max_body_bytes);
-    c.lowest().expires_after(opts.first_byte_timeout);
     error_code ec;
     if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream)) {
+        plain->expires_after(opts.first_byte_timeout);
         ec = co_await write_request(*plain, req);
         if (!ec)
             ec = co_await read_head(*plain, c.buffer, x.parser);
+        plain->expires_never();
     } else {
-        auto& tls = std::get<ssl::stream<beast::tcp_stream>>(c.stream);
-        ec = co_await write_request(tls, req);
-        if (!ec)
-            ec = co_await read_head(tls, c.buffer, x.parser);
+        auto& tls = std::get<TlsSocket>(c.stream);
+        auto head = exchange_head(tls, req, c.buffer, x.parser);
+        ec = co_await bounded(tls, opts.first_byte_timeout, std::move(head));
     }
-    c.lowest().expires_never();
     if (ec) {
         const bool reused = x.reused;
         a.exchange.reset();  // closes the socket
@@ -767,7 +849,7 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
         if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))
             ec = co_await detail::read_body(*plain, x);
         else
-            ec = co_await detail::read_body(std::get<ssl::stream<beast::tcp_stream>>(c.stream), x);
+            ec = co_await detail::read_body(std::get<detail::TlsSocket>(c.stream), x);
         x.watch->read_ends();
         if (ec)
             fail(ec);
