@@ -5,11 +5,11 @@
 // out again): each connection held Asio's two 17 KiB buffers, the pair's two 17 KiB rings and OpenSSL's records,
 // about 70 KiB a model's stream kept open for minutes. Here OpenSSL reads the socket through a BIO of ours
 // (recv and send, MSG_NOSIGNAL: a peer that closed raises no SIGPIPE in the embedding program), with read-ahead,
-// so that a chunk of a model's stream is one recv and one decryption into the caller's buffer, and nothing is held
-// between reads but OpenSSL's own record buffer. The socket stays non-blocking; a call that cannot go on says
-// so (would_block) and wait() waits for the readiness OpenSSL asked for. Nothing here runs a timer: the caller
-// bounds a wait (the client's watch shuts the descriptor down, which ends the wait), and cancelling the awaiting
-// coroutine cancels the wait.
+// so that a chunk of a model's stream is one recv and one decryption into the caller's buffer, and nothing is
+// held between reads (OpenSSL gives its record buffers back while it holds no record). The socket stays
+// non-blocking; a call that cannot go on says so (would_block) and wait() waits for the readiness OpenSSL asked
+// for. Nothing here runs a timer: the caller bounds a wait (the client's watch shuts the descriptor down, which
+// ends the wait), and cancelling the awaiting coroutine cancels the wait.
 //
 // Errors are those of Asio's ssl::stream: eof for the peer's close_notify, ssl::error::stream_truncated for a
 // connection cut without one, OpenSSL's error in asio::error::get_ssl_category() otherwise (the handshake's
