@@ -57,6 +57,8 @@ public:
 private:
     // What OpenSSL asked for last.
     enum class Want { nothing, read, write };
+    // Before an OpenSSL call: its error queue empty, no errno kept.
+    void start_call() noexcept;
     // The error of the OpenSSL call that returned `result`; would_block when it must wait.
     boost::system::error_code failure(int result);
 
