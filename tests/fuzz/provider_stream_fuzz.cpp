@@ -55,6 +55,16 @@ void agree(const adk::LlmResponse& fast, const adk::LlmResponse& general)
 
 void gemini_decoders_agree(const std::string& data)
 {
+    // Text the SSE parser gives is valid UTF-8, and decoded as such without a second check: it must come out
+    // as it does checked.
+    const std::string valid = adk::net::to_valid_utf8(data);
+    adk::LlmResponse checked;
+    adk::LlmResponse trusted;
+    const bool checked_ok = adk::gemini::decode_text_chunk(valid, true, checked);
+    const bool trusted_ok = adk::gemini::decode_text_chunk(valid, true, trusted, adk::gemini::Utf8::valid);
+    adk::fuzz::check(checked_ok == trusted_ok, "gemini: valid UTF-8 decodes the same whether checked or not");
+    if (checked_ok)
+        agree(trusted, checked);
     adk::LlmResponse fast;
     if (!adk::gemini::decode_text_chunk(data, true, fast))
         return;

@@ -305,13 +305,37 @@ TEST_CASE("gemini: text chunks decode without a JSON tree exactly as with one, f
         std::vector<adk::net::SseEvent> events;
         parser.feed(fixture(std::string("providers/gemini/") + name), events);
         parser.finish(events);
-        for (const auto& e : events)
+        for (const auto& e : events) {
             (fast_path_agrees(e.data) ? decoded : declined)++;
+            // The SSE parser's data is valid UTF-8: vouched for, it decodes as when checked.
+            adk::LlmResponse checked;
+            adk::LlmResponse trusted;
+            const bool checked_ok = adk::gemini::decode_text_chunk(e.data, true, checked);
+            const bool trusted_ok = adk::gemini::decode_text_chunk(e.data, true, trusted, adk::gemini::Utf8::valid);
+            CHECK(checked_ok == trusted_ok);
+            if (checked_ok && trusted_ok)
+                require_same(trusted, checked, e.data);
+        }
     }
     // Recorded text chunks (with usage details and service tier) take the fast path; function calls and
     // signatures do not.
     CHECK(decoded >= 20);
     CHECK(declined >= 5);
+}
+
+TEST_CASE("gemini: the text-chunk decoder checks UTF-8 unless its caller vouches for it", "[gemini]")
+{
+    const std::string bad = "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"a\xff\xfe b\"}]}}]}";
+    adk::LlmResponse out;
+    CHECK_FALSE(adk::gemini::decode_text_chunk(bad, true, out));  // and the JSON tree refuses it too
+    // What the SSE parser hands over instead: the invalid bytes became U+FFFD, decoded without a second check.
+    const std::string mended = adk::net::to_valid_utf8(bad);
+    adk::LlmResponse trusted;
+    REQUIRE(adk::gemini::decode_text_chunk(mended, true, trusted, adk::gemini::Utf8::valid));
+    REQUIRE(trusted.content);
+    REQUIRE(trusted.content->parts.size() == 1);
+    CHECK(trusted.content->parts[0].text == "a\xef\xbf\xbd\xef\xbf\xbd b");
+    CHECK(fast_path_agrees(mended));
 }
 
 TEST_CASE("gemini: the text-chunk decoder takes what it can decode exactly and declines the rest", "[gemini]")

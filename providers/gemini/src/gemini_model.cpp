@@ -30,7 +30,8 @@ public:
     {
         if (event.data.empty())
             return;
-        if (decode_text_chunk(event.data, true, out.emplace_back()))
+        // The SSE parser made the data valid UTF-8.
+        if (decode_text_chunk(event.data, true, out.emplace_back(), Utf8::valid))
             return;
         out.pop_back();
         // A chunk's JSON lives only while it is decoded (decode_response copies what it keeps), so it is

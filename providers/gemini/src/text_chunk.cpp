@@ -352,10 +352,12 @@ private:
 
 }  // namespace
 
-bool decode_text_chunk(std::string_view text, bool partial, LlmResponse& out)
+bool decode_text_chunk(std::string_view text, bool partial, LlmResponse& out, Utf8 text_is)
 {
     unsigned char scratch[512];  // the value stack's own working memory
-    json::basic_parser<Handler> parser(json::parse_options{}, out, scratch, sizeof scratch);
+    json::parse_options options;
+    options.allow_invalid_utf8 = text_is == Utf8::valid;  // checked already: Boost.JSON need not look again
+    json::basic_parser<Handler> parser(options, out, scratch, sizeof scratch);
     json::error_code ec;
     const std::size_t used = parser.write_some(false, text.data(), text.size(), ec);
     if (ec || used != text.size() || parser.handler().declined())
