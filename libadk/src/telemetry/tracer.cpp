@@ -115,8 +115,11 @@ std::string checked_trace_state(std::string_view header)
     return out;
 }
 
-constexpr std::size_t max_inline_attributes = 16;
-static_assert(max_inline_attributes * sizeof(Attribute) <= 1024);
+// A span's attributes get room when the first is set: for 8 at first (an agent's span sets 5), then as the vector
+// grows (a model call's span sets 10 to 18). A span that sets none (the invocation's) holds none: the spans of a
+// model's stream stay open as long as it does, and reserving 16 for each held 4 KiB per stream (massif, 100 paced
+// streams).
+constexpr std::size_t first_attributes = 8;
 
 // Calls each sink that sees this span (an unsampled span only reaches the sinks that ask for it); a sink that
 // throws is logged and the others still get the span.
@@ -270,9 +273,6 @@ Span Tracer::start(std::string name, const SpanContext& parent, std::shared_ptr<
         data.parent_remote = parent.remote;
     }
     data.kind = kind;
-    // Room for what libadk's spans set (most of a model call's 10 to 18) in one allocation that glibc's per-thread
-    // cache serves (under 1,032 bytes), instead of five as the vector grows.
-    data.attributes.reserve(max_inline_attributes);
     data.owner = std::move(owner);
     data.start_ns = unix_time_ns();
     for_each_sink(sinks_, sampled, "a span sink failed on a span's start: ",
@@ -315,6 +315,8 @@ Attribute& attribute_named(std::vector<Attribute>& attributes, std::string_view 
     for (Attribute& a : attributes)
         if (a.key == key)
             return a;
+    if (attributes.capacity() == 0)
+        attributes.reserve(first_attributes);
     Attribute& added = attributes.emplace_back();
     added.key = key;
     return added;
