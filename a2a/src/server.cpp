@@ -27,6 +27,7 @@
 #include <charconv>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <set>
 
 namespace adk::a2a {
@@ -261,8 +262,13 @@ public:
     {
         pending_.clear();
         end(updates_, run, pending_);
+        if (settled_)
+            settled_(updates_.task().status.state);
         render(out);
     }
+    // Called with the task's final state before the client is told it: the server's record of the task must say
+    // what its client reads, or an answer sent at once would find the task still working.
+    void on_settled(std::function<void(TaskState)> settled) { settled_ = std::move(settled); }
     void write(std::string& out, const StreamResponse& response)
     {
         pending_.assign(1, response);
@@ -282,6 +288,7 @@ private:
     Reply reply_;
     bool silent_;
     std::vector<StreamResponse> pending_;
+    std::function<void(TaskState)> settled_;
 };
 
 }  // namespace
@@ -360,7 +367,8 @@ public:
     // outlive their connections), and its state is known without reading its session.
     static asio::awaitable<void> watch(std::shared_ptr<Impl> self, std::string task_id, std::shared_ptr<Run> run,
                                        int answers_before);
-    void note(const std::string& task_id, TaskState state);
+    // The task's state, from its run `run_id` (nothing when the task has a later run since).
+    void note(const std::string& task_id, TaskState state, const std::string& run_id);
     // The task's events in its session, as its updates saw them.
     static void replay(TaskUpdates& updates, const std::vector<Event>& events, const TaskRef& ref);
     // The task as it stands: its messages and answers so far, its status.
@@ -483,6 +491,7 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
                                                                      " times: start a new task in its context");
             continued = ref;
             ref.state = TaskState::working;  // claimed: a second answer at once is refused
+            ref.run_id.clear();              // and what the run before still notes of its end is stale
         }
         m.context_id = continued->context;
     }
@@ -567,8 +576,10 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
     } catch (...) {
         if (continued) {  // the claim let go: the task still waits for its answer
             std::lock_guard lock(mutex);
-            if (auto it = tasks.find(request.message.task_id); it != tasks.end())
+            if (auto it = tasks.find(request.message.task_id); it != tasks.end()) {
                 it->second.state = continued->state;
+                it->second.run_id = continued->run_id;
+            }
         }
         throw;
     }
@@ -593,7 +604,7 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
             updates.add(*f.event, out);
             if (!out.empty()) {
                 state = TaskState::working;
-                self->note(task_id, state);
+                self->note(task_id, state, run->id);
                 if (self->push_client)
                     co_await self->push(task_id, out);
             }
@@ -609,15 +620,16 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     }
     out.clear();
     end(updates, *run, out);
-    self->note(task_id, updates.task().status.state);
+    self->note(task_id, updates.task().status.state, run->id);
     if (self->push_client)
         co_await self->push(task_id, out);
 }
 
-void Server::Impl::note(const std::string& task_id, TaskState state)
+void Server::Impl::note(const std::string& task_id, TaskState state, const std::string& run_id)
 {
     std::lock_guard lock(mutex);
-    if (auto it = tasks.find(task_id); it != tasks.end() && it->second.state != TaskState::canceled) {
+    if (auto it = tasks.find(task_id);
+        it != tasks.end() && it->second.state != TaskState::canceled && it->second.run_id == run_id) {
         it->second.state = state;
         it->second.updated = now_seconds();
     }
@@ -921,6 +933,7 @@ asio::awaitable<void> Server::Impl::send(RouteRequest& r, const std::string& app
         // Followed to its end, or until its client leaves (the task goes on without it).
         r.response.watch_client();
         UpdateWriter writer(started->updates, Reply{}, true);
+        writer.on_settled([this, id = answer.id, run_id = started->run->id](TaskState state) { note(id, state, run_id); });
         if (!co_await server::write_run(r.response, started->run, 0, writer))
             co_return;
         answer = started->updates.task();
@@ -938,6 +951,8 @@ asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_
                                                    const Reply& reply)
 {
     UpdateWriter writer(updates, reply);
+    if (run)
+        writer.on_settled([this, id = updates.task().id, run_id = run->id](TaskState state) { note(id, state, run_id); });
     const net::HeaderList headers{{"cache-control", "no-cache"}};
     co_await r.response.begin_stream(200, "text/event-stream", headers);
     std::string head;

@@ -872,6 +872,59 @@ TEST_CASE("A2A: push notifications post each status and whole artifact to the ta
     }());
 }
 
+TEST_CASE("A2A: a task answered the moment SendMessage says it waits is taken, though its webhook is slow",
+          "[a2a][server]")
+{
+    // The task's watch (which posts its updates to the webhooks) is held up by a webhook that answers after 300 ms,
+    // so that it learns of the run's end after SendMessage has told the client: the task's state the server keeps
+    // must already say INPUT_REQUIRED, or the answer is refused as "still working".
+    asio::io_context ioc;
+    adk::net::HttpServer slow_hook(ioc.get_executor(), adk::net::HttpServerOptions(),
+                                   [](adk::net::IncomingRequest&, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
+                                       asio::steady_timer delay(co_await asio::this_coro::executor,
+                                                                std::chrono::milliseconds(300));
+                                       co_await delay.async_wait(asio::use_awaitable);
+                                       co_await res.send(200, "application/json", "{}");
+                                   });
+    slow_hook.start();
+    adk::server::ApiServer server(ioc.get_executor(), {{"bank", adk::test::a2a_apps::bank(1)}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.push_allowed_urls = {slow_hook.base_url() + "/hooks/"};
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        const json::value webhook = json::object{{"url", slow_hook.base_url() + "/hooks/a"}};
+        const json::value body = json::object{{"message", user_message("Send 5 euros.")},
+                                              {"configuration", json::object{{"taskPushNotificationConfig", webhook}}}};
+        adk::net::HttpResponse res = co_await post(client, server, "/a2a/bank/message:send", body);
+        const json::value res_json = co_await read_json(res);
+        const auto asked = json::value_to<a2a::Task>(res_json.at("task"));
+        REQUIRE(asked.status.state == a2a::TaskState::input_required);
+        REQUIRE(asked.status.message);
+        const json::object& call = std::get<a2a::Part::Data>(asked.status.message->parts.at(0).content).value.as_object();
+        const json::value part = json::object{
+            {"data", json::object{{"id", call.at("id")}, {"name", "ask_for_approval"},
+                                  {"response", json::object{{"status", "approved"}}}}},
+            {"metadata", json::object{{"adk_type", "function_response"}}}};
+        const json::value answer = json::object{
+            {"message", json::object{{"messageId", adk::new_uuid()}, {"role", "ROLE_USER"}, {"taskId", asked.id},
+                                     {"parts", json::array{part}}}}};
+        adk::net::HttpResponse answered = co_await post(client, server, "/a2a/bank/message:send", answer);
+        const json::value answered_json = co_await read_json(answered);
+        INFO(json::serialize(answered_json));
+        CHECK(answered.status() == 200);
+        REQUIRE(answered_json.as_object().contains("task"));
+        const auto done = json::value_to<a2a::Task>(answered_json.at("task"));
+        CHECK(done.id == asked.id);
+        CHECK(done.status.state == a2a::TaskState::completed);
+        server.stop();
+        slow_hook.stop();
+    }(), std::chrono::seconds(30));
+}
+
 TEST_CASE("A2A: with no webhook allowed, push notifications are off and said to be", "[a2a][server]")
 {
     WeatherServer f(1);

@@ -20,7 +20,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <exception>
 #include <future>
+#include <string>
 #include <thread>
 
 namespace a2a = adk::a2a;
@@ -118,12 +120,20 @@ TEST_CASE("A2A on four threads: tasks streamed, answered, listed and read at onc
         done.push_back(asio::co_spawn(pool, one, asio::use_future));
     }
     int ok = 0;
-    for (auto& f : done)
-        ok += f.get();
+    std::vector<std::string> failures;  // what a client's coroutine threw (kept, so that the threads are joined)
+    for (auto& f : done) {
+        try {
+            ok += f.get();
+        } catch (const std::exception& e) {
+            failures.emplace_back(e.what());
+        }
+    }
     pool.join();
     server.stop();
     guard.reset();
     for (auto& t : threads)
         t.join();
+    for (const std::string& failure : failures)
+        FAIL_CHECK("a client failed: " << failure);
     CHECK(ok == clients_count);
 }
