@@ -410,60 +410,6 @@ TEST_CASE("HTTP: over TLS a body that runs to the close needs the server's close
     CHECK_THAT(failure, Catch::Contains("stream truncated"));
 }
 
-TEST_CASE("HTTP: over TLS a server silent in the handshake hits the connect timeout, silent after it the first-byte "
-          "timeout",
-          "[http]")
-{
-    const bool handshakes = GENERATE(false, true);
-    INFO((handshakes ? "silent after the handshake" : "silent in the handshake"));
-    asio::ssl::context tls_context = server_tls_context();
-    asio::io_context ioc;
-    asio::ip::tcp::acceptor silent(ioc, {asio::ip::make_address("127.0.0.1"), 0});
-    std::vector<std::shared_ptr<asio::ssl::stream<asio::ip::tcp::socket>>> held;  // left without an answer
-    std::function<void()> accept = [&] {
-        silent.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket s) {
-            if (ec)
-                return;
-            auto stream = std::make_shared<asio::ssl::stream<asio::ip::tcp::socket>>(std::move(s), tls_context);
-            held.push_back(stream);
-            if (handshakes)
-                stream->async_handshake(asio::ssl::stream_base::server, [](boost::system::error_code) {});
-            accept();
-        });
-    };
-    accept();
-    HttpClientOptions options = trusting(fast_retries(), true);
-    options.connect_timeout = 150ms;
-    options.first_byte_timeout = 150ms;
-    options.retry.max_retries = 1;
-    HttpClient client(options);
-    LogCapture logs;
-    std::string message;
-    boost::system::error_code code;
-    std::size_t accepted = 0;
-    run(ioc, [&]() -> asio::awaitable<void> {
-        try {
-            co_await client.send(post("https://127.0.0.1:" + std::to_string(silent.local_endpoint().port()) + "/"));
-        } catch (const adk::Error& e) {
-            message = e.message();
-            code = e.code();
-        }
-        accepted = held.size();
-        silent.close();
-        for (auto& s : held)
-            s->lowest_layer().close();
-        held.clear();
-    }());
-    CHECK(code == boost::beast::error::timeout);
-    if (handshakes)
-        CHECK_THAT(message, Catch::Contains("within 150 ms (HttpClientOptions::first_byte_timeout)"));
-    else
-        CHECK_THAT(message, Catch::Contains("the TLS handshake with 127.0.0.1:") &&
-                                Catch::Contains("timed out after 150 ms"));
-    CHECK(accepted == 2);  // the first try and the retry, each on a new connection
-    CHECK(logs.all().size() == 1);  // one retry, then the error
-}
-
 TEST_CASE("HTTP: TLS with a trusted certificate, host name checked", "[http]")
 {
     const auto& cert = adk::test::test_certificate();
@@ -817,22 +763,35 @@ TEST_CASE("HTTP: one client shared by coroutines on four threads, connections po
     CHECK(server.connections_accepted() < static_cast<std::size_t>(coroutines * requests_each));
 }
 
-TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte timeout", "[http]")
+TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte timeout, over TLS too; one silent in "
+          "the TLS handshake the connect timeout",
+          "[http]")
 {
+    enum class Silent { plain, in_handshake, after_handshake };
+    const Silent silent_how = GENERATE(Silent::plain, Silent::in_handshake, Silent::after_handshake);
+    const bool tls = silent_how != Silent::plain;
+    INFO((silent_how == Silent::plain ? "over TCP" : silent_how == Silent::in_handshake ? "silent in the handshake"
+                                                                                         : "silent after the handshake"));
+    asio::ssl::context tls_context = server_tls_context();
     asio::io_context ioc;
     asio::ip::tcp::acceptor silent(ioc, {asio::ip::make_address("127.0.0.1"), 0});
-    std::vector<asio::ip::tcp::socket> held;  // connections accepted and left without an answer
+    // Connections accepted and left without an answer (a TLS stream over each, whether it handshakes or not).
+    std::vector<std::shared_ptr<asio::ssl::stream<asio::ip::tcp::socket>>> held;
     std::function<void()> accept = [&] {
         silent.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket s) {
             if (ec)
                 return;
-            held.push_back(std::move(s));
+            auto stream = std::make_shared<asio::ssl::stream<asio::ip::tcp::socket>>(std::move(s), tls_context);
+            held.push_back(stream);
+            if (silent_how == Silent::after_handshake)
+                stream->async_handshake(asio::ssl::stream_base::server, [](boost::system::error_code) {});
             accept();
         });
     };
     accept();
-    HttpClientOptions options = fast_retries();
-    options.first_byte_timeout = 100ms;
+    HttpClientOptions options = trusting(fast_retries(), tls);
+    options.connect_timeout = 150ms;
+    options.first_byte_timeout = 150ms;
     options.retry.max_retries = 1;
     HttpClient client(options);
     LogCapture logs;
@@ -841,17 +800,24 @@ TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte tim
     std::size_t accepted = 0;
     run(ioc, [&]() -> asio::awaitable<void> {
         try {
-            co_await client.send(post("http://127.0.0.1:" + std::to_string(silent.local_endpoint().port()) + "/"));
+            co_await client.send(post((tls ? "https://" : "http://") + std::string("127.0.0.1:") +
+                                      std::to_string(silent.local_endpoint().port()) + "/"));
         } catch (const adk::Error& e) {
             message = e.message();
             code = e.code();
         }
         accepted = held.size();
         silent.close();
+        for (auto& s : held)
+            s->lowest_layer().close();
         held.clear();
     }());
     CHECK(code == boost::beast::error::timeout);
-    CHECK_THAT(message, Catch::Contains("within 100 ms (HttpClientOptions::first_byte_timeout)"));
+    if (silent_how == Silent::in_handshake)
+        CHECK_THAT(message, Catch::Contains("the TLS handshake with 127.0.0.1:") &&
+                                Catch::Contains("timed out after 150 ms"));
+    else
+        CHECK_THAT(message, Catch::Contains("within 150 ms (HttpClientOptions::first_byte_timeout)"));
     CHECK(accepted == 2);  // the first try and the retry, each on a new connection
     CHECK(logs.all().size() == 1);  // one retry, then the error
 }
