@@ -763,8 +763,8 @@ TEST_CASE("HTTP: one client shared by coroutines on four threads, connections po
     CHECK(server.connections_accepted() < static_cast<std::size_t>(coroutines * requests_each));
 }
 
-TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte timeout, over TLS too; one silent in "
-          "the TLS handshake the connect timeout",
+TEST_CASE("HTTP: a server that accepts but never answers hits the first-byte timeout over TCP and TLS, and one "
+          "silent in the TLS handshake the connect timeout",
           "[http]")
 {
     enum class Silent { plain, in_handshake, after_handshake };
