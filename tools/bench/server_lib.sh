@@ -6,12 +6,12 @@
 #                                                       SERVER_ARGS go to either server (--a2a)
 #   make_mock_certificate                               sets $mock_tls: mock-llm's options to serve HTTPS
 #   stop_server
-#   measure cpp|sqlite|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
+#   measure cpp|sqlite|tls|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
 # cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, tls the same as cpp
 # trusting the certificate of make_mock_certificate (a mock-llm serving HTTPS, as hosted models are reached), ts
 # @google/adk-devtools' `adk api_server` (in-memory sessions, its default). Every process started is stopped
-# when the script exits. BENCH_SERVER names another bench_server binary for cpp and sqlite (a build kept from
-# before a change, to measure both in one sitting).
+# when the script exits. BENCH_SERVER names another bench_server binary for cpp, sqlite and tls (a build kept
+# from before a change, to measure both in one sitting).
 root=$PWD
 tools/setup.sh
 cmake --preset release >/dev/null

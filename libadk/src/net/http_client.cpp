@@ -451,46 +451,6 @@ error_code end_of_stream(http::response_parser<BodyPiece>& parser)
     return ec;
 }
 
-// Writes the request over TLS and reads the response's head (what Beast's write and read_header do over a
-// stream of theirs); the head is bounded by the parser's header limit.
-asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::string_body>& req, beast::flat_buffer& buffer,
-                                          http::response_parser<BodyPiece>& parser)
-{
-    error_code ec;
-    const std::string bytes = serialize(req, ec);
-    if (ec)
-        co_return ec;
-    if (const error_code wec = co_await s.write(bytes))
-        co_return wec;
-    while (true) {
-        while (buffer.size() > 0 && !parser.is_header_done()) {
-            const std::size_t used = parser.put(buffer.data(), ec);
-            buffer.consume(used);
-            if (ec == http::error::need_more) {
-                ec = {};
-                break;
-            }
-            if (ec)
-                co_return ec;
-            if (used == 0)
-                break;
-        }
-        if (parser.is_header_done())
-            co_return error_code{};
-        if (s.must_wait())
-            if (const error_code wec = co_await s.wait())
-                co_return wec;
-        const std::size_t n = s.read_now(buffer.prepare(read_room), ec);
-        buffer.commit(n);
-        if (ec == asio::error::would_block)
-            continue;
-        if (ec == asio::error::eof)
-            co_return end_of_stream(parser);
-        if (ec)
-            co_return ec;
-    }
-}
-
 // Parses what the connection's buffer already holds, without I/O, up to the first piece of the body
 // (x.piece(), empty when the buffer holds none: then the caller reads). Returns the parser's error.
 error_code parse_buffered(HttpExchange& x)
@@ -540,17 +500,16 @@ std::size_t read_room_of(const beast::flat_buffer& buffer)
     return free >= wait_room / 2 ? free : read_room;
 }
 
-// Reads into the connection's buffer and parses what came: x.piece() is the piece of the body it delivered, if
-// any (Beast's parser delivers at most one per call). Called when the buffer holds no whole piece (at most the
-// start of one, or the CRLF that ends a chunk), so more bytes must come. It waits for the socket to be readable
-// (over TLS, unless OpenSSL holds bytes already), then reads what is there at once: no read comes back empty
-// first (Asio tries one before it waits, and a model writes a chunk every 20 to 100 ms), the completion is not
-// posted a second time, and the buffer holds 1 KiB while the stream waits (fit_for_wait).
+// Reads more of a response into `buffer`. Called when the buffer holds no whole piece (of the head: no whole
+// head; of the body: at most the start of a piece, or the CRLF that ends a chunk), so more bytes must come. It
+// waits for the socket to be readable (over TLS, unless OpenSSL holds bytes already), then reads what is there at
+// once: no read comes back empty first (Asio tries one before it waits, and a model writes a chunk every 20 to 100
+// ms), the completion is not posted a second time, and the buffer holds 1 KiB while the stream waits
+// (fit_for_wait). Returns an error, or none when bytes came or the readiness was spurious: the caller parses what
+// the buffer holds and calls again. The end of the stream is the parser's verdict (end_of_stream).
 template <class Stream>
-asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
+asio::awaitable<error_code> read_more(Stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
 {
-    x.piece() = {};
-    auto& buffer = x.conn->buffer;
     error_code ec;
     std::size_t n = 0;
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
@@ -574,10 +533,39 @@ asio::awaitable<error_code> read_body(Stream& s, HttpExchange& x)
     if (ec == asio::error::would_block || ec == asio::error::try_again)
         co_return error_code{};  // nothing after all: the caller waits again
     if (ec == asio::error::eof)
-        co_return end_of_stream(x.parser);
+        co_return end_of_stream(parser);
+    co_return ec;
+}
+
+// Writes the request over TLS and reads the response's head (what Beast's write and read_header do over a
+// stream of theirs); the head is bounded by the parser's header limit.
+asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::string_body>& req, beast::flat_buffer& buffer,
+                                          http::response_parser<BodyPiece>& parser)
+{
+    error_code ec;
+    const std::string bytes = serialize(req, ec);
     if (ec)
         co_return ec;
-    co_return parse_buffered(x);
+    if (const error_code wec = co_await s.write(bytes))
+        co_return wec;
+    while (true) {
+        while (buffer.size() > 0 && !parser.is_header_done()) {
+            const std::size_t used = parser.put(buffer.data(), ec);
+            buffer.consume(used);
+            if (ec == http::error::need_more) {
+                ec = {};
+                break;
+            }
+            if (ec)
+                co_return ec;
+            if (used == 0)
+                break;
+        }
+        if (parser.is_header_done())
+            co_return error_code{};
+        if (const error_code rec = co_await read_more(s, buffer, parser))
+            co_return rec;
+    }
 }
 
 // Runs `op`, an exchange on `tls`, under a deadline `limit` from now: past it, the connection is shut down (so
@@ -698,14 +686,13 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
         }
     }
 
+    tcp_stream.expires_never();  // a TLS handshake has a deadline of its own (bounded)
     if (!url.tls()) {
-        tcp_stream.expires_never();
         a.exchange = std::make_unique<HttpExchange>(nullptr, std::make_unique<Connection>(url.origin(), std::move(tcp_stream)),
                                                     idle_connections_of(ex));
         co_return a;
     }
 
-    tcp_stream.expires_never();  // the handshake has a deadline of its own (bounded)
     auto conn = std::make_unique<Connection>(url.origin(), beast::tcp_stream(ex));
     auto& tls = conn->stream.emplace<TlsSocket>(std::move(tcp_stream), pool.tls_context().native_handle());
     SSL* ssl = tls.native_handle();
@@ -875,14 +862,12 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
         x.watch->read_starts();
         error_code ec;
         if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))
-            ec = co_await detail::read_body(*plain, x);
+            ec = co_await detail::read_more(*plain, c.buffer, x.parser);
         else
-            ec = co_await detail::read_body(std::get<detail::TlsSocket>(c.stream), x);
+            ec = co_await detail::read_more(std::get<detail::TlsSocket>(c.stream), c.buffer, x.parser);
         x.watch->read_ends();
         if (ec)
             fail(ec);
-        if (!x.piece().empty())
-            co_return x.piece();
     }
     x.release();
     co_return std::string_view{};

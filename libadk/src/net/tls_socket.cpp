@@ -148,14 +148,11 @@ error_code TlsSocket::failure(int result)
     default: break;
     }
     want_ = Want::nothing;
-    const unsigned long queued = ERR_get_error();
-    if (e == SSL_ERROR_SSL && queued != 0) {
+    if (const unsigned long queued = ERR_get_error(); queued != 0) {
         if (ERR_GET_REASON(queued) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
             return asio::ssl::error::stream_truncated;
         return error_code(static_cast<int>(queued), asio::error::get_ssl_category());
     }
-    if (queued != 0)
-        return error_code(static_cast<int>(queued), asio::error::get_ssl_category());
     if (e == SSL_ERROR_SYSCALL && errno_ != 0 && !eof_)
         return error_code(errno_, boost::system::system_category());
     return asio::ssl::error::stream_truncated;  // the connection ended without the peer's close_notify
