@@ -783,6 +783,8 @@ asio::awaitable<void> Server::Impl::deliver(const PushNotificationConfig& c, con
             if (res.ok())
                 co_return;
             why = "HTTP " + std::to_string(res.status());
+        } catch (const Error& e) {
+            why = e.message();  // what() adds the code and where Boost raised it
         } catch (const std::exception& e) {
             why = e.what();
         }

@@ -4,6 +4,7 @@
 #include <adk/a2a/v03.hpp>
 #include <adk/adk.hpp>
 #include <adk/core/ids.hpp>
+#include <adk/core/log.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
 
@@ -22,6 +23,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <mutex>
 
 namespace a2a = adk::a2a;
 namespace asio = boost::asio;
@@ -923,6 +925,50 @@ TEST_CASE("A2A: a task answered the moment SendMessage says it waits is taken, t
         server.stop();
         slow_hook.stop();
     }(), std::chrono::seconds(30));
+}
+
+TEST_CASE("A2A: a webhook that cannot be reached is logged with what to check, not with where Boost failed",
+          "[a2a][server]")
+{
+    std::mutex mutex;
+    std::vector<std::string> warnings;
+    adk::set_log_handler([&](adk::LogLevel level, std::string_view m) {
+        std::lock_guard lock(mutex);
+        if (level == adk::LogLevel::warning)
+            warnings.emplace_back(m);
+    });
+    asio::io_context ioc;
+    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{ScriptedModel::chunks({"Sunny."})});
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent(model)}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.push_allowed_urls = {"http://127.0.0.1:1/hooks/"};  // nothing listens on port 1
+    a2a_options.push_attempts = 1;
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    std::string logged;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        const json::value webhook = json::object{{"url", "http://127.0.0.1:1/hooks/a"}};
+        const json::value body = json::object{
+            {"message", user_message("Weather?")},
+            {"configuration", json::object{{"returnImmediately", true}, {"taskPushNotificationConfig", webhook}}}};
+        adk::net::HttpResponse res = co_await post(client, server, "/a2a/weather/message:send", body);
+        (void)co_await read_json(res);
+        for (int i = 0; i < 2500 && logged.empty(); ++i) {
+            asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+            std::lock_guard lock(mutex);
+            for (const std::string& w : warnings)
+                if (w.find("push notification") != std::string::npos)
+                    logged = w;
+        }
+        server.stop();
+    }());
+    adk::set_log_handler({});
+    CHECK_THAT(logged, Catch::Contains("failed 1 times, the last: cannot connect to http://127.0.0.1:1"));
+    CHECK_THAT(logged, Catch::EndsWith("check that the server runs and that the URL is right"));
 }
 
 TEST_CASE("A2A: with no webhook allowed, push notifications are off and said to be", "[a2a][server]")
