@@ -23,10 +23,11 @@
 // each chunk's text "stamp:{t} ") and whose answer outlasts the measurement. When every stream has its first
 // partial frame, and --settle seconds later, the window of --seconds starts: no invocation starts or ends in
 // it, so what the server spends in it is what streaming costs. Prints the chunks delivered, the server's CPU
-// per chunk (utime + stime over the window / partial frames read in it), the streams one core holds at that
-// cost and the chunk rate seen, the latency each chunk's frame adds after the model wrote it (the frame's
-// arrival here minus the chunk's stamp: both the monotonic clock of this machine), p50 and p99, the server's
-// RSS per open stream, and how busy the machine was (/proc/stat): with the cores full, latency is queueing.
+// per chunk (utime + stime over the window / partial frames read in it) and the kernel's part of it (stime), the
+// streams one core holds at that cost and the chunk rate seen, the latency each chunk's frame adds after the
+// model wrote it (the frame's arrival here minus the chunk's stamp: both the monotonic clock of this machine),
+// p50 and p99, the server's RSS per open stream, and how busy the machine was (/proc/stat): with the cores
+// full, latency is queueing.
 //
 // stuck: N clients that never read. Each creates a session, then sends POST /run_sse ("streaming": true) on a
 // socket of its own whose receive buffer is 4 KiB, and reads nothing. For S seconds (the runs finish within
@@ -85,17 +86,35 @@ struct Options {
 };
 
 // utime + stime of the whole process (every thread), in seconds.
-double process_cpu_seconds(int pid)
+// The CPU time a process has used, in seconds: in user space and in the kernel (/proc/PID/stat's utime, stime).
+class CpuTime {
+public:
+    double user = 0;
+    double system = 0;
+    double total() const { return user + system; }
+    CpuTime operator-(const CpuTime& o) const { return {user - o.user, system - o.system}; }
+};
+
+CpuTime process_cpu(int pid)
 {
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::istringstream fields(text.substr(text.rfind(')') + 2));  // after the command name
     std::string field;
-    double ticks = 0;
-    for (int i = 3; fields >> field; ++i)
-        if (i == 14 || i == 15)
-            ticks += std::stod(field);
-    return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+    CpuTime t;
+    const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+    for (int i = 3; fields >> field; ++i) {
+        if (i == 14)
+            t.user = std::stod(field) * tick;
+        else if (i == 15)
+            t.system = std::stod(field) * tick;
+    }
+    return t;
+}
+
+double process_cpu_seconds(int pid)
+{
+    return process_cpu(pid).total();
 }
 
 // Busy and total jiffies of the whole machine (/proc/stat's first line): busy is all but idle and iowait.
@@ -467,13 +486,14 @@ public:
             const long rss_open = rss_kib(o_.server_pid);
             const int ended_before = ended;
             const auto [busy0, total0] = machine_jiffies();
-            const double cpu0 = process_cpu_seconds(o_.server_pid);
+            const CpuTime cpu0 = process_cpu(o_.server_pid);
             const auto t0 = Clock::now();
             measuring = true;
             window.expires_after(std::chrono::seconds(o_.seconds));
             co_await window.async_wait(asio::as_tuple(asio::use_awaitable));
             measuring = false;
-            const double cpu = process_cpu_seconds(o_.server_pid) - cpu0;
+            const CpuTime used = process_cpu(o_.server_pid) - cpu0;
+            const double cpu = used.total();
             const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
             const auto [busy1, total1] = machine_jiffies();
             const double per_chunk_us = chunks ? cpu * 1e6 / static_cast<double>(chunks) : 0.0;
@@ -487,6 +507,8 @@ public:
             out["chunks_per_s_per_stream"] = rate;
             out["server_cpu_cores"] = cpu / seconds;
             out["server_cpu_us_per_chunk"] = per_chunk_us;
+            // Of it, the kernel's (the system calls that receive a chunk and send its frame, and what they wake).
+            out["server_system_us_per_chunk"] = chunks ? used.system * 1e6 / static_cast<double>(chunks) : 0.0;
             out["streams_per_core"] = per_chunk_us > 0 && rate > 0 ? 1e6 / (per_chunk_us * rate) : 0.0;
             out["added_latency_ms_p50"] = percentile(lat, 0.50) / 1000;
             out["added_latency_ms_p99"] = percentile(lat, 0.99) / 1000;

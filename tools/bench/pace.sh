@@ -3,7 +3,8 @@
 # 20 ms (50 per second) after the last, stamped with the time it wrote it; the agent is agent_bench's
 # workload (a) (a tool call, then the streamed answer), served over ADK's HTTP API by adk-cpp (bench_server
 # api_server, in-memory sessions, on SQLite, and with the model reached over TLS as hosted models are: server
-# tls, 20 chunks per second) and by @google/adk-devtools' `adk api_server`. http_bench
+# tls, 20 chunks per second) and by @google/adk-devtools' `adk api_server`; beside them the floor (relay_floor: each
+# chunk carried to its client with one wait, one read and one write, and nothing else). http_bench
 # opens N /run_sse streams at once and, when all are streaming, measures a window in which no invocation
 # starts or ends (http_bench.cpp, mode paced): the server's CPU per chunk, the streams one core holds at that
 # cost, the latency each frame adds after its chunk left the model (p50, p99), the server's RSS per stream,
@@ -26,7 +27,8 @@ seconds=10 settle=2
 most=$(( ($(ulimit -n) - 100) / 2 ))
 [ "$most" -gt 10000 ] && most=10000
 concurrencies="50 1000 5000 $most" ts_concurrencies=50 sqlite_concurrencies="50 1000 5000" tls_concurrencies="50 1000 5000"
-[ -n "$quick" ] && { seconds=5; concurrencies="50 1000"; ts_concurrencies=50; sqlite_concurrencies=50; tls_concurrencies=50; }
+floor_concurrencies="50 1000 5000"
+[ -n "$quick" ] && { seconds=5; concurrencies="50 1000"; ts_concurrencies=50; sqlite_concurrencies=50; tls_concurrencies=50; floor_concurrencies=50; }
 
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 # The answer outlasts opening every stream, the settling and the window: 300 s of chunks.
@@ -61,6 +63,7 @@ else
   for c in $concurrencies; do paced cpp 50 "$c"; done
   for c in $sqlite_concurrencies; do paced sqlite 20 "$c"; done
   for c in $tls_concurrencies; do paced tls 20 "$c"; done
+  for c in $floor_concurrencies; do paced floor 20 "$c"; done
   for c in $ts_concurrencies; do paced ts 20 "$c"; done
 fi
 mv "$results.rated" "$results"
@@ -69,9 +72,9 @@ node - "$results" <<'JS'
 const fs = require('node:fs');
 const rows = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const fmt = (v, d = 0) => (v === undefined ? '-' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
-const names = { cpp: 'adk-cpp', sqlite: 'adk-cpp, SQLite', tls: 'adk-cpp, model over TLS', ts: 'TypeScript ADK' };
-console.log('\n| server | chunks/s per stream (asked) | streams | CPU per chunk | streams per core | added p50 | added p99 | machine busy | RSS per stream | failed |');
+const names = { cpp: 'adk-cpp', sqlite: 'adk-cpp, SQLite', tls: 'adk-cpp, model over TLS', ts: 'TypeScript ADK', floor: 'the floor (relay_floor)' };
+console.log('\n| server | chunks/s per stream (asked) | streams | CPU per chunk (kernel) | streams per core | added p50 | added p99 | machine busy | RSS per stream | failed |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)
-  console.log(`| ${names[r.server]} | ${fmt(r.chunks_per_s_per_stream, 1)} (${r.rate}) | ${fmt(r.streams_open)} | ${fmt(r.server_cpu_us_per_chunk, 1)} us | ${fmt(r.streams_per_core)} | ${fmt(r.added_latency_ms_p50, 2)} ms | ${fmt(r.added_latency_ms_p99, 2)} ms | ${fmt(r.machine_busy_cores, 2)} cores | ${fmt(r.server_kib_per_stream, 1)} KiB | ${r.failed + r.ended_in_window} |`);
+  console.log(`| ${names[r.server]} | ${fmt(r.chunks_per_s_per_stream, 1)} (${r.rate}) | ${fmt(r.streams_open)} | ${fmt(r.server_cpu_us_per_chunk, 1)} us (${fmt(r.server_system_us_per_chunk, 1)}) | ${fmt(r.streams_per_core)} | ${fmt(r.added_latency_ms_p50, 2)} ms | ${fmt(r.added_latency_ms_p99, 2)} ms | ${fmt(r.machine_busy_cores, 2)} cores | ${fmt(r.server_kib_per_stream, 1)} KiB | ${r.failed + r.ended_in_window} |`);
 JS

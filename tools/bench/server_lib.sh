@@ -2,20 +2,21 @@
 # build of mock-llm, http_bench and bench_server, @google/adk-devtools installed from npm beside the TypeScript
 # agent, and functions that start mock-llm and either server, and run http_bench against it.
 #   start_mock NAME SCRIPT_JSON [mock-llm options]    sets $mock_url
-#   start_server cpp|sqlite|tls|ts MOCK_URL [SERVER_ARGS...] sets $server_pid and $base (a fresh port each time);
+#   start_server cpp|sqlite|tls|ts|floor MOCK_URL [SERVER_ARGS...] sets $server_pid and $base (a fresh port each time);
 #                                                       SERVER_ARGS go to either server (--a2a)
 #   make_mock_certificate                               sets $mock_tls: mock-llm's options to serve HTTPS
 #   stop_server
-#   measure cpp|sqlite|tls|ts HTTP_BENCH_ARGS...            one JSON line, tagged with the server, into $results
+#   measure cpp|sqlite|tls|ts|floor HTTP_BENCH_ARGS...      one JSON line, tagged with the server, into $results
 # cpp is bench_server api_server on in-memory sessions, sqlite the same on a fresh SQLite file, tls the same as cpp
 # trusting the certificate of make_mock_certificate (a mock-llm serving HTTPS, as hosted models are reached), ts
-# @google/adk-devtools' `adk api_server` (in-memory sessions, its default). Every process started is stopped
-# when the script exits. BENCH_SERVER names another bench_server binary for cpp, sqlite and tls (a build kept
-# from before a change, to measure both in one sitting).
+# @google/adk-devtools' `adk api_server` (in-memory sessions, its default), floor relay_floor (what carrying a
+# paced chunk costs any server: one wait, one read, one write; no agent; paced streams only). Every process
+# started is stopped when the script exits. BENCH_SERVER names another bench_server binary for cpp, sqlite and
+# tls (a build kept from before a change, to measure both in one sitting).
 root=$PWD
 tools/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target mock-llm http_bench bench_server >/dev/null
+cmake --build --preset release --target mock-llm http_bench bench_server relay_floor >/dev/null
 bin=$root/build/release/tools
 work=$root/build/release/bench_server
 mkdir -p "$work/agents"
@@ -61,6 +62,9 @@ start_server() {
       [ "$1" = tls ] && trust=(SSL_CERT_FILE="$work/mock_cert.pem")
       env "${trust[@]}" GOOGLE_GEMINI_BASE_URL="$2" "${BENCH_SERVER:-$root/build/release/tools/bench/bench_server}" api_server --port "$port" \
         --session_service_uri "$sessions" --artifact_service_uri memory:// --log_level error "${@:3}" >"$log" 2>&1 &
+      ;;
+    floor)
+      "$root/build/release/tools/bench/relay_floor" --port "$port" --upstream "$2" >"$log" 2>&1 &
       ;;
     ts)
       (cd "$work" && GOOGLE_GEMINI_BASE_URL=$2 GEMINI_API_KEY=bench exec ./node_modules/.bin/adk api_server \
