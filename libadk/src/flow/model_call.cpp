@@ -84,6 +84,14 @@ private:
     LlmResponse meta_;
 };
 
+// A JSON object moved only when either side holds members: Boost.JSON's move assignment is out of line and
+// builds, swaps and destroys an object, which a streamed chunk (whose objects are empty) would pay twice.
+void take(json::object& into, json::object& from)
+{
+    if (!from.empty() || !into.empty())
+        into = std::move(from);
+}
+
 void fill_event(Event& event, LlmResponse&& response)
 {
     event.content = std::move(response.content);
@@ -96,9 +104,9 @@ void fill_event(Event& event, LlmResponse&& response)
     event.usage_metadata = std::move(response.usage_metadata);
     event.error_code = std::move(response.error_code);
     event.error_message = std::move(response.error_message);
-    event.custom_metadata = std::move(response.custom_metadata);
+    take(event.custom_metadata, response.custom_metadata);
     event.model_version = std::move(response.model_version);
-    event.extra = std::move(response.provider_metadata);
+    take(event.extra, response.provider_metadata);
 }
 
 // Whether a streamed chunk has text (or thought text) to show. Chunks with only function calls or only
