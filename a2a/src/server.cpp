@@ -253,8 +253,8 @@ public:
     void frame(std::string& out, const Run&, const Run::Frame& f) override
     {
         pending_.clear();
-        if (f.event)  // a failure frame is the run's end: finished() reads it from the run
-            updates_.add(*f.event, pending_);
+        if (const Event* event = f.event(scratch_))  // a failure frame is the run's end: finished() reads it
+            updates_.add(*event, pending_);
         render(out);
     }
     void missed(std::string&, const Run&, std::uint64_t, std::uint64_t) override {}  // the final task says all
@@ -285,6 +285,7 @@ private:
     }
 
     TaskUpdates& updates_;
+    Run::EventScratch scratch_;  // a streamed delta made whole
     Reply reply_;
     bool silent_;
     std::vector<StreamResponse> pending_;
@@ -593,15 +594,17 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     TaskUpdates updates(task_id, run->owner.session, answers_before);
     std::vector<StreamResponse> out;
     Run::Read read;
+    Run::EventScratch scratch;
     std::uint64_t cursor = 0;
     TaskState state = TaskState::submitted;
     while (true) {
         follower.read(cursor, std::size_t{1} << 20, read);
         for (const Run::Frame& f : read.frames) {
-            if (!f.event)
+            const Event* event = f.event(scratch);
+            if (!event)
                 continue;
             out.clear();
-            updates.add(*f.event, out);
+            updates.add(*event, out);
             if (!out.empty()) {
                 state = TaskState::working;
                 self->note(task_id, state, run->id);
@@ -995,11 +998,12 @@ asio::awaitable<void> Server::Impl::subscribe(RouteRequest& r, const std::string
         server::Run::Follower follower(run, executor);
         std::uint64_t at = 0;
         std::vector<StreamResponse> ignored;
+        server::Run::EventScratch scratch;
         while (at < cursor) {
             server::Run::Read read = follower.read(at, std::size_t{1} << 20);
             for (const auto& f : read.frames)
-                if (f.event && f.n <= cursor)
-                    updates.add(*f.event, ignored);
+                if (const Event* event = f.event(scratch); event && f.n <= cursor)
+                    updates.add(*event, ignored);
             if (read.frames.empty())
                 break;
         }

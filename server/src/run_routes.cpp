@@ -109,11 +109,11 @@ void append_error_frame(std::string& out, const std::string& message)
     out.append("data: ").append(error_json(message)).append("\n\n");
 }
 
-void append_adk_frame(std::string& out, const Run& run, const Run::Frame& frame)
+void append_adk_frame(std::string& out, const Run& run, const Run::Frame& frame, Run::EventScratch& scratch)
 {
     out.append("id: ").append(run.id).append(":").append(std::to_string(frame.n)).append("\ndata: ");
-    if (frame.event)
-        append_json_text(out, *frame.event);
+    if (const Event* event = frame.event(scratch))
+        append_json_text(out, *event);
     else
         out.append(error_json(frame.failure));
     out.append("\n\n");
@@ -122,18 +122,25 @@ void append_adk_frame(std::string& out, const Run& run, const Run::Frame& frame)
 std::string adk_frame(const Run& run, const Run::Frame& frame)
 {
     std::string out;
-    append_adk_frame(out, run, frame);
+    Run::EventScratch scratch;
+    append_adk_frame(out, run, frame, scratch);
     return out;
 }
 
 class AdkSseWriter final : public RunWriter {
 public:
-    void frame(std::string& out, const Run& run, const Run::Frame& f) override { append_adk_frame(out, run, f); }
+    void frame(std::string& out, const Run& run, const Run::Frame& f) override
+    {
+        append_adk_frame(out, run, f, scratch_);
+    }
     void missed(std::string& out, const Run& run, std::uint64_t first, std::uint64_t last) override
     {
         append_error_frame(out, run.missed_message(first, last));
     }
     Run::Follower::Render shared() const override { return &adk_frame; }
+
+private:
+    Run::EventScratch scratch_;
 };
 
 // Writes the run's frames after `cursor` to the client as ADK's SSE frames as they come, until the run ends or
@@ -203,16 +210,18 @@ asio::awaitable<void> ApiServer::Impl::run(const IncomingRequest& req, ResponseW
     std::string events = "[";
     std::uint64_t cursor = 0;
     Run::Read read;
+    Run::EventScratch scratch;
     while (true) {
         follower->read(cursor, max_read_bytes, read);
         if (read.missed_last != 0)  // the run outgrew what the server holds of it
             throw Error(errc::agent_failed, run->missed_message(read.missed_first, read.missed_last));
         for (const Run::Frame& frame : read.frames) {
-            if (!frame.event)
+            const Event* event = frame.event(scratch);
+            if (!event)
                 throw Error(errc::agent_failed, frame.failure);
             if (events.size() > 1)
                 events += ',';
-            append_json_text(events, *frame.event);
+            append_json_text(events, *event);
         }
         if (read.finished)
             break;

@@ -41,10 +41,83 @@ void Run::start(EventStream stream, std::string invocation_id)
     asio::co_spawn(strand_, pump(shared_from_this(), std::move(stream)), asio::detached);
 }
 
+namespace {
+
+// Whether `e` is a streamed delta of plain text: one text part and, besides the members a Run::Delta keeps and
+// those that name the answer (same_answer), nothing set. The sizes below stop the build when Event, Part or
+// EventActions gain a member, so that a new one is looked at here before a delta could lose it.
+bool plain_delta(const Event& e)
+{
+    static_assert(sizeof(void*) != 8 || sizeof(Event) == 976, "Event changed: check plain_delta and same_answer");
+    static_assert(sizeof(void*) != 8 || sizeof(Part) == 160, "Part changed: check plain_delta");
+    static_assert(sizeof(void*) != 8 || sizeof(EventActions) == 320, "EventActions changed: check plain_delta");
+    if (!e.partial || !e.content || e.content->parts.size() != 1 || !e.content->extra.empty())
+        return false;
+    const Part& p = e.content->parts.front();
+    if (!p.text || p.thought || p.thought_signature || p.inline_data || p.file_data || p.function_call ||
+        p.function_response || p.executable_code || p.code_execution_result || !p.extra.empty())
+        return false;
+    const EventActions& a = e.actions;
+    if (!a.state_delta.empty() || !a.artifact_delta.empty() || a.skip_summarization || a.transfer_to_agent ||
+        a.escalate || !a.requested_tool_confirmations.empty() || !a.requested_auth_configs.empty() || a.compaction ||
+        a.end_of_agent || a.agent_state || a.rewind_before_invocation_id || a.route || !a.extra.empty())
+        return false;
+    return !e.turn_complete && !e.interrupted && !e.error_code && !e.error_message && e.long_running_tool_ids.empty() &&
+           e.custom_metadata.empty() && !e.node_info && !e.output && !e.isolation_scope && e.extra.empty();
+}
+
+// Whether plain delta `e` belongs to the answer whose first plain delta is `base`.
+bool same_answer(const Event& base, const Event& e)
+{
+    return e.id == base.id && e.timestamp == base.timestamp && e.author == base.author &&
+           e.invocation_id == base.invocation_id && e.branch == base.branch && e.model_version == base.model_version &&
+           e.content->role == base.content->role;
+}
+
+}  // namespace
+
+const Event& Run::EventScratch::of(const std::shared_ptr<const Event>& base, const Delta& delta)
+{
+    static_assert(sizeof(void*) != 8 || sizeof(UsageMetadata) == 104, "UsageMetadata changed: copy the new member");
+    if (base_ != base) {
+        event_ = *base;
+        base_ = base;
+    }
+    event_.content->parts.front().text = delta.text;
+    if (!delta.usage) {
+        event_.usage_metadata.reset();
+    } else {  // the counts, and the extra members only when either has some (a JSON object's copy is out of line)
+        const UsageMetadata& from = *delta.usage;
+        UsageMetadata& to = event_.usage_metadata ? *event_.usage_metadata : event_.usage_metadata.emplace();
+        to.prompt_token_count = from.prompt_token_count;
+        to.candidates_token_count = from.candidates_token_count;
+        to.total_token_count = from.total_token_count;
+        to.thoughts_token_count = from.thoughts_token_count;
+        to.cached_content_token_count = from.cached_content_token_count;
+        if (!from.extra.empty() || !to.extra.empty())
+            to.extra = from.extra;
+    }
+    event_.finish_reason = delta.finish_reason;
+    return event_;
+}
+
+// A plain-text delta of the answer streaming now is kept as a Delta against the answer's first one (the event
+// itself is freed here); any other event is kept whole, and ends the answer unless it starts a new one.
 void Run::receive(std::unique_ptr<Event> event) noexcept
 {
     const std::size_t bytes = approximate_bytes(*event);
+    const bool plain = plain_delta(*event);
+    if (plain && delta_base_ && same_answer(*delta_base_, *event)) {
+        auto delta = std::make_shared<Delta>();
+        delta->text = std::move(*event->content->parts.front().text);
+        delta->usage = std::move(event->usage_metadata);
+        delta->finish_reason = std::move(event->finish_reason);
+        event.reset();
+        append(Frame(delta_base_, std::move(delta), bytes));
+        return;
+    }
     std::shared_ptr<const Event> shared(std::move(event));
+    delta_base_ = plain ? shared : nullptr;
     append(Frame(std::move(shared), bytes));
 }
 
@@ -78,8 +151,8 @@ asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)
 void Run::append(Frame frame)
 {
     std::unique_lock lock(mutex_);
-    if (invocation_id_.empty() && frame.event)
-        invocation_id_ = frame.event->invocation_id;
+    if (invocation_id_.empty() && frame.event_)
+        invocation_id_ = frame.event_->invocation_id;
     frame.n = next_frame_++;
     const bool partial = frame.partial();
     const std::size_t bytes = frame.bytes;

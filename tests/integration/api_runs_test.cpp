@@ -829,8 +829,9 @@ TEST_CASE("RunRegistry: a prepared run receives its invocation's events as they 
     auto read = follower.read(cursor, 64 * 1024);
     REQUIRE(read.frames.size() == 2);
     CHECK(read.frames[0].n == 1);
-    CHECK(read.frames[0].event->text() == "one");
-    CHECK(read.frames[1].event->text() == "two");
+    adk::server::Run::EventScratch scratch;
+    CHECK(read.frames[0].event(scratch)->text() == "one");
+    CHECK(read.frames[1].event(scratch)->text() == "two");
     CHECK(!read.finished);
     gate->cancel();
     while (!run->finished() && ioc.run_one() > 0) {
@@ -838,7 +839,7 @@ TEST_CASE("RunRegistry: a prepared run receives its invocation's events as they 
     REQUIRE(run->finished());
     read = follower.read(cursor, 64 * 1024);
     REQUIRE(read.frames.size() == 1);  // the failure, after the events
-    CHECK(!read.frames[0].event);
+    CHECK(!read.frames[0].has_event());
     CHECK_THAT(read.frames[0].failure, Catch::Contains("the model is overloaded"));
     CHECK(read.finished);
     CHECK(run->failure() == read.frames[0].failure);
@@ -852,7 +853,8 @@ int renderings = 0;
 std::string render_text(const adk::server::Run&, const adk::server::Run::Frame& frame)
 {
     ++renderings;
-    return frame.event->text();
+    adk::server::Run::EventScratch scratch;
+    return frame.event(scratch)->text();
 }
 
 }  // namespace
@@ -882,9 +884,9 @@ TEST_CASE("RunRegistry: a frame is an event shared by the log and every follower
     const auto& frame = read_one.frames[0];
     CHECK(frame.n == 3);
     CHECK(frame.bytes > big.size());
-    REQUIRE(frame.event);
-    CHECK(frame.event == read_two.frames[0].event);  // one event, shared
-    CHECK(frame.event->text() == big);
+    REQUIRE(frame.shared_event());
+    CHECK(frame.shared_event() == read_two.frames[0].shared_event());  // one event, shared
+    CHECK(frame.shared_event()->text() == big);
     CHECK(read_one.finished);
     CHECK(cursor_one == 3);
     renderings = 0;
@@ -897,6 +899,93 @@ TEST_CASE("RunRegistry: a frame is an event shared by the log and every follower
     auto again = one.read(cursor_one, 64 * 1024);
     CHECK(again.empty());
     CHECK(again.finished);
+}
+
+namespace {
+
+// A streamed delta of an answer as the flow emits it: the answer's identity, its text, and usage counts.
+adk::Event delta_event(const std::string& id, const std::string& text, std::int64_t candidates)
+{
+    adk::Event e("agent", adk::Content::model(text));
+    e.id = id;
+    e.invocation_id = "e-1";
+    e.timestamp = 1700000000.25;
+    e.partial = true;
+    e.model_version = "gemini-2.5-flash";
+    e.usage_metadata.emplace();
+    e.usage_metadata->prompt_token_count = 10;
+    e.usage_metadata->candidates_token_count = candidates;
+    e.usage_metadata->total_token_count = 10 + candidates;
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("RunRegistry: a plain-text delta is kept as what sets it apart from its answer's first, and reads back as "
+          "the event that was emitted",
+          "[server][runs]")
+{
+    asio::io_context ioc;
+    adk::server::RunLimits limits;
+    limits.max_partial_bytes = std::size_t{1} << 20;  // every delta kept
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
+    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+    std::vector<adk::Event> sent;
+    // An answer: its first delta, deltas whose text (escaped, longer than a short string), counts and finish
+    // reason differ, one without counts and one with extra usage members; a thought in between (not plain).
+    sent.push_back(delta_event("a", "It is ", 1));
+    sent.push_back(delta_event("a", "sunny \"today\"\nin Paris, and warm", 2));
+    sent.push_back(delta_event("a", "", 3));
+    sent.push_back(delta_event("a", "no counts", 3));
+    sent.back().usage_metadata.reset();
+    sent.push_back(delta_event("a", "details", 4));
+    sent.back().usage_metadata->extra["promptTokensDetails"] = json::array{json::object{{"modality", "TEXT"}}};
+    sent.push_back(delta_event("a", "thinking", 5));
+    sent.back().content->parts.front().thought = true;
+    sent.push_back(delta_event("a", "after the thought", 6));
+    sent.push_back(delta_event("a", " end.", 7));
+    sent.back().finish_reason = "STOP";
+    // The whole answer, then a second answer (another id), a delta of another author with the same id, and one
+    // that names a branch.
+    adk::Event whole("agent", adk::Content::model("the whole answer"));
+    whole.id = "a";
+    whole.invocation_id = "e-1";
+    sent.push_back(whole);
+    sent.push_back(delta_event("b", "second ", 1));
+    sent.push_back(delta_event("b", "answer", 2));
+    sent.push_back(delta_event("b", "another author", 3));
+    sent.back().author = "helper";
+    sent.push_back(delta_event("b", "a branch", 4));
+    sent.back().branch = "root.helper";
+    for (const adk::Event& e : sent)
+        run->receive(std::make_unique<adk::Event>(e));
+
+    adk::server::Run::Follower follower(run, ioc.get_executor());
+    std::uint64_t cursor = 0;
+    const adk::server::Run::Read read = follower.read(cursor, 1 << 20);
+    REQUIRE(read.frames.size() == sent.size());
+    adk::server::Run::EventScratch scratch;
+    std::vector<bool> compact;
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        const adk::server::Run::Frame& frame = read.frames[i];
+        INFO("frame " << frame.n);
+        const adk::Event* event = frame.event(scratch);
+        REQUIRE(event);
+        CHECK(*event == sent[i]);
+        CHECK(adk::to_json_text(*event) == adk::to_json_text(sent[i]));
+        CHECK(frame.bytes == adk::approximate_bytes(sent[i]));  // counted as the event it was
+        CHECK(frame.partial() == sent[i].partial);
+        compact.push_back(!frame.shared_event());
+    }
+    // Kept whole: each answer's first plain delta, what is not plain (the thought), the first plain delta after
+    // it, the whole event, and a delta of another author or branch (each the first of its answer).
+    CHECK(compact == std::vector<bool>{false, true, true, true, true, false, false, true, false, false, true, false,
+                                       false});
+    // Another reader, its scratch on the second answer first, then back on the first.
+    adk::server::Run::EventScratch other;
+    CHECK(*read.frames[10].event(other) == sent[10]);
+    CHECK(*read.frames[1].event(other) == sent[1]);
+    CHECK(*read.frames[10].event(other) == sent[10]);
 }
 
 TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for the stream queue depth gauge",
@@ -968,11 +1057,12 @@ TEST_CASE("RunRegistry: a follower of whole events only is given no delta and is
     auto follow = [&](bool whole_only, Seen& seen) -> asio::awaitable<void> {
         adk::server::Run::Follower follower(run, ioc.get_executor(), whole_only);
         std::uint64_t cursor = 0;
+        adk::server::Run::EventScratch scratch;
         for (;;) {
             adk::server::Run::Read read = follower.read(cursor, 1 << 20);
             for (const auto& f : read.frames)
-                if (f.event)
-                    seen.frames.push_back(f.event->partial ? std::string("delta") : f.event->text());
+                if (const adk::Event* e = f.event(scratch))
+                    seen.frames.push_back(e->partial ? std::string("delta") : e->text());
             if (read.finished)
                 co_return;
             if (read.empty()) {
@@ -1010,13 +1100,14 @@ public:
             if (read.empty())
                 return true;
             for (const auto& frame : read.frames)
-                written.push_back(frame.event->text());
+                written.push_back(frame.event(scratch)->text());
         }
     }
 
     adk::server::Run::Follower* follower = nullptr;
     std::uint64_t cursor = 0;
     adk::server::Run::Read read;
+    adk::server::Run::EventScratch scratch;
     std::vector<std::string> written;
     int calls = 0;
     bool refuse = false;
@@ -1046,7 +1137,7 @@ public:
             if (writer.read.empty())
                 break;
             for (const auto& frame : writer.read.frames)
-                writer.written.push_back(frame.event->text());
+                writer.written.push_back(frame.event(writer.scratch)->text());
         }
         asio::co_spawn(
             ioc,

@@ -18,7 +18,10 @@
 // every whole event). A follower reads at most about 64 KiB of small frames at a time; a large frame's rendering
 // can be shared by every follower that writes it the same way (Follower::shared_rendering), so that a client that
 // stops reading holds no copy of its own of the frame it is stuck on, and is closed after the server's write
-// timeout.
+// timeout. A streamed delta of plain text that shares its answer's identity with the answer's first delta (id,
+// invocation, author, branch, time, role, model version) is kept as that first delta and what differs (its text,
+// usage counts and finish reason: Run::Delta), not as an Event of its own: a reader makes it whole again in an
+// EventScratch of its own, and renders it as the event the invocation emitted, byte for byte.
 //
 // A run is its invocation's StreamReceiver (RunRegistry::prepare, RunRequest::receiver): the invocation's
 // coroutine appends each event to the log as it emits it, and wakes the followers that wait, with no coroutine
@@ -97,21 +100,62 @@ public:
     const std::uint64_t number;  // the order the server started runs in
     const RunOwner owner;
 
+    // A streamed delta as the log keeps it when it differs from its answer's first delta (its base) only in
+    // these: a delta of plain text (Run::receive says which). Rendered, it is the event the invocation emitted.
+    class Delta {
+    public:
+        std::string text;
+        std::optional<UsageMetadata> usage;
+        std::optional<std::string> finish_reason;
+    };
+
+    // Where a reader of frames has a delta kept as a Delta made whole again: a copy of its base, taken once per
+    // answer, with the delta's members set. Each reader (a follower's writer) has its own.
+    class EventScratch {
+    public:
+        const Event& of(const std::shared_ptr<const Event>& base, const Delta& delta);
+
+    private:
+        std::shared_ptr<const Event> base_;  // held: a new base is never taken for this one
+        Event event_;
+    };
+
     // One frame of the log: an event the run emitted, shared with the log, or (the last frame of a run that
-    // failed) why it failed.
+    // failed) why it failed. A streamed delta of plain text is kept as its answer's first delta and a Delta.
     class Frame {
     public:
-        Frame(std::shared_ptr<const Event> event_, std::size_t bytes_) : bytes(bytes_), event(std::move(event_)) {}
+        Frame(std::shared_ptr<const Event> event, std::size_t bytes_) : bytes(bytes_), event_(std::move(event)) {}
+        Frame(std::shared_ptr<const Event> base, std::shared_ptr<const Delta> delta, std::size_t bytes_)
+            : bytes(bytes_), event_(std::move(base)), delta_(std::move(delta))
+        {
+        }
         Frame(std::string failure_, bool cancelled_, std::size_t bytes_)
             : bytes(bytes_), failure(std::move(failure_)), cancelled(cancelled_)
         {
         }
         std::uint64_t n = 0;  // from 1, set when the log takes the frame
-        std::size_t bytes;    // what the log counts for it (approximate_bytes of the event)
-        std::shared_ptr<const Event> event;  // null for the failure
+        std::size_t bytes;    // what the log counts for it (approximate_bytes of the event it was)
         std::string failure;
         bool cancelled = false;  // the failure is the run's cancellation (errc::cancelled)
-        bool partial() const { return event && event->partial; }
+
+        // Whether the frame is an event (else the failure).
+        bool has_event() const { return event_ != nullptr; }
+        // The event the run emitted; null for the failure. A delta kept as a Delta is made whole in `scratch`
+        // (valid until scratch is used again).
+        const Event* event(EventScratch& scratch) const
+        {
+            if (!delta_)
+                return event_.get();
+            return &scratch.of(event_, *delta_);
+        }
+        // The event as the log holds it, shared: null for the failure and for a delta kept as a Delta.
+        std::shared_ptr<const Event> shared_event() const { return delta_ ? nullptr : event_; }
+        bool partial() const { return event_ && event_->partial; }
+
+    private:
+        friend class Run;
+        std::shared_ptr<const Event> event_;  // null for the failure; a Delta's base
+        std::shared_ptr<const Delta> delta_;
     };
 
     // What a follower read: the frames after its cursor, in order, and whether the run is over and they were
@@ -207,6 +251,9 @@ private:
     static asio::awaitable<void> pump(std::shared_ptr<Run> self, EventStream stream);
     void append(Frame frame);
     void finish();
+    // The producer's side (receive, or the pump for a stream that carries its events: never both at once):
+    // the first plain-text delta of the answer streaming now, which the deltas after it are kept against.
+    std::shared_ptr<const Event> delta_base_;
     // Waiting followers that write the frames that came themselves (Follower::Direct), once the mutex is
     // released; a run rarely has more than one follower.
     class Deliveries {
