@@ -30,8 +30,7 @@ json::object event_metadata(const Event& e)
         m["adk_branch"] = e.branch;
     if (e.partial)
         m["adk_partial"] = true;
-    static const EventActions none;
-    if (!(e.actions == none))  // written only when the event did something (a chunk's never do)
+    if (!e.actions.empty())  // written only when the event did something (a chunk's never do)
         m["adk_actions"] = json::value_from(e.actions);
     if (e.usage_metadata)
         m["adk_usage_metadata"] = json::value_from(*e.usage_metadata);

@@ -44,26 +44,21 @@ void Run::start(EventStream stream, std::string invocation_id)
 namespace {
 
 // Whether `e` is a streamed delta of plain text: one text part and, besides the members a Run::Delta keeps and
-// those that name the answer (same_answer), nothing set. The sizes below stop the build when Event, Part or
-// EventActions gain a member, so that a new one is looked at here before a delta could lose it.
+// those that name the answer (same_answer), nothing set. The sizes below stop the build when Event or Part gain
+// a member, so that a new one is looked at here before a delta could lose it (EventActions::empty() does the same).
 bool plain_delta(const Event& e)
 {
     static_assert(sizeof(void*) != 8 || sizeof(Event) == 976, "Event changed: check plain_delta and same_answer");
     static_assert(sizeof(void*) != 8 || sizeof(Part) == 160, "Part changed: check plain_delta");
-    static_assert(sizeof(void*) != 8 || sizeof(EventActions) == 320, "EventActions changed: check plain_delta");
     if (!e.partial || !e.content || e.content->parts.size() != 1 || !e.content->extra.empty())
         return false;
     const Part& p = e.content->parts.front();
     if (!p.text || p.thought || p.thought_signature || p.inline_data || p.file_data || p.function_call ||
         p.function_response || p.executable_code || p.code_execution_result || !p.extra.empty())
         return false;
-    const EventActions& a = e.actions;
-    if (!a.state_delta.empty() || !a.artifact_delta.empty() || a.skip_summarization || a.transfer_to_agent ||
-        a.escalate || !a.requested_tool_confirmations.empty() || !a.requested_auth_configs.empty() || a.compaction ||
-        a.end_of_agent || a.agent_state || a.rewind_before_invocation_id || a.route || !a.extra.empty())
-        return false;
-    return !e.turn_complete && !e.interrupted && !e.error_code && !e.error_message && e.long_running_tool_ids.empty() &&
-           e.custom_metadata.empty() && !e.node_info && !e.output && !e.isolation_scope && e.extra.empty();
+    return e.actions.empty() && !e.turn_complete && !e.interrupted && !e.error_code && !e.error_message &&
+           e.long_running_tool_ids.empty() && e.custom_metadata.empty() && !e.node_info && !e.output &&
+           !e.isolation_scope && e.extra.empty();
 }
 
 // Whether plain delta `e` belongs to the answer whose first plain delta is `base`.
@@ -161,22 +156,30 @@ void Run::append(Frame frame)
     if (partial)
         partial_bytes_ += bytes;
     log_.emplace_back(std::move(frame));
-    // Past a bound, the oldest partial frame goes first (the whole event after it repeats its text), then the
+    // Past a bound, the oldest partial frames go first (the whole event after them repeats their text), then the
     // oldest frame. Partial frames have a bound of their own, so that a long answer keeps only its newest
-    // deltas. The newest frame always stays.
+    // deltas; past it they go down to three quarters of it at once, so that a streamed answer moves the whole
+    // frames before its deltas (the deque's erase) once every few deltas, not at each. The newest frame stays.
+    const std::size_t partial_floor = limits_.max_partial_bytes / 4 * 3;
     while ((log_bytes_ > limits_.max_log_bytes || partial_bytes_ > limits_.max_partial_bytes) && log_.size() > 1) {
-        auto victim = std::find_if(log_.begin(), log_.end() - 1, [](const Held& h) { return h.frame.partial(); });
-        if (victim == log_.end() - 1) {
+        const auto newest = log_.end() - 1;
+        const auto first = std::find_if(log_.begin(), newest, [](const Held& h) { return h.frame.partial(); });
+        if (first == newest) {
             if (log_bytes_ <= limits_.max_log_bytes)
                 break;  // the newest frame is the only partial one
-            victim = log_.begin();
+            last_whole_dropped_ = std::max(last_whole_dropped_, log_.front().frame.n);
+            log_bytes_ -= log_.front().frame.bytes;
+            log_.pop_front();
+            continue;
         }
-        if (!victim->frame.partial())
-            last_whole_dropped_ = std::max(last_whole_dropped_, victim->frame.n);
-        else
-            partial_bytes_ -= victim->frame.bytes;
-        log_bytes_ -= victim->frame.bytes;
-        log_.erase(victim);
+        auto last = first;
+        do {
+            partial_bytes_ -= last->frame.bytes;
+            log_bytes_ -= last->frame.bytes;
+            ++last;
+        } while (last != newest && last->frame.partial() &&
+                 (partial_bytes_ > partial_floor || log_bytes_ > limits_.max_log_bytes));
+        log_.erase(first, last);
     }
     if (log_bytes_ >= before)
         *total_bytes_ += log_bytes_ - before;

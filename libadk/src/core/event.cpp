@@ -69,6 +69,14 @@ bool is_imported(const Event& event)
     return mark && mark->is_bool() && mark->get_bool();
 }
 
+bool EventActions::empty() const noexcept
+{
+    static_assert(sizeof(void*) != 8 || sizeof(EventActions) == 320, "EventActions changed: check empty()");
+    return state_delta.empty() && artifact_delta.empty() && !skip_summarization && !transfer_to_agent && !escalate &&
+           requested_tool_confirmations.empty() && requested_auth_configs.empty() && !compaction && !end_of_agent &&
+           !agent_state && !rewind_before_invocation_id && !route && extra.empty();
+}
+
 bool Event::is_final_response() const
 {
     if (actions.skip_summarization || !long_running_tool_ids.empty())

@@ -186,7 +186,10 @@ void append_json_text(std::string& out, const Event& e)
         detail::write_content(w, *e.content);
     }
     w.key("actions");
-    write_actions(w, e.actions);
+    if (e.actions.empty())  // what every streamed chunk has: the members tag_invoke writes even when empty
+        w.raw(R"({"stateDelta":{},"artifactDelta":{},"requestedAuthConfigs":{},"requestedToolConfirmations":{}})");
+    else
+        write_actions(w, e.actions);
     put_true(w, "partial", e.partial);
     put_true(w, "turnComplete", e.turn_complete);
     put_true(w, "interrupted", e.interrupted);

@@ -87,6 +87,9 @@ public:
     std::optional<json::value> route;
     json::object extra;
 
+    // Nothing set: the event does nothing (a streamed chunk's actions). Cheaper than comparing with EventActions().
+    bool empty() const noexcept;
+
     friend bool operator==(const EventActions&, const EventActions&) = default;
 };
 

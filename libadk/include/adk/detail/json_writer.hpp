@@ -84,6 +84,9 @@ public:
     // An element of an array.
     void element() { separate(); }
 
+    // A value's JSON text as it is (a member's value after key(), or an element after element()).
+    void raw(std::string_view json_text) { out_.append(json_text); }
+
     void string(std::string_view s)
     {
         static constexpr char hex[] = "0123456789abcdef";

@@ -9,8 +9,8 @@
 // Frame numbers count from 1; ADK's frame ids are "<run id>:<n>" (a client that sends Last-Event-ID
 // "<run id>:<n>" gets the frames after n). Past the log's bound, partial frames (deltas whose text the next whole
 // event repeats) are dropped first, then the oldest whole ones; a follower that missed a whole frame is told
-// which (Read::missed). Partial frames have a bound of their own (16 KiB): a run keeps its newest deltas, not all
-// it streamed.
+// which (Read::missed). Partial frames have a bound of their own (16 KiB; past it they are dropped down to three
+// quarters of it): a run keeps its newest deltas, not all it streamed.
 //
 // Memory: frames are counted by approximate_bytes(event). A run's log holds at most max_log_bytes, or its newest
 // frame alone when that one is larger (an event is kept whole until the next one comes); all runs' logs together
