@@ -1,6 +1,8 @@
 # Sourced by the run_*.sh scripts: starts a test's processes, remembers their pids in `pids`, reads where they
 # listen, and stops them all when the script exits (an EXIT trap set here), waiting until they are gone: a server
 # still closing its SQLite file must not meet the next run's.
+# A process has 60 s to say it listens: Node servers take 1 to 4 s alone, and more when the machine is busy (CTest
+# runs tests two at a time, a browser among them).
 #   start_listening LOG COMMAND...  a process that prints "listening on URL" first (mock-llm, the receivers):
 #                                   sets listening_url
 #   start_serving LOG COMMAND...    `adk web` or `adk api_server`: sets served_url (http://127.0.0.1:PORT) and
@@ -23,7 +25,7 @@ start_listening() {
   shift
   "$@" >"$log" 2>&1 &
   pids+=($!)
-  for _ in $(seq 200); do [ -s "$log" ] && break; sleep 0.05; done
+  for _ in $(seq 1200); do [ -s "$log" ] && break; sleep 0.05; done
   listening_url=$(sed -n '1s/^listening on //p' "$log")
   [ -n "$listening_url" ] || { echo "FAIL: $1 did not start: $(cat "$log")"; exit 1; }
 }
@@ -33,7 +35,7 @@ start_serving() {
   "$@" >"$log" 2>&1 &
   served_pid=$!
   pids+=($served_pid)
-  for _ in $(seq 200); do grep -q serving "$log" 2>/dev/null && break; sleep 0.05; done
+  for _ in $(seq 1200); do grep -q serving "$log" 2>/dev/null && break; sleep 0.05; done
   served_url=$(sed -n 's/.* at \(http:\/\/127\.0\.0\.1:[0-9]*\)\/.*/\1/p' "$log" | head -1)
   [ -n "$served_url" ] || { echo "FAIL: $1 did not start: $(cat "$log")"; exit 1; }
 }

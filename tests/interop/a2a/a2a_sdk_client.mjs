@@ -158,7 +158,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
         JSON.stringify(configs));
   writeFileSync(gate, 'open');
   const mine = () => posts.filter((p) => p.path === `/hooks/${binding}`);
-  for (let i = 0; i < 500 && !mine().some((p) => p.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'); i++)
+  for (let i = 0; i < 3000 && !mine().some((p) => p.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'); i++)
     await new Promise((resolve) => setTimeout(resolve, 10));
   const heard = mine();
   const pushedAnswer = heard.find((p) => p.body.artifactUpdate?.lastChunk);
@@ -205,7 +205,7 @@ for (const binding of ['JSONRPC', 'HTTP+JSON']) {
     configuration: { returnImmediately: true, acceptedOutputModes: [],
                      taskPushNotificationConfig: { tenant: '', taskId: '', id: '', url: hookUrl, token: 'v03-token' } } });
   const mine = () => posts.filter((p) => p.path === '/hooks/v03');
-  for (let i = 0; i < 500 && !mine().some((p) => p.body.kind === 'status-update' && p.body.status?.state === 'completed'); i++)
+  for (let i = 0; i < 3000 && !mine().some((p) => p.body.kind === 'status-update' && p.body.status?.state === 'completed'); i++)
     await new Promise((r) => setTimeout(r, 10));
   check('0.3', 'push notifications in 0.3\'s JSON, with the token, to the task\'s end',
         mine().length > 0 && mine().every((p) => p.token === 'v03-token' && p.body.taskId === pushed.id) &&
