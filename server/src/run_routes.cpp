@@ -2,6 +2,8 @@
 // Server-Sent Events), and a session's runs: list, follow again, cancel.
 #include "api_impl.hpp"
 
+#include <adk/detail/json_writer.hpp>
+
 #include <boost/asio/this_coro.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -109,9 +111,15 @@ void append_error_frame(std::string& out, const std::string& message)
     out.append("data: ").append(error_json(message)).append("\n\n");
 }
 
+// "id: <run id>:<n>" and the start of the frame's data.
+void begin_adk_frame(std::string& out, const Run& run, std::uint64_t n)
+{
+    out.append("id: ").append(run.id).append(":").append(std::to_string(n)).append("\ndata: ");
+}
+
 void append_adk_frame(std::string& out, const Run& run, const Run::Frame& frame, Run::EventScratch& scratch)
 {
-    out.append("id: ").append(run.id).append(":").append(std::to_string(frame.n)).append("\ndata: ");
+    begin_adk_frame(out, run, frame.n);
     if (const Event* event = frame.event(scratch))
         append_json_text(out, *event);
     else
@@ -129,9 +137,21 @@ std::string adk_frame(const Run& run, const Run::Frame& frame)
 
 class AdkSseWriter final : public RunWriter {
 public:
+    // A delta kept as a Delta is written from its answer's pieces (detail::DeltaJson), made once per answer.
     void frame(std::string& out, const Run& run, const Run::Frame& f) override
     {
-        append_adk_frame(out, run, f, scratch_);
+        const Run::Delta* delta = f.delta();
+        if (!delta)
+            return append_adk_frame(out, run, f, scratch_);
+        if (pieces_of_ != f.delta_base()) {
+            pieces_.emplace(*f.delta_base());
+            pieces_of_ = f.delta_base();
+        }
+        if (!pieces_->usable())
+            return append_adk_frame(out, run, f, scratch_);
+        begin_adk_frame(out, run, f.n);
+        pieces_->append(out, delta->text, delta->usage, delta->finish_reason);
+        out.append("\n\n");
     }
     void missed(std::string& out, const Run& run, std::uint64_t first, std::uint64_t last) override
     {
@@ -141,6 +161,8 @@ public:
 
 private:
     Run::EventScratch scratch_;
+    std::shared_ptr<const Event> pieces_of_;  // the base pieces_ were made from (held)
+    std::optional<adk::detail::DeltaJson> pieces_;
 };
 
 // Writes the run's frames after `cursor` to the client as ADK's SSE frames as they come, until the run ends or

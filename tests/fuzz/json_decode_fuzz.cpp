@@ -1,11 +1,13 @@
 // ADK's JSON read back: any JSON read as an Event, a Session, a Content or a Part either fails with
 // adk::Error or gives a value whose JSON parses again and reads back to the same value. An event read is also
-// written by to_json_text, and a content read goes into a Gemini request written by encode_request_text: each must
-// give the text of its JSON tree exactly.
+// written by to_json_text (and, when it can be a streamed delta's base, from detail::DeltaJson's pieces), and a
+// content read goes into a Gemini request written by encode_request_text: each must give the text of its JSON tree
+// exactly.
 //
 // "The same" allows a double to come back a unit in the last place off (adk::fuzz::json_close says why).
 #include <adk/core/content.hpp>
 #include <adk/core/event.hpp>
+#include <adk/detail/json_writer.hpp>
 #include <adk/providers/gemini/codec.hpp>
 #include <adk/sessions/session.hpp>
 
@@ -58,6 +60,24 @@ void event_text(const json::value& v)
     if (text != tree) {
         std::fprintf(stderr, "tree:         %s\nto_json_text: %s\n", tree.c_str(), text.c_str());
         adk::fuzz::check(false, "to_json_text writes what the event's JSON tree serializes to");
+    }
+    // A server writes a streamed delta from its answer's pieces: the event as its own base, and as the base of
+    // an event that differs only in what a delta sets (text, usage, finish reason) from another one.
+    const adk::detail::DeltaJson pieces(e);
+    if (!pieces.usable())
+        return;
+    std::string from_pieces;
+    pieces.append(from_pieces, *e.content->parts.front().text, e.usage_metadata, e.finish_reason);
+    adk::fuzz::check(from_pieces == text, "a delta written from its own pieces is the event's text");
+    adk::Event other = e;
+    other.content->parts.front().text = e.author + e.id;
+    other.usage_metadata.reset();
+    other.finish_reason = e.branch;
+    from_pieces.clear();
+    pieces.append(from_pieces, *other.content->parts.front().text, other.usage_metadata, other.finish_reason);
+    if (from_pieces != adk::to_json_text(other)) {
+        std::fprintf(stderr, "pieces: %s\nevent:  %s\n", from_pieces.c_str(), adk::to_json_text(other).c_str());
+        adk::fuzz::check(false, "a delta written from its answer's pieces is the delta's text");
     }
 }
 

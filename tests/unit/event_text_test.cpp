@@ -2,6 +2,7 @@
 // every member, every kind of part, strings that need escaping, numbers of every size and extras whose names
 // a known member already took.
 #include <adk/core/event.hpp>
+#include <adk/detail/json_writer.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -122,6 +123,69 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
         adk::Event e;
         CHECK(adk::to_json_text(e) == by_tree(e));
     }
+}
+
+TEST_CASE("DeltaJson writes an answer's deltas from its first delta's pieces, as to_json_text writes each",
+          "[event][json]")
+{
+    std::vector<adk::Event> bases;
+    adk::Event plain("weather", adk::Content::model("It is "));
+    plain.id = "e-1";
+    plain.invocation_id = "i-1";
+    plain.timestamp = 1764236789.123456;
+    plain.partial = true;
+    plain.model_version = "gemini-2.5-flash";
+    bases.push_back(plain);
+    bases.push_back(plain);
+    bases.back().branch = "root.\"helper\"";  // escaped in the head
+    bases.back().content->role.clear();
+    bases.push_back(plain);
+    bases.back().content->parts.front().thought = true;  // after the text, in the middle
+    bases.back().content->parts.front().extra["partMetadata"] = json::object{{"partial", true}};
+    bases.push_back(plain);
+    bases.back().custom_metadata["k"] = "v";  // after the usage, in the tail
+    bases.back().long_running_tool_ids = {"call-1"};
+    bases.back().extra["groundingMetadata"] = json::object{{"text", "\"partial\":true"}};
+    bases.push_back(plain);
+    bases.back().actions.state_delta["x"] = 1;
+    bases.back().usage_metadata.emplace();  // the base's own usage and finish reason are not the delta's
+    bases.back().finish_reason = "OTHER";
+
+    std::vector<std::string> texts = {"", "sunny", "quote \" backslash \\ newline \n \x01 \xc3\xa9 and a longer run"};
+    adk::UsageMetadata usage;
+    usage.prompt_token_count = 10;
+    usage.candidates_token_count = 3;
+    adk::UsageMetadata usage_extra = usage;
+    usage_extra.extra["promptTokensDetails"] = json::array{json::object{{"modality", "TEXT"}}};
+    for (const adk::Event& base : bases) {
+        const adk::detail::DeltaJson pieces(base);
+        REQUIRE(pieces.usable());
+        for (const std::string& text : texts)
+            for (const auto& u : {std::optional<adk::UsageMetadata>(), std::optional(usage), std::optional(usage_extra)})
+                for (const auto& finish : {std::optional<std::string>(), std::optional<std::string>("STOP")}) {
+                    adk::Event delta = base;
+                    delta.content->parts.front().text = text;
+                    delta.usage_metadata = u;
+                    delta.finish_reason = finish;
+                    std::string out = "before:";
+                    pieces.append(out, text, u, finish);
+                    CHECK(out == "before:" + adk::to_json_text(delta));
+                    CHECK(adk::to_json_text(delta) == by_tree(delta));
+                }
+    }
+    // What could come between "partial" and the delta's members, or a content other than one text part: not used.
+    adk::Event turn = plain;
+    turn.turn_complete = true;
+    adk::Event error = plain;
+    error.error_code = "E";
+    adk::Event two = plain;
+    two.content->parts.push_back(adk::Part::from_text("more"));
+    adk::Event whole = plain;
+    whole.partial = false;
+    adk::Event none = plain;
+    none.content.reset();
+    for (const adk::Event& e : {turn, error, two, whole, none})
+        CHECK(!adk::detail::DeltaJson(e).usable());
 }
 
 TEST_CASE("to_json_text writes each timestamp as the tree does, when one repeats and when it changes", "[event][json]")

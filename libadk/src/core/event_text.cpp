@@ -160,6 +160,54 @@ void write_usage(JsonWriter& w, const UsageMetadata& u)
     w.end_object();
 }
 
+DeltaJson::DeltaJson(const Event& base)
+{
+    if (!base.partial || base.turn_complete || base.interrupted || base.error_code || base.error_message ||
+        !base.content || base.content->parts.size() != 1 || !base.content->parts.front().text)
+        return;
+    // The event with an empty text and neither usage nor finish reason; append_json_text writes "finishReason",
+    // "errorCode", "errorMessage" and "usageMetadata" in that order right after "interrupted" (absent here), so
+    // that what a delta adds goes after "partial":true. Keys are written bare and strings escaped, so neither
+    // sequence looked for below can come from a value: each is found once or the pieces are not used.
+    Event e = base;
+    e.content->parts.front().text.emplace();
+    e.usage_metadata.reset();
+    e.finish_reason.reset();
+    std::string text;
+    append_json_text(text, e);
+    constexpr std::string_view text_at = R"(,"content":{"parts":[{"text":")";
+    constexpr std::string_view partial_at = R"(,"partial":true)";
+    const auto t = text.find(text_at);
+    const auto p = text.find(partial_at);
+    if (t == std::string::npos || p == std::string::npos || p < t || text.find(text_at, t + 1) != std::string::npos ||
+        text.find(partial_at, p + 1) != std::string::npos)
+        return;
+    const std::size_t quotes = t + text_at.size() - 1;  // the empty text's two quotes
+    const std::size_t after_partial = p + partial_at.size();
+    head_ = text.substr(0, quotes);
+    middle_ = text.substr(quotes + 2, after_partial - quotes - 2);
+    tail_ = text.substr(after_partial);
+    usable_ = true;
+}
+
+void DeltaJson::append(std::string& out, std::string_view text, const std::optional<UsageMetadata>& usage,
+                       const std::optional<std::string>& finish_reason) const
+{
+    JsonWriter w(out);
+    out += head_;
+    w.string(text);
+    out += middle_;
+    if (finish_reason) {
+        out += R"(,"finishReason":)";
+        w.string(*finish_reason);
+    }
+    if (usage) {
+        out += R"(,"usageMetadata":)";
+        write_usage(w, *usage);
+    }
+    out += tail_;
+}
+
 }  // namespace detail
 
 std::string to_json_text(const Event& e)

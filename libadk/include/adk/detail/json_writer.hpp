@@ -333,4 +333,23 @@ void write_content(JsonWriter& w, const Content& c, std::string_view default_rol
 // Usage counts as tag_invoke(value_from_tag, UsageMetadata) makes them.
 void write_usage(JsonWriter& w, const UsageMetadata& u);
 
+// The JSON text of an answer's streamed deltas of plain text, from pieces of its first delta written once: the
+// same text as append_json_text of each delta, which differs from `base` only in its one text part's text, its
+// usage counts and its finish reason (what a server's run log keeps of a delta). A server writes one per chunk.
+class DeltaJson {
+public:
+    // `base`: a partial event with one text part and nothing else set that these members could follow (no
+    // turn_complete, interrupted, error code or message). usable() is false for any other.
+    explicit DeltaJson(const Event& base);
+    bool usable() const noexcept { return usable_; }
+    void append(std::string& out, std::string_view text, const std::optional<UsageMetadata>& usage,
+                const std::optional<std::string>& finish_reason) const;
+
+private:
+    std::string head_;    // up to the text's value
+    std::string middle_;  // after the text's value, through the members before "finishReason"
+    std::string tail_;    // the members after "usageMetadata", and the end
+    bool usable_ = false;
+};
+
 }  // namespace adk::detail

@@ -150,6 +150,9 @@ public:
         }
         // The event as the log holds it, shared: null for the failure and for a delta kept as a Delta.
         std::shared_ptr<const Event> shared_event() const { return delta_ ? nullptr : event_; }
+        // A delta kept as a Delta: what sets it apart, and its base (the answer's first delta); null otherwise.
+        const Delta* delta() const { return delta_.get(); }
+        const std::shared_ptr<const Event>& delta_base() const { return event_; }
         bool partial() const { return event_ && event_->partial; }
 
     private:
