@@ -338,8 +338,8 @@ void write_usage(JsonWriter& w, const UsageMetadata& u);
 // usage counts and its finish reason (what a server's run log keeps of a delta). A server writes one per chunk.
 class DeltaJson {
 public:
-    // `base`: a partial event with one text part and nothing else set that these members could follow (no
-    // turn_complete, interrupted, error code or message). usable() is false for any other.
+    // `base`: a partial event with one text part, without what append_json_text writes between "partial" and a
+    // delta's members (turn_complete, interrupted, an error code or message). usable() is false for any other.
     explicit DeltaJson(const Event& base);
     bool usable() const noexcept { return usable_; }
     void append(std::string& out, std::string_view text, const std::optional<UsageMetadata>& usage,

@@ -116,7 +116,7 @@ public:
         const Event& of(const std::shared_ptr<const Event>& base, const Delta& delta);
 
     private:
-        std::shared_ptr<const Event> base_;  // held: a new base is never taken for this one
+        std::shared_ptr<const Event> base_;  // held, so that another base made where it was is not taken for it
         Event event_;
     };
 
