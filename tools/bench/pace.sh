@@ -13,6 +13,9 @@
 #   PACE_RUNS="cpp:20:50 ts:20:1000" tools/bench/pace.sh    only these runs (server:chunks per second:streams)
 #   BENCH_SERVER=/tmp/before/bench_server PACE_RUNS=... tools/bench/pace.sh    a build kept from before a change
 #                                                        (cp build/release/tools/bench/bench_server), same sitting
+#   PACE_SECONDS=30 ...                                  a longer window: /proc's CPU times are sampled at each
+#                                                        clock tick, so a 10 s window at 50 streams (about 25 ticks
+#                                                        of server CPU) cannot tell apart changes under 10%
 # Concurrency 50, 1,000, 5,000 and the most this machine's descriptor limit allows up to 10,000 (the server
 # holds two sockets per stream); the TypeScript server at 50 (about 85 paced streams at 20 per second fill the
 # one core its event loop runs on: at 1,000 it takes minutes to open the streams and never catches up). Each measurement gets a fresh server, warmed up by creating sessions (http_bench), so that no run of an
@@ -23,7 +26,7 @@ source tools/bench/server_lib.sh
 : >"$results"
 quick=${1:-}
 
-seconds=10 settle=2
+seconds=${PACE_SECONDS:-10} settle=2
 most=$(( ($(ulimit -n) - 100) / 2 ))
 [ "$most" -gt 10000 ] && most=10000
 concurrencies="50 1000 5000 $most" ts_concurrencies=50 sqlite_concurrencies="50 1000 5000" tls_concurrencies="50 1000 5000"
