@@ -73,25 +73,12 @@ bool same_answer(const Event& base, const Event& e)
 
 const Event& Run::EventScratch::of(const std::shared_ptr<const Event>& base, const Delta& delta)
 {
-    static_assert(sizeof(void*) != 8 || sizeof(UsageMetadata) == 104, "UsageMetadata changed: copy the new member");
     if (base_ != base) {
         event_ = *base;
         base_ = base;
     }
     event_.content->parts.front().text = delta.text;
-    if (!delta.usage) {
-        event_.usage_metadata.reset();
-    } else {  // the counts, and the extra members only when either has some (a JSON object's copy is out of line)
-        const UsageMetadata& from = *delta.usage;
-        UsageMetadata& to = event_.usage_metadata ? *event_.usage_metadata : event_.usage_metadata.emplace();
-        to.prompt_token_count = from.prompt_token_count;
-        to.candidates_token_count = from.candidates_token_count;
-        to.total_token_count = from.total_token_count;
-        to.thoughts_token_count = from.thoughts_token_count;
-        to.cached_content_token_count = from.cached_content_token_count;
-        if (!from.extra.empty() || !to.extra.empty())
-            to.extra = from.extra;
-    }
+    event_.usage_metadata = delta.usage;
     event_.finish_reason = delta.finish_reason;
     return event_;
 }

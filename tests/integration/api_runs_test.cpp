@@ -226,6 +226,13 @@ TEST_CASE("ApiServer: /run answers the events as an array, /run_sse as one frame
         CHECK(!partial(frames[4]));
         CHECK(frames[4].json().at("content").at("parts").at(0).at("text") == "It is sunny.");
         CHECK(frames[4].data.find('\n') == std::string::npos);  // one line of JSON per frame
+        // The second delta is written from the first one's pieces: the answer's identity, as the first has it.
+        for (const char* member : {"id", "invocationId", "author", "timestamp"}) {
+            REQUIRE(frames[2].json().as_object().contains(member));
+            CHECK(frames[3].json().at(member) == frames[2].json().at(member));
+        }
+        CHECK(frames[3].json().at("id") == frames[4].json().at("id"));  // a UI replaces the deltas by the answer
+        CHECK(json::value_to<adk::Event>(frames[3].json()).partial);
 
         Reply session = co_await call(f.client, *f.server, "GET", "/apps/weather/users/u/sessions/s1");
         CHECK(session.json().at("events").as_array().size() == 8);  // two turns of user, call, response, answer

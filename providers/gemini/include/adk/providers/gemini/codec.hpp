@@ -39,7 +39,8 @@ LlmResponse decode_response(const json::value& body, bool partial);
 //
 // `text_is`: what the caller knows of the text's UTF-8. Utf8::valid (an SseEvent's data, which the SSE parser
 // makes valid) skips checking its strings again (180 instructions of a paced chunk's 20,400 in the server);
-// text that is not valid UTF-8 must then not be given, as its strings would keep the bytes. Utf8::unchecked checks them, and declines text whose strings are not valid UTF-8.
+// text that is not valid UTF-8 must then not be given, as its strings would keep the bytes. Utf8::unchecked
+// checks them, and declines text whose strings are not valid UTF-8.
 enum class Utf8 { unchecked, valid };
 bool decode_text_chunk(std::string_view text, bool partial, LlmResponse& out, Utf8 text_is = Utf8::unchecked);
 
