@@ -48,7 +48,7 @@ namespace {
 // a member, so that a new one is looked at here before a delta could lose it (EventActions::empty() does the same).
 bool plain_delta(const Event& e)
 {
-    static_assert(sizeof(void*) != 8 || sizeof(Event) == 976, "Event changed: check plain_delta and same_answer");
+    static_assert(sizeof(void*) != 8 || sizeof(Event) == 744, "Event changed: check plain_delta and same_answer");
     static_assert(sizeof(void*) != 8 || sizeof(Part) == 160, "Part changed: check plain_delta");
     if (!e.partial || !e.content || e.content->parts.size() != 1 || !e.content->extra.empty())
         return false;

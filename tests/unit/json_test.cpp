@@ -408,6 +408,50 @@ TEST_CASE("a Part's boxed members copy deeply and compare by value", "[json]")
     CHECK(!text.function_response);
 }
 
+TEST_CASE("an Event's rare members are boxed: optional's interface, deep copies, the same JSON both ways", "[json]")
+{
+    adk::Event e("agent", adk::Content("model", {adk::Part::from_text("no")}));
+    CHECK(!e.error_code);
+    CHECK(e.error_code == std::nullopt);
+    CHECK(e.error_code != "E");
+    CHECK(e.error_code.value_or("none") == "none");
+    const std::optional<std::string> none = e.error_message;  // converts as an optional would
+    CHECK(!none);
+
+    e.error_code = "RATE_LIMIT";                   // from what makes a string
+    e.error_message = std::optional<std::string>("slow down");  // from an optional with a value
+    e.isolation_scope = std::optional<std::string>();           // and from an empty one
+    e.output = json::value(json::object{{"category", "refund"}});
+    e.actions.transfer_to_agent = std::string("billing");
+    e.actions.agent_state = json::object{{"step", 2}};
+    e.actions.rewind_before_invocation_id = "e-1";
+    e.actions.route = json::value("refund");
+    CHECK(e.error_code == "RATE_LIMIT");
+    CHECK(e.error_code.value_or("none") == "RATE_LIMIT");
+    CHECK(*e.error_message == "slow down");
+    CHECK(!e.isolation_scope);
+    CHECK(!e.actions.empty());
+
+    adk::Event copy = e;
+    CHECK(copy == e);
+    CHECK(&*copy.actions.agent_state != &*e.actions.agent_state);  // its own box
+    *copy.actions.agent_state = json::object{{"step", 3}};
+    CHECK(e.actions.agent_state->at("step") == 2);
+    CHECK(copy != e);
+    copy.error_code = std::nullopt;
+    CHECK(!copy.error_code);
+    CHECK(e.error_code == "RATE_LIMIT");
+
+    const std::string text = adk::to_json_text(e);
+    CHECK(text == json::serialize(json::value_from(e)));
+    const adk::Event back = json::value_to<adk::Event>(json::parse(text));
+    CHECK(back == e);
+    CHECK(adk::to_json_text(back) == text);
+    CHECK(text.find("\"errorCode\":\"RATE_LIMIT\"") != std::string::npos);
+    CHECK(text.find("\"transferToAgent\":\"billing\"") != std::string::npos);
+    CHECK(text.find("isolation") == std::string::npos);  // an empty box is left out, as an empty optional
+}
+
 TEST_CASE("inline data: the 10 MB limit holds exactly at its edge, whichever base64, and on every path", "[json]")
 {
     const std::size_t limit = adk::max_inline_data_bytes;

@@ -82,7 +82,7 @@ bool calls_tools(const Event& event)
 std::optional<json::value> output_of(const Event& event)
 {
     if (event.output)
-        return event.output;
+        return *event.output;
     if (event.node_info && event.node_info->message_as_output && event.content)
         return json::value(event.content->text());
     return std::nullopt;

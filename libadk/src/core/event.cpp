@@ -71,7 +71,7 @@ bool is_imported(const Event& event)
 
 bool EventActions::empty() const noexcept
 {
-    static_assert(sizeof(void*) != 8 || sizeof(EventActions) == 320, "EventActions changed: check empty()");
+    static_assert(sizeof(void*) != 8 || sizeof(EventActions) == 208, "EventActions changed: check empty()");
     return state_delta.empty() && artifact_delta.empty() && !skip_summarization && !transfer_to_agent && !escalate &&
            requested_tool_confirmations.empty() && requested_auth_configs.empty() && !compaction && !end_of_agent &&
            !agent_state && !rewind_before_invocation_id && !route && extra.empty();

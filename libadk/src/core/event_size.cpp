@@ -47,6 +47,11 @@ std::size_t text_bytes(const std::optional<std::string>& s)
     return s ? member_cost + s->size() : 0;
 }
 
+std::size_t text_bytes(const Boxed<std::string>& s)
+{
+    return s ? member_cost + s->size() : 0;
+}
+
 std::size_t content_bytes(const Content& c)
 {
     std::size_t n = member_cost + c.role.size() + json_bytes(c.extra);

@@ -233,6 +233,12 @@ void put(json::object& o, std::string_view key, const std::optional<std::string>
         o.emplace(key, *v);
 }
 
+void put(json::object& o, std::string_view key, const Boxed<std::string>& v)
+{
+    if (v)
+        o.emplace(key, *v);
+}
+
 void put_nonempty(json::object& o, std::string_view key, const std::string& v)
 {
     if (!v.empty())

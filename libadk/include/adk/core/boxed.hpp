@@ -1,7 +1,9 @@
 // Boxed<T>: an optional value kept on the heap, with std::optional's interface (bool test, *, ->, value(),
-// emplace, reset, ==). For members that are large and usually absent: a Part has six of them and carries at
-// most one or two, so boxing them keeps a Part at 160 bytes instead of 816. Parts are copied into every
-// request and stored with every event, so that size is paid per message per invocation.
+// value_or, emplace, reset, assignment of a value or of an optional, == with a box, a value or nullopt, and a
+// conversion to std::optional). For members that are large and usually absent: a Part has six of them and
+// carries at most one or two, so boxing them keeps a Part at 160 bytes instead of 816; an Event's rare members
+// (an error, a transfer, a route, ...) keep it at 744 instead of 976. Parts and events are copied into every
+// request and stored with every session, so that size is paid per message per invocation.
 #pragma once
 
 #include <memory>
@@ -19,6 +21,8 @@ public:
     Boxed() noexcept = default;
     Boxed(std::nullopt_t) noexcept {}
     Boxed(T value) : ptr_(std::make_unique<T>(std::move(value))) {}
+    // From a std::optional: on the heap only when it holds a value (what a field filled from a parsed optional needs).
+    Boxed(std::optional<T> value) : ptr_(value ? std::make_unique<T>(std::move(*value)) : nullptr) {}
     Boxed(const Boxed& other) : ptr_(other.ptr_ ? std::make_unique<T>(*other.ptr_) : nullptr) {}
     Boxed(Boxed&&) noexcept = default;
     Boxed& operator=(const Boxed& other)
@@ -31,6 +35,26 @@ public:
     Boxed& operator=(std::nullopt_t) noexcept
     {
         ptr_.reset();
+        return *this;
+    }
+    // As std::optional's: a value (or what makes one) put in place.
+    template <class U>
+        requires(!std::is_same_v<std::remove_cvref_t<U>, Boxed> && !std::is_same_v<std::remove_cvref_t<U>, std::nullopt_t> &&
+                 std::is_constructible_v<T, U>)
+    Boxed& operator=(U&& value)
+    {
+        if (ptr_)
+            *ptr_ = std::forward<U>(value);
+        else
+            ptr_ = std::make_unique<T>(std::forward<U>(value));
+        return *this;
+    }
+    Boxed& operator=(std::optional<T> value)
+    {
+        if (!value)
+            ptr_.reset();
+        else
+            *this = std::move(*value);
         return *this;
     }
     ~Boxed() = default;
@@ -70,6 +94,28 @@ public:
         return *a.ptr_ == *b.ptr_;
     }
     friend bool operator==(const Boxed& a, std::nullopt_t) noexcept { return !a.ptr_; }
+    // As std::optional compares with a value: equal when it holds one equal to `b`.
+    template <class U>
+        requires(!std::is_same_v<std::remove_cvref_t<U>, Boxed> && !std::is_same_v<std::remove_cvref_t<U>, std::nullopt_t> &&
+                 !std::is_same_v<std::remove_cvref_t<U>, std::optional<T>>)
+    friend bool operator==(const Boxed& a, const U& b)
+    {
+        return a.ptr_ && *a.ptr_ == b;
+    }
+    // And with an optional: both empty, or both holding equal values.
+    friend bool operator==(const Boxed& a, const std::optional<T>& b)
+    {
+        return a.ptr_ ? b && *a.ptr_ == *b : !b;
+    }
+
+    template <class U>
+    T value_or(U&& fallback) const
+    {
+        return ptr_ ? *ptr_ : static_cast<T>(std::forward<U>(fallback));
+    }
+    // A copy as a std::optional (for an API that takes one).
+    std::optional<T> to_optional() const { return ptr_ ? std::optional<T>(*ptr_) : std::nullopt; }
+    operator std::optional<T>() const { return to_optional(); }  // NOLINT(google-explicit-constructor): as optional
 
 private:
     std::unique_ptr<T> ptr_;

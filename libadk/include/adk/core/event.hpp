@@ -75,16 +75,16 @@ public:
     json::object state_delta;                           // key -> new value; prefixes app:, user:, temp:
     std::map<std::string, std::int64_t> artifact_delta;  // file name -> version
     bool skip_summarization = false;
-    std::optional<std::string> transfer_to_agent;
+    Boxed<std::string> transfer_to_agent;
     bool escalate = false;
     json::object requested_tool_confirmations;  // function call id -> ToolConfirmation
     json::object requested_auth_configs;        // function call id -> AuthConfig
     Boxed<EventCompaction> compaction;  // boxed (as node_info): rare, and 152 bytes inline
     bool end_of_agent = false;                   // the author finished its part of the invocation
-    std::optional<json::object> agent_state;     // where the author stands, to resume from (resumable apps)
-    std::optional<std::string> rewind_before_invocation_id;  // Runner::rewind's marker
+    Boxed<json::object> agent_state;             // where the author stands, to resume from (resumable apps)
+    Boxed<std::string> rewind_before_invocation_id;  // Runner::rewind's marker
     // The route(s) a workflow node took: a string, a number, a boolean, or an array of them (ADK 2.x).
-    std::optional<json::value> route;
+    Boxed<json::value> route;
     json::object extra;
 
     // Nothing set: the event does nothing (a streamed chunk's actions). Cheaper than comparing with EventActions().
@@ -118,8 +118,8 @@ public:
     bool turn_complete = false;
     bool interrupted = false;
     std::optional<std::string> finish_reason;
-    std::optional<std::string> error_code;
-    std::optional<std::string> error_message;
+    Boxed<std::string> error_code;  // boxed, as the rare members below (see node_info)
+    Boxed<std::string> error_message;
     std::optional<UsageMetadata> usage_metadata;
     std::optional<std::string> model_version;  // the model's own name for the version that answered
     std::vector<std::string> long_running_tool_ids;
@@ -127,12 +127,13 @@ public:
     std::optional<Content> content;
     EventActions actions;
     // ADK 2.x's workflow fields: the node that wrote the event, its structured output, and the scope that
-    // keeps peer conversations apart. node_info and actions.compaction are boxed (std::optional's interface,
-    // on the heap): rare members that kept an Event at 1,216 bytes, past the 1,032 that malloc's per-thread
-    // cache serves, and a server allocates one Event per streamed chunk.
+    // keeps peer conversations apart. The rare members (these, the error, and in actions the transfer, the
+    // compaction, the agent state, the rewind marker and the route) are boxed (std::optional's interface, on the
+    // heap): inline they kept an Event at 1,216 bytes, then 976. A server allocates one Event per streamed chunk,
+    // and a paced stream holds about a dozen (the session's, twice, the run's log, the frames of the invocation).
     Boxed<NodeInfo> node_info;
-    std::optional<json::value> output;
-    std::optional<std::string> isolation_scope;
+    Boxed<json::value> output;
+    Boxed<std::string> isolation_scope;
     json::object extra;
 
     // node_info's path, or "" when the event has none.

@@ -171,19 +171,30 @@ public:
     template <class T>
     void member(std::string_view k, const std::optional<T>& v)
     {
-        if (!v)
-            return;
+        if (v)
+            present_member(k, *v);
+    }
+    template <class T>
+    void member(std::string_view k, const Boxed<T>& v)
+    {
+        if (v)
+            present_member(k, *v);
+    }
+
+    template <class T>
+    void present_member(std::string_view k, const T& v)
+    {
         key(k);
         if constexpr (std::is_same_v<T, std::string>)
-            string(*v);
+            string(v);
         else if constexpr (std::is_same_v<T, bool>)
-            boolean(*v);
+            boolean(v);
         else if constexpr (std::is_integral_v<T>)
-            integer(*v);
+            integer(v);
         else if constexpr (std::is_floating_point_v<T>)
-            number(*v);
+            number(v);
         else
-            value(*v);
+            value(v);
     }
 
     // As Boost.JSON writes a double: the shortest digits that read back to it, in scientific notation with
