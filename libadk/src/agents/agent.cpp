@@ -158,6 +158,19 @@ asio::awaitable<void> Agent::run_inline(const InvocationContext& parent, EventSi
     return run_in(parent.for_agent(*this, run), out);
 }
 
+namespace {
+
+// In a frame of its own: an Event local to run_in would take its room in run_in's frame, which lives as long as the
+// agent runs (a streamed answer's whole length).
+asio::awaitable<void> emit_end_of_agent(const InvocationContext& ctx, EventSink& out)
+{
+    Event end = ctx.make_event();
+    end.actions.end_of_agent = true;
+    co_await out.emit(std::move(end));
+}
+
+}  // namespace
+
 asio::awaitable<void> Agent::run_in(InvocationContext ctx, EventSink& out)
 {
     if (&ctx.agent() != this)
@@ -192,11 +205,8 @@ asio::awaitable<void> Agent::run_in(InvocationContext ctx, EventSink& out)
         if (ctx.end_invocation() || ctx.paused())
             co_return;  // a paused agent has not finished: it continues when the invocation resumes
         co_await run_callbacks(false, ctx, out);
-        if (ctx.is_resumable() && !ctx.end_invocation()) {
-            Event end = ctx.make_event();
-            end.actions.end_of_agent = true;
-            co_await out.emit(std::move(end));
-        }
+        if (ctx.is_resumable() && !ctx.end_invocation())
+            co_await emit_end_of_agent(ctx, out);
     } catch (...) {
         failure = std::current_exception();
     }
