@@ -1,44 +1,89 @@
 #include "debug_traces.hpp"
 
 #include <adk/core/error.hpp>
+#include <adk/detail/json_writer.hpp>
+
+#include <boost/json/parse.hpp>
 
 #include <array>
+#include <cstring>
 #include <unordered_set>
 
 namespace adk::server::detail {
 
 namespace {
 
-json::value to_json(const telemetry::AttributeValue& value)
+using adk::detail::JsonWriter;
+
+// One attribute's value as JSON text.
+void write_value(JsonWriter& w, std::string& out, const telemetry::AttributeValue& value)
 {
-    return std::visit(
-        [](const auto& v) -> json::value {
+    std::visit(
+        [&](const auto& v) {
             using T = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-                json::array out;
-                for (const auto& s : v)
-                    out.emplace_back(s);
-                return out;
+                out += '[';
+                for (std::size_t i = 0; i < v.size(); ++i) {
+                    if (i)
+                        out += ',';
+                    w.string(v[i]);
+                }
+                out += ']';
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                w.string(v);
+            } else if constexpr (std::is_same_v<T, bool>) {
+                w.boolean(v);
+            } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                w.integer(v);
             } else {
-                return json::value(v);
+                w.number(v);
             }
         },
         value);
 }
 
-// About what an attribute takes as JSON text: its key and strings, and a few bytes for everything else. The bound
-// on the bytes kept counts with it, so it must not cost a serialization of each span.
-std::size_t approximate_bytes(const telemetry::Attribute& a)
+// The span's attributes, then its error status, as one JSON object's text; a key set twice keeps its first place
+// and its last value (as a JSON object built from them would).
+std::string attributes_text(const telemetry::SpanData& data)
 {
-    std::size_t value = 20;
-    if (const auto* s = std::get_if<std::string>(&a.value)) {
-        value = s->size() + 2;
-    } else if (const auto* list = std::get_if<std::vector<std::string>>(&a.value)) {
-        value = 2;
-        for (const auto& item : *list)
-            value += item.size() + 3;
+    std::vector<std::pair<std::string_view, const telemetry::AttributeValue*>> members;
+    members.reserve(data.attributes.size() + 2);
+    const telemetry::AttributeValue error(std::string("ERROR"));
+    const telemetry::AttributeValue description(data.status_message);
+    auto add = [&members](std::string_view key, const telemetry::AttributeValue& value) {
+        for (auto& m : members)
+            if (m.first == key) {
+                m.second = &value;
+                return;
+            }
+        members.emplace_back(key, &value);
+    };
+    for (const telemetry::Attribute& a : data.attributes)
+        add(a.key, a.value);
+    if (data.status == telemetry::StatusCode::error) {
+        add("otel.status_code", error);
+        add("otel.status_description", description);
     }
-    return a.key.size() + 4 + value;
+    std::string out;
+    JsonWriter w(out);
+    out += '{';
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        if (i)
+            out += ',';
+        w.string(members[i].first);
+        out += ':';
+        write_value(w, out, *members[i].second);
+    }
+    out += '}';
+    out.shrink_to_fit();  // kept as long as its session: at its size, not at the room it grew in
+    return out;
+}
+
+std::uint64_t id_bits(const telemetry::SpanId& id)
+{
+    std::uint64_t v;
+    std::memcpy(&v, id.data(), sizeof v);
+    return v;
 }
 
 // "app\nuser\nsession" split (no id holds a line feed: the server refuses control characters in paths).
@@ -66,11 +111,7 @@ bool indexed_by_event(std::string_view name)
 // The attributes as JSON, in the order the span set them.
 json::object DebugTraces::Span::attributes_json() const
 {
-    json::object out;
-    out.reserve(attributes.size());
-    for (const telemetry::Attribute& a : attributes)
-        out[a.key] = to_json(a.value);
-    return out;
+    return json::parse(attributes).as_object();
 }
 
 DebugTraces::DebugTraces(std::size_t max_spans, std::size_t max_sessions, std::size_t max_bytes)
@@ -84,33 +125,27 @@ void DebugTraces::on_end(const telemetry::SpanData& data)
         return;  // not an invocation's: no session to show it in
     auto span = std::make_shared<Span>();
     span->name = data.name;
-    span->span_id = telemetry::to_hex(data.context.span_id);
-    span->trace_id = telemetry::to_hex(data.context.trace_id);
+    span->trace_id = data.context.trace_id;
+    span->span_id = data.context.span_id;
     if (data.has_parent())
-        span->parent_span_id = telemetry::to_hex(data.parent_span_id);
+        span->parent_span_id = data.parent_span_id;
     span->start_ns = data.start_ns;
     span->end_ns = data.end_ns;
-    span->attributes.reserve(data.attributes.size() + 2);
-    span->attributes = data.attributes;
-    if (data.status == telemetry::StatusCode::error) {
-        span->attributes.push_back({"otel.status_code", std::string("ERROR")});
-        span->attributes.push_back({"otel.status_description", data.status_message});
-    }
+    span->attributes = attributes_text(data);
     if (indexed_by_event(data.name))
         if (const auto* id = data.find("gcp.vertex.agent.event_id"); id && std::holds_alternative<std::string>(*id))
             span->event_id = std::get<std::string>(*id);
-    span->session_key = data.owner->app_name + "\n" + data.owner->user_id + "\n" + data.owner->session_id;
-    span->bytes = 200;  // the span's own fields
-    for (const telemetry::Attribute& a : span->attributes)
-        span->bytes += approximate_bytes(a);
+    std::string key = data.owner->app_name + "\n" + data.owner->user_id + "\n" + data.owner->session_id;
+    span->bytes = 200 + span->name.size() + span->attributes.size() + span->event_id.size();  // 200: its own fields
 
     std::lock_guard lock(mutex_);
     bytes_ += span->bytes;
-    auto [s, added] = sessions_.try_emplace(span->session_key);
+    auto [s, added] = sessions_.try_emplace(std::move(key));
     if (added)
-        s->second.lru = session_lru_.insert(session_lru_.end(), span->session_key);
+        s->second.lru = session_lru_.insert(session_lru_.end(), s->first);
     else
         session_lru_.splice(session_lru_.end(), session_lru_, s->second.lru);
+    span->session_key = &s->first;
     if (!span->event_id.empty())
         by_event_[span->event_id] = span;
     s->second.spans.push_back(std::move(span));
@@ -155,16 +190,18 @@ json::array DebugTraces::session_spans(std::string_view app, const std::optional
     }
     if (!found)
         return out;
-    std::unordered_set<std::string_view> ids;
+    std::unordered_set<std::uint64_t> ids;
     for (const auto& span : found->spans)
-        ids.insert(span->span_id);
+        ids.insert(id_bits(span->span_id));
     out.reserve(found->spans.size());
     for (const auto& span : found->spans) {
-        const bool parent_here = !span->parent_span_id.empty() && ids.contains(span->parent_span_id);
+        const bool has_parent = span->parent_span_id != telemetry::SpanId{};
+        const bool parent_here = has_parent && ids.contains(id_bits(span->parent_span_id));
         out.push_back(json::object{{"name", span->name},
-                                   {"span_id", span->span_id},
-                                   {"trace_id", span->trace_id},
-                                   {"parent_span_id", parent_here ? json::value(span->parent_span_id) : nullptr},
+                                   {"span_id", telemetry::to_hex(span->span_id)},
+                                   {"trace_id", telemetry::to_hex(span->trace_id)},
+                                   {"parent_span_id", parent_here ? json::value(telemetry::to_hex(span->parent_span_id))
+                                                                  : json::value(nullptr)},
                                    {"start_time", span->start_ns},
                                    {"end_time", span->end_ns},
                                    {"attributes", span->attributes_json()}});
@@ -177,11 +214,11 @@ std::optional<json::object> DebugTraces::event_trace(std::string_view app, const
 {
     std::lock_guard lock(mutex_);
     auto it = by_event_.find(event_id);
-    if (it == by_event_.end() || !owned_by(it->second->session_key, app, user))
+    if (it == by_event_.end() || !owned_by(*it->second->session_key, app, user))
         return std::nullopt;
     json::object out = it->second->attributes_json();
-    out["trace_id"] = it->second->trace_id;
-    out["span_id"] = it->second->span_id;
+    out["trace_id"] = telemetry::to_hex(it->second->trace_id);
+    out["span_id"] = telemetry::to_hex(it->second->span_id);
     return out;
 }
 

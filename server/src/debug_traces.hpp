@@ -50,20 +50,23 @@ public:
                                             const std::string& event_id) const;
 
 private:
+    // A finished span as kept: its attributes as the JSON text the UI reads (written once when the span ends; the
+    // attributes themselves, a vector of variants and their strings, and the ids in hex took half as much again:
+    // 4.9 KB against 3.3 per paced stream's three ended spans), its ids as they came.
     class Span {
     public:
         std::string name;
-        std::string span_id;
-        std::string trace_id;
-        std::string parent_span_id;  // empty for a root
+        telemetry::TraceId trace_id{};
+        telemetry::SpanId span_id{};
+        telemetry::SpanId parent_span_id{};  // all zero for a root
         std::int64_t start_ns = 0;
         std::int64_t end_ns = 0;
-        // As the span had them (and its error status as otel.status_code and otel.status_description): made
-        // JSON only when the UI asks, which it does for few of the spans kept.
-        std::vector<telemetry::Attribute> attributes;
-        std::string session_key;  // "app\nuser\nsession"
-        std::string event_id;     // indexed
-        std::size_t bytes = 0;    // of the attributes, about
+        // A JSON object: the attributes in the order the span set them, and its error status as otel.status_code
+        // and otel.status_description.
+        std::string attributes;
+        const std::string* session_key = nullptr;  // its session's key in sessions_ ("app\nuser\nsession")
+        std::string event_id;                      // indexed
+        std::size_t bytes = 0;                     // what it holds, about
 
         json::object attributes_json() const;
     };

@@ -86,6 +86,46 @@ TEST_CASE("DebugTraces: every attribute type as the UI reads it, in the order se
     CHECK_FALSE(traces.event_trace("app", std::nullopt, "e2"));
 }
 
+TEST_CASE("DebugTraces: attributes kept as JSON text read back as set, escapes, lists and a status set twice",
+          "[server]")
+{
+    DebugTraces traces;
+    telemetry::SpanData s = span("execute_tool get_weather", 1);
+    const std::string awkward = "quote \" backslash \\ line\n tab\t bell\x07 caf\xc3\xa9 \xe2\x82\xac";
+    s.attributes.push_back({"gcp.vertex.agent.tool_call_args", awkward, true});
+    s.attributes.push_back({"adk.list", std::vector<std::string>{}});
+    s.attributes.push_back({"adk.names", std::vector<std::string>{"a\"b", ""}});
+    s.attributes.push_back({"adk.negative", std::int64_t{-9007199254740993}});
+    s.attributes.push_back({"adk.small", 1.25e-300});
+    s.attributes.push_back({"otel.status_code", std::string("OK")});  // the failure below sets it again
+    s.attributes.push_back({"gcp.vertex.agent.event_id", std::string("e9")});
+    s.status = telemetry::StatusCode::error;
+    s.status_message = "it \"broke\"";
+    traces.on_end(s);
+
+    const json::array spans = traces.session_spans("app", std::string("u"), "s1");
+    REQUIRE(spans.size() == 1);
+    const json::object& a = spans[0].at("attributes").as_object();
+    CHECK(a.at("gcp.vertex.agent.tool_call_args") == json::value(awkward));
+    CHECK(a.at("adk.list") == json::array{});
+    CHECK(a.at("adk.names") == json::array{"a\"b", ""});
+    CHECK(a.at("adk.negative") == std::int64_t{-9007199254740993});
+    CHECK(a.at("adk.small").as_double() == 1.25e-300);
+    CHECK(a.at("otel.status_description") == "it \"broke\"");
+    std::vector<std::string> order;
+    for (const auto& kv : a)
+        order.emplace_back(kv.key());
+    // Set twice: its first place, its last value.
+    CHECK(order == std::vector<std::string>{"gcp.vertex.agent.tool_call_args", "adk.list", "adk.names", "adk.negative",
+                                            "adk.small", "otel.status_code", "gcp.vertex.agent.event_id",
+                                            "otel.status_description"});
+    CHECK(a.at("otel.status_code") == "ERROR");
+    const auto trace = traces.event_trace("app", std::string("u"), "e9");
+    REQUIRE(trace);
+    CHECK(trace->at("gcp.vertex.agent.tool_call_args") == json::value(awkward));
+    CHECK(trace->at("span_id") == "0000000000000001");
+}
+
 TEST_CASE("DebugTraces: its bounds on spans per session, sessions and bytes", "[server]")
 {
     SECTION("the oldest span of a session goes, and with it its event")
@@ -104,7 +144,8 @@ TEST_CASE("DebugTraces: its bounds on spans per session, sessions and bytes", "[
     }
     SECTION("the session seen least recently goes past the bytes kept, never the newest")
     {
-        // Each span: 200 bytes of its own, and its one attribute's key, value and quotes.
+        // Each span: 200 bytes of its own, its name, and its attributes' JSON text (its one attribute's key, value
+        // and quotes).
         DebugTraces traces(100, 10, 2000);
         const std::string big(1000, 'x');
         for (const char* session : {"a", "b", "c"}) {

@@ -19,8 +19,12 @@ namespace {
 std::string capped(std::string text)
 {
     constexpr std::size_t max_attribute_bytes = std::size_t{256} << 10;
-    if (text.size() <= max_attribute_bytes)
+    if (text.size() <= max_attribute_bytes) {
+        // Kept while the span is open (a model call's whole stream): at its size, not at the room it was written in.
+        if (text.capacity() - text.size() > 64)
+            text.shrink_to_fit();
         return text;
+    }
     json::value note = json::object{{"truncated", true}, {"bytes", text.size()}};
     return json::serialize(note);
 }
