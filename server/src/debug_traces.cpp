@@ -108,10 +108,13 @@ bool indexed_by_event(std::string_view name)
 
 }  // namespace
 
-// The attributes as JSON, in the order the span set them.
+// The attributes as JSON, in the order the span set them. A string that was not UTF-8 (an error's bytes, say) is
+// read back as written, as the attributes themselves were served before they were kept as text.
 json::object DebugTraces::Span::attributes_json() const
 {
-    return json::parse(attributes).as_object();
+    json::parse_options options;
+    options.allow_invalid_utf8 = true;
+    return json::parse(attributes, {}, options).as_object();
 }
 
 DebugTraces::DebugTraces(std::size_t max_spans, std::size_t max_sessions, std::size_t max_bytes)

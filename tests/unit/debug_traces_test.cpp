@@ -99,6 +99,7 @@ TEST_CASE("DebugTraces: attributes kept as JSON text read back as set, escapes, 
     s.attributes.push_back({"adk.small", 1.25e-300});
     s.attributes.push_back({"otel.status_code", std::string("OK")});  // the failure below sets it again
     s.attributes.push_back({"gcp.vertex.agent.event_id", std::string("e9")});
+    s.attributes.push_back({"adk.not_utf8", std::string("caf\xe9 \xff")});  // served as the bytes it held
     s.status = telemetry::StatusCode::error;
     s.status_message = "it \"broke\"";
     traces.on_end(s);
@@ -112,13 +113,14 @@ TEST_CASE("DebugTraces: attributes kept as JSON text read back as set, escapes, 
     CHECK(a.at("adk.negative") == std::int64_t{-9007199254740993});
     CHECK(a.at("adk.small").as_double() == 1.25e-300);
     CHECK(a.at("otel.status_description") == "it \"broke\"");
+    CHECK(a.at("adk.not_utf8").as_string() == json::string_view("caf\xe9 \xff"));
     std::vector<std::string> order;
     for (const auto& kv : a)
         order.emplace_back(kv.key());
     // Set twice: its first place, its last value.
     CHECK(order == std::vector<std::string>{"gcp.vertex.agent.tool_call_args", "adk.list", "adk.names", "adk.negative",
                                             "adk.small", "otel.status_code", "gcp.vertex.agent.event_id",
-                                            "otel.status_description"});
+                                            "adk.not_utf8", "otel.status_description"});
     CHECK(a.at("otel.status_code") == "ERROR");
     const auto trace = traces.event_trace("app", std::string("u"), "e9");
     REQUIRE(trace);
