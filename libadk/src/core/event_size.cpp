@@ -42,12 +42,9 @@ std::size_t json_bytes(const json::value& v)
     }
 }
 
-std::size_t text_bytes(const std::optional<std::string>& s)
-{
-    return s ? member_cost + s->size() : 0;
-}
-
-std::size_t text_bytes(const Boxed<std::string>& s)
+// `s` a std::optional<std::string> or a Boxed<std::string>.
+template <class Optional>
+std::size_t text_bytes(const Optional& s)
 {
     return s ? member_cost + s->size() : 0;
 }

@@ -227,18 +227,6 @@ void FieldReader::fail(std::string_view camel, std::string_view expected) const
                                             std::string(expected) + ": fix the JSON");
 }
 
-void put(json::object& o, std::string_view key, const std::optional<std::string>& v)
-{
-    if (v)
-        o.emplace(key, *v);
-}
-
-void put(json::object& o, std::string_view key, const Boxed<std::string>& v)
-{
-    if (v)
-        o.emplace(key, *v);
-}
-
 void put_nonempty(json::object& o, std::string_view key, const std::string& v)
 {
     if (!v.empty())

@@ -2,8 +2,6 @@
 // treated as absent, unknown keys collected so they survive a round trip.
 #pragma once
 
-#include <adk/core/boxed.hpp>
-
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -60,8 +58,13 @@ private:
 };
 
 // Writers that omit what ADK omits (nulls, unset optionals).
-void put(json::object& o, std::string_view key, const std::optional<std::string>& v);
-void put(json::object& o, std::string_view key, const Boxed<std::string>& v);
+// `v` a std::optional<std::string> or a Boxed<std::string>: written when it holds a value.
+template <class Optional>
+void put(json::object& o, std::string_view key, const Optional& v)
+{
+    if (v)
+        o.emplace(key, *v);
+}
 void put_nonempty(json::object& o, std::string_view key, const std::string& v);
 void put_true(json::object& o, std::string_view key, bool v);
 void put_extra(json::object& o, const json::object& extra);

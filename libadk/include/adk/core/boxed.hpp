@@ -114,8 +114,10 @@ public:
         return ptr_ ? *ptr_ : static_cast<T>(std::forward<U>(fallback));
     }
     // A copy as a std::optional (for an API that takes one).
-    std::optional<T> to_optional() const { return ptr_ ? std::optional<T>(*ptr_) : std::nullopt; }
-    operator std::optional<T>() const { return to_optional(); }  // NOLINT(google-explicit-constructor): as optional
+    operator std::optional<T>() const  // NOLINT(google-explicit-constructor): as an optional member converted
+    {
+        return ptr_ ? std::optional<T>(*ptr_) : std::nullopt;
+    }
 
 private:
     std::unique_ptr<T> ptr_;

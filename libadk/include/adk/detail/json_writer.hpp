@@ -167,34 +167,25 @@ public:
             serialize(a);
     }
 
-    // A member written only when it has a value, as the JSON trees leave an absent optional out.
-    template <class T>
-    void member(std::string_view k, const std::optional<T>& v)
+    // A member written only when it has a value, as the JSON trees leave an absent optional out (a std::optional
+    // or a Boxed).
+    template <class Optional>
+    void member(std::string_view k, const Optional& v)
     {
-        if (v)
-            present_member(k, *v);
-    }
-    template <class T>
-    void member(std::string_view k, const Boxed<T>& v)
-    {
-        if (v)
-            present_member(k, *v);
-    }
-
-    template <class T>
-    void present_member(std::string_view k, const T& v)
-    {
+        if (!v)
+            return;
+        using T = typename Optional::value_type;
         key(k);
         if constexpr (std::is_same_v<T, std::string>)
-            string(v);
+            string(*v);
         else if constexpr (std::is_same_v<T, bool>)
-            boolean(v);
+            boolean(*v);
         else if constexpr (std::is_integral_v<T>)
-            integer(v);
+            integer(*v);
         else if constexpr (std::is_floating_point_v<T>)
-            number(v);
+            number(*v);
         else
-            value(v);
+            value(*v);
     }
 
     // As Boost.JSON writes a double: the shortest digits that read back to it, in scientific notation with
