@@ -26,8 +26,8 @@
 // per chunk (utime + stime over the window / partial frames read in it) and the kernel's part of it (stime), the
 // streams one core holds at that cost and the chunk rate seen, the latency each chunk's frame adds after the
 // model wrote it (the frame's arrival here minus the chunk's stamp: both the monotonic clock of this machine),
-// p50 and p99, the server's RSS per open stream, and how busy the machine was (/proc/stat): with the cores
-// full, latency is queueing.
+// p50 and p99, the server's RSS per open stream (and of it, the text each answer streamed so far), and how
+// busy the machine was (/proc/stat): with the cores full, latency is queueing.
 //
 // stuck: N clients that never read. Each creates a session, then sends POST /run_sse ("streaming": true) on a
 // socket of its own whose receive buffer is 4 KiB, and reads nothing. For S seconds (the runs finish within
@@ -140,6 +140,20 @@ long rss_kib(int pid)
         if (line.rfind("VmRSS:", 0) == 0)
             return std::stol(line.substr(6));
     return 0;
+}
+
+// The length of the first "text" string of an SSE frame's event (a delta's text), an escape counted as one.
+std::size_t delta_text_bytes(std::string_view frame)
+{
+    constexpr std::string_view key = "\"text\":\"";
+    const auto at = frame.find(key);
+    if (at == std::string_view::npos)
+        return 0;
+    std::size_t n = 0;
+    for (std::size_t i = at + key.size(); i < frame.size() && frame[i] != '"'; ++i, ++n)
+        if (frame[i] == '\\')
+            ++i;
+    return n;
 }
 
 double percentile(std::vector<double> v, double p)
@@ -393,6 +407,7 @@ public:
         int started = 0;
         bool measuring = false;
         long chunks = 0;
+        long long answer_bytes = 0;  // the text of the answers streamed so far, every stream's
         std::vector<float> added_us;
         std::vector<adk::net::HttpResponse*> streams(static_cast<std::size_t>(n), nullptr);
         std::vector<char> begun(static_cast<std::size_t>(n), 0);  // the stream's first partial frame came, or it failed
@@ -432,6 +447,7 @@ public:
                                 counted = true;
                                 begin(slot);
                             }
+                            answer_bytes += static_cast<long long>(delta_text_bytes(frame));
                             if (measuring) {
                                 ++chunks;
                                 long long t = 0;
@@ -484,6 +500,7 @@ public:
             window.expires_after(std::chrono::seconds(o_.settle));
             co_await window.async_wait(asio::as_tuple(asio::use_awaitable));
             const long rss_open = rss_kib(o_.server_pid);
+            const long long answer_bytes_open = answer_bytes;
             const int ended_before = ended;
             const auto [busy0, total0] = machine_jiffies();
             const CpuTime cpu0 = process_cpu(o_.server_pid);
@@ -517,6 +534,10 @@ public:
             out["server_rss_mib_before"] = static_cast<double>(before) / 1024;
             out["server_rss_mib_open"] = static_cast<double>(rss_open) / 1024;
             out["server_kib_per_stream"] = open ? static_cast<double>(rss_open - before) / (open - failed) : 0.0;
+            // Of it, the text each answer streamed so far (the server holds it until the answer's final event,
+            // which carries it): it grows at the model's pace, so it depends on how long the streams took to open.
+            out["answer_kib_per_stream"] =
+                open > failed ? static_cast<double>(answer_bytes_open) / 1024 / (open - failed) : 0.0;
             if (!first_error_.empty())
                 out["first_error"] = first_error_.substr(0, 300);
             std::cout << json::serialize(out) << std::endl;

@@ -7,8 +7,9 @@
 # chunk carried to its client with one wait, one read and one write, and nothing else). http_bench
 # opens N /run_sse streams at once and, when all are streaming, measures a window in which no invocation
 # starts or ends (http_bench.cpp, mode paced): the server's CPU per chunk, the streams one core holds at that
-# cost, the latency each frame adds after its chunk left the model (p50, p99), the server's RSS per stream,
-# and how busy the machine was (with both cores full, latency is queueing, not the server's own).
+# cost, the latency each frame adds after its chunk left the model (p50, p99), the server's RSS per stream
+# (and of it, the text each answer streamed so far: the server holds it for the answer's final event, and it
+# grows with the time the streams took to open), and how busy the machine was (with both cores full, latency is queueing, not the server's own).
 #   tools/bench/pace.sh [quick]
 #   PACE_RUNS="cpp:20:50 ts:20:1000" tools/bench/pace.sh    only these runs (server:chunks per second:streams)
 #   BENCH_SERVER=/tmp/before/bench_server PACE_RUNS=... tools/bench/pace.sh    a build kept from before a change
@@ -76,8 +77,8 @@ const fs = require('node:fs');
 const rows = fs.readFileSync(process.argv[2], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const fmt = (v, d = 0) => (v === undefined ? '-' : Number(v).toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
 const names = { cpp: 'adk-cpp', sqlite: 'adk-cpp, SQLite', tls: 'adk-cpp, model over TLS', ts: 'TypeScript ADK', floor: 'the floor (relay_floor)' };
-console.log('\n| server | chunks/s per stream (asked) | streams | CPU per chunk (kernel) | streams per core | added p50 | added p99 | machine busy | RSS per stream | failed |');
+console.log('\n| server | chunks/s per stream (asked) | streams | CPU per chunk (kernel) | streams per core | added p50 | added p99 | machine busy | RSS per stream (of it, the answer text so far) | failed |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows)
-  console.log(`| ${names[r.server]} | ${fmt(r.chunks_per_s_per_stream, 1)} (${r.rate}) | ${fmt(r.streams_open)} | ${fmt(r.server_cpu_us_per_chunk, 1)} us (${fmt(r.server_system_us_per_chunk, 1)}) | ${fmt(r.streams_per_core)} | ${fmt(r.added_latency_ms_p50, 2)} ms | ${fmt(r.added_latency_ms_p99, 2)} ms | ${fmt(r.machine_busy_cores, 2)} cores | ${fmt(r.server_kib_per_stream, 1)} KiB | ${r.failed + r.ended_in_window} |`);
+  console.log(`| ${names[r.server]} | ${fmt(r.chunks_per_s_per_stream, 1)} (${r.rate}) | ${fmt(r.streams_open)} | ${fmt(r.server_cpu_us_per_chunk, 1)} us (${fmt(r.server_system_us_per_chunk, 1)}) | ${fmt(r.streams_per_core)} | ${fmt(r.added_latency_ms_p50, 2)} ms | ${fmt(r.added_latency_ms_p99, 2)} ms | ${fmt(r.machine_busy_cores, 2)} cores | ${fmt(r.server_kib_per_stream, 1)} KiB (${fmt(r.answer_kib_per_stream, 1)}) | ${r.failed + r.ended_in_window} |`);
 JS
