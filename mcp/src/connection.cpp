@@ -1,12 +1,12 @@
 #include <adk/mcp/connection.hpp>
 
+#include <adk/core/channel.hpp>
 #include <adk/core/log.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -21,7 +21,7 @@ namespace adk::mcp {
 
 namespace {
 
-using Wake = asio::experimental::concurrent_channel<void(boost::system::error_code)>;
+using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 std::string seconds_text(std::chrono::milliseconds d)
 {

@@ -1,5 +1,6 @@
 #include <adk/mcp/http_transport.hpp>
 
+#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 #include <adk/mcp/jsonrpc.hpp>
@@ -13,7 +14,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
@@ -28,7 +28,7 @@ namespace json = boost::json;
 
 namespace {
 
-using Wake = asio::experimental::concurrent_channel<void(boost::system::error_code)>;
+using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 constexpr std::size_t max_error_body_bytes = 64 << 10;
 constexpr std::size_t max_session_id_bytes = 1024;

@@ -1,6 +1,7 @@
 #include <adk/mcp/mcp_toolset.hpp>
 
 #include <adk/auth/credential_service.hpp>
+#include <adk/core/channel.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/core/strands.hpp>
@@ -8,7 +9,6 @@
 #include <adk/net/url.hpp>
 #include <adk/tools/json_schema.hpp>
 
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -24,7 +24,7 @@ namespace adk::mcp {
 
 namespace {
 
-using Wake = asio::experimental::concurrent_channel<void(boost::system::error_code)>;
+using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 // One start or close of the server at a time, across threads: an awaitable lock. It holds no I/O object between
 // uses (a toolset may outlive an io_context): each waiter brings a channel of its own executor's.

@@ -1,4 +1,5 @@
-// Stream<T> / Sink<T>: order, in-band end and failure, backpressure, the ways to stop a producer, and pulled streams.
+// Stream<T> / Sink<T>: order, in-band end and failure, backpressure, the ways to stop a producer, and pulled streams;
+// the channel under them (ConcurrentChannel, its buffer made at the first message that waits).
 #include <adk/adk.hpp>
 
 #include "support/run.hpp"
@@ -11,9 +12,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -553,4 +557,74 @@ TEST_CASE("a Canceller stops a pulled stream from another thread: the pull under
     CHECK(record->aborts == 1);
     CHECK(record->outcome == 1);
     CHECK(record->destroyed);
+}
+
+TEST_CASE("a ConcurrentChannel keeps the messages that wait in it in order, up to its capacity", "[stream]")
+{
+    asio::io_context ioc;
+    adk::ConcurrentChannel<void(boost::system::error_code, int)> channel(ioc, 3);
+    const auto send = [&](int v) { return channel.try_send(boost::system::error_code{}, v); };
+    std::vector<int> got;
+    const auto take = [&] { return channel.try_receive([&](boost::system::error_code, int v) { got.push_back(v); }); };
+    CHECK_FALSE(take());  // nothing waits: the buffer is not made yet
+    CHECK(send(1));
+    CHECK(send(2));
+    CHECK(send(3));
+    CHECK_FALSE(send(4));  // full
+    while (take())
+        ;
+    CHECK(got == std::vector<int>{1, 2, 3});
+    CHECK(send(5));  // the buffer, empty again, takes more
+    CHECK(take());
+    CHECK(got.back() == 5);
+    CHECK(send(6));
+    channel.close();  // as Asio's channel: close() drops what waits
+    CHECK_FALSE(take());
+    boost::system::error_code ec;
+    channel.async_receive([&](boost::system::error_code e, int) { ec = e; });
+    ioc.run();
+    CHECK(ec == asio::experimental::error::channel_closed);
+    CHECK(got.size() == 4);
+}
+
+TEST_CASE("a ConcurrentChannel of error codes alone keeps them in order, runs of the same one counted", "[stream]")
+{
+    asio::io_context ioc;
+    adk::ConcurrentChannel<void(boost::system::error_code)> channel(ioc, 8);
+    const std::vector<boost::system::error_code> sent = {{}, {}, asio::error::eof, {}, asio::error::eof,
+                                                         asio::error::eof, asio::error::operation_aborted};
+    for (const auto& ec : sent)
+        CHECK(channel.try_send(ec));
+    CHECK(channel.try_send(boost::system::error_code{}));  // the eighth
+    CHECK_FALSE(channel.try_send(boost::system::error_code{}));
+    std::vector<boost::system::error_code> got;
+    while (channel.try_receive([&](boost::system::error_code ec) { got.push_back(ec); }))
+        ;
+    REQUIRE(got.size() == 8);
+    CHECK(std::equal(sent.begin(), sent.end(), got.begin()));
+    CHECK(!got.back());
+}
+
+TEST_CASE("LazyDeque, the buffer of a ConcurrentChannel, is a queue made at its first push", "[stream]")
+{
+    adk::detail::LazyDeque<std::string> q;
+    CHECK(q.empty());
+    CHECK(q.size() == 0);
+    q.clear();  // nothing made, nothing to clear
+    q.push_back("a");
+    const std::string b = "b";
+    q.push_back(b);
+    CHECK(q.size() == 2);
+    CHECK(q.front() == "a");
+    CHECK(q.back() == "b");
+    adk::detail::LazyDeque<std::string> moved(std::move(q));
+    CHECK(moved.size() == 2);
+    moved.pop_front();
+    CHECK(moved.front() == "b");
+    q = std::move(moved);
+    CHECK(q.size() == 1);
+    q.clear();
+    CHECK(q.empty());
+    q.push_back("c");  // made already: used again
+    CHECK(q.front() == "c");
 }

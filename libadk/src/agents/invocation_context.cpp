@@ -1,12 +1,12 @@
 #include <adk/agents/agent.hpp>
 #include <adk/agents/invocation_context.hpp>
+#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/stream.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <utility>
@@ -52,7 +52,7 @@ private:
             throw Error(ec, "waiting to store an event was cancelled");
     }
 
-    asio::experimental::concurrent_channel<void(boost::system::error_code)> channel_;
+    ConcurrentChannel<void(boost::system::error_code)> channel_;
 };
 
 Invocation::Invocation(InvocationOptions options_) : options(std::move(options_))

@@ -1,10 +1,10 @@
 #include "compactor.hpp"
 
+#include <adk/core/channel.hpp>
 #include <adk/core/log.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -13,7 +13,7 @@ namespace adk::detail {
 class Compactor::Waiter {
 public:
     explicit Waiter(const asio::any_io_executor& executor) : wake(executor, 1) {}
-    asio::experimental::concurrent_channel<void(boost::system::error_code)> wake;
+    ConcurrentChannel<void(boost::system::error_code)> wake;
 };
 
 namespace {

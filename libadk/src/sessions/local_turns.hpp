@@ -4,9 +4,8 @@
 // turn back hands it to the first waiter, or forgets the line when nobody waits.
 #pragma once
 
+#include <adk/core/channel.hpp>
 #include <adk/sessions/session_service.hpp>
-
-#include <boost/asio/experimental/concurrent_channel.hpp>
 
 #include <memory>
 #include <mutex>
@@ -25,7 +24,7 @@ private:
     public:
         explicit Waiter(const asio::any_io_executor& ex) : channel(ex, 1) {}
 
-        asio::experimental::concurrent_channel<void(boost::system::error_code)> channel;
+        ConcurrentChannel<void(boost::system::error_code)> channel;
         bool granted = false;  // guarded by LocalTurns::mutex_
     };
     class Held;

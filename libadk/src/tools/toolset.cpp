@@ -1,10 +1,10 @@
 #include <adk/tools/toolset.hpp>
 
+#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -18,7 +18,7 @@ namespace adk {
 namespace {
 
 // Wakes one waiting caller, from any thread; holds one message, so a wake that comes before the wait is kept.
-using Wake = asio::experimental::concurrent_channel<void(boost::system::error_code)>;
+using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 bool is_cancellation(const std::exception_ptr& error)
 {

@@ -1,5 +1,6 @@
 // Stream<T> and Sink<T>: a bounded, cancellable, single-consumer stream between a producer coroutine and
-// its consumer, built on asio::experimental::concurrent_channel. A Stream can also be pulled from a
+// its consumer, built on asio::experimental::concurrent_channel (ConcurrentChannel: adk/core/channel.hpp, whose
+// buffer is made at its first waiting message). A Stream can also be pulled from a
 // StreamSource: no producer coroutine and no channel, the consumer's next() reads the source itself.
 //
 // Contract:
@@ -16,6 +17,7 @@
 // producer's executor (asio::dispatch).
 #pragma once
 
+#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -27,7 +29,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/experimental/channel_error.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -136,7 +137,7 @@ class StreamState final : public StreamControl, public std::enable_shared_from_t
 public:
     // Items travel boxed: a message is moved about ten times between send and receive (channel buffer,
     // handler, tuple, coroutine result), and moving a pointer is cheaper than moving an Event.
-    using channel_type = asio::experimental::concurrent_channel<void(boost::system::error_code, std::unique_ptr<T>)>;
+    using channel_type = ConcurrentChannel<void(boost::system::error_code, std::unique_ptr<T>)>;
 
     StreamState(asio::any_io_executor ex, std::size_t capacity, std::shared_ptr<StreamReceiver<T>> receiver_ = nullptr)
         : StreamControl(ex), channel(ex, capacity), receiver(std::move(receiver_))

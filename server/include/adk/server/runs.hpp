@@ -38,11 +38,11 @@
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
+#include <adk/core/channel.hpp>
 #include <adk/core/event.hpp>
 #include <adk/net/http_server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <array>
@@ -219,7 +219,7 @@ public:
         friend class Run;
         std::shared_ptr<Run> run_;
         // One token: the run sends it when a frame comes while the follower waits (or is about to), stop() too.
-        asio::experimental::concurrent_channel<void(boost::system::error_code)> wake_;
+        ConcurrentChannel<void(boost::system::error_code)> wake_;
         const bool whole_only_;
         Direct* const direct_;
         bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
