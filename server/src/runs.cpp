@@ -590,34 +590,44 @@ public:
     {
     }
 
-    // Renders into `out` what `read` says was missed, if anything.
-    void render_missed()
+    // Renders into `into` what `read` says was missed, if anything.
+    void render_missed(std::string& into)
     {
         if (read.missed_last != 0)
-            writer.missed(out, run, read.missed_first, read.missed_last);
+            writer.missed(into, run, read.missed_first, read.missed_last);
     }
-    // Renders the frames `read` holds from `first` into `out`; stops before a frame whose rendering is shared
+    // Renders the frames `read` holds from `first` into `into`; stops before a frame whose rendering is shared
     // (large_frame() says). Returns how many frames it rendered.
-    std::size_t render(std::size_t first)
+    std::size_t render(std::size_t first, std::string& into)
     {
         std::size_t i = first;
         for (; i < read.frames.size() && !large_frame(read.frames[i]); ++i)
-            writer.frame(out, run, read.frames[i]);
+            writer.frame(into, run, read.frames[i]);
         return i - first;
     }
     bool large_frame(const Run::Frame& frame) const { return shared && frame.bytes > max_write_bytes; }
 
     // A large frame's room is not kept while the client reads on.
-    void trim()
+    static void trim(std::string& text)
     {
-        if (out.capacity() > 2 * max_write_bytes)
-            std::string().swap(out);
+        if (text.capacity() > 2 * max_write_bytes)
+            std::string().swap(text);
+    }
+
+    // What deliver() renders into: one buffer for every follower its thread writes for. The connection keeps
+    // what the socket does not take, so the text is not needed once write_now() returns, and a paced stream's
+    // follower, which its run writes for while it waits, holds no buffer of its own.
+    static std::string& delivery_buffer()
+    {
+        thread_local std::string text;
+        return text;
     }
 
     bool deliver() noexcept override
     {
         if (!res.can_write_now())
             return false;
+        std::string& text = delivery_buffer();
         while (true) {
             follower->read(cursor, max_write_bytes, read);
             if (read.finished ||
@@ -627,11 +637,11 @@ public:
             }
             if (read.empty())
                 return true;  // read() marked the follower waiting again
-            out.clear();
-            render_missed();
-            render(0);
-            const bool written = out.empty() || res.write_now(out);
-            trim();
+            text.clear();
+            render_missed(text);
+            render(0, text);
+            const bool written = text.empty() || res.write_now(text);
+            trim(text);
             if (!written)
                 return false;  // the follower writes the rest the connection kept
         }
@@ -645,7 +655,7 @@ public:
     std::uint64_t cursor;
     Run::Read read;
     bool held = false;  // deliver() read frames the follower writes
-    std::string out;    // reused: a follower that keeps up allocates nothing per frame
+    std::string out;    // what the follower's coroutine writes; reused while the follower is woken for each frame
 };
 
 }  // namespace
@@ -668,9 +678,9 @@ asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> r
             follower->read(f.cursor, max_write_bytes, read);
         f.held = false;
         out.clear();
-        f.render_missed();
+        f.render_missed(out);
         for (std::size_t i = 0; i < read.frames.size();) {
-            i += f.render(i);
+            i += f.render(i, out);
             if (i == read.frames.size())
                 break;
             if (!out.empty())  // a large frame: one rendering for every follower
@@ -684,10 +694,12 @@ asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> r
             writer.finished(out, *run);
         if (!out.empty())
             co_await res.write(out);
-        f.trim();
+        Following::trim(out);
         if (read.finished)
             co_return true;
         if (read.empty()) {
+            if (run->single_threaded() && res.can_write_now())
+                std::string().swap(out);  // the run writes what comes while the follower waits (deliver())
             co_await follower->wait();
             if (res.client_gone())
                 co_return false;  // the stream stays unfinished: the connection closes

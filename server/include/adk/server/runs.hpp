@@ -237,6 +237,9 @@ public:
     void close(const std::string& why);
 
     bool finished() const;
+    // Whether one thread runs the run, its invocation and its followers: a follower that waits has the frames
+    // that come written for it (Follower::Direct) and is not woken for each.
+    bool single_threaded() const noexcept { return single_threaded_; }
     // Why a finished run failed (empty: it did not), and whether that was its cancellation.
     std::string failure() const;
     bool cancelled() const;
