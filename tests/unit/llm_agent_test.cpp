@@ -320,7 +320,11 @@ TEST_CASE("streaming: chunks become partial events, the final event joins them",
     for (int i = 0; i < 5; ++i) {
         CHECK(events[i].partial);
         CHECK(events[i].id == events[5].id);  // one id for the deltas and the whole, as ADK does
+        CHECK(events[i].invocation_id == events[5].invocation_id);
+        CHECK(events[i].author == "streamer");
+        CHECK(events[i].timestamp == events[0].timestamp);  // the model call's start: one answer to a run's log
     }
+    CHECK(events[5].timestamp >= events[0].timestamp);  // the whole: when it was whole
     CHECK(events[2].text() == "It is ");
     const adk::Event& final = events[5];
     CHECK(!final.partial);

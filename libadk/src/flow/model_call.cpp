@@ -121,11 +121,21 @@ bool carries_text(const LlmResponse& r)
     return false;
 }
 
-// Calls the model. In SSE mode every chunk with text is emitted as a partial event with the identity of
-// `skeleton` (id, invocation, author, branch, time: it shares the final event's id, as ADK does, so a UI
-// replaces the deltas by the whole); `response` gets the whole answer.
+// What the partial events of a streamed answer share with its final event: the final event's id (as ADK does,
+// so that a UI replaces the deltas by the whole) and the time the model call began. The final event is made
+// when the answer is whole: an Event kept while the model streams would hold its room (over 700 bytes) for
+// nothing.
+class AnswerIdentity {
+public:
+    AnswerIdentity() : id(new_uuid()), timestamp(now_seconds()) {}
+    std::string id;
+    double timestamp;
+};
+
+// Calls the model. In SSE mode every chunk with text is emitted as a partial event with the answer's identity
+// (its id and time; the invocation, author and branch of `ctx`); `response` gets the whole answer.
 asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out,
-                                   const LlmRequest& request, const Event& skeleton,
+                                   const LlmRequest& request, const AnswerIdentity& answer,
                                    std::optional<LlmResponse>& response)
 {
     const LlmAgentConfig& cfg = agent.config();
@@ -145,11 +155,11 @@ asio::awaitable<void> stream_model(const LlmAgent& agent, const InvocationContex
                                                 " bytes of text (RunConfig::max_answer_bytes)");
         if (shown) {
             auto partial = std::make_unique<Event>();
-            partial->id = skeleton.id;
-            partial->invocation_id = skeleton.invocation_id;
-            partial->author = skeleton.author;
-            partial->branch = skeleton.branch;
-            partial->timestamp = skeleton.timestamp;
+            partial->id = answer.id;
+            partial->invocation_id = ctx.invocation_id();
+            partial->author = ctx.agent().name();
+            partial->branch = ctx.branch();
+            partial->timestamp = answer.timestamp;
             fill_event(*partial, std::move(*chunk));
             partial->partial = true;
             if (!out.try_emit(partial))
@@ -199,7 +209,7 @@ asio::awaitable<void> process_response(const LlmAgentConfig& cfg, InvocationCont
 // The model itself, in its generate_content span (the GenAI convention's inference span), with recovery from its
 // failure.
 asio::awaitable<void> generate(const LlmAgent& agent, const InvocationContext& ctx, EventSink& out, LlmRequest& request,
-                               CallbackContext& cb, const telemetry::Span& call_span, const Event& skeleton,
+                               CallbackContext& cb, const telemetry::Span& call_span, const AnswerIdentity& answer,
                                std::optional<LlmResponse>& response)
 {
     const LlmAgentConfig& cfg = agent.config();
@@ -207,11 +217,11 @@ asio::awaitable<void> generate(const LlmAgent& agent, const InvocationContext& c
                                ? ctx.with_span(call_span.context()).start_span("generate_content " + request.model,
                                                                                telemetry::SpanKind::client)
                                : telemetry::Span(ctx.span_context());
-    trace_generate_content(span, ctx, request, skeleton.id);
+    trace_generate_content(span, ctx, request, answer.id);
     request.span_context = span.context();
     std::exception_ptr failure;
     try {
-        co_await stream_model(agent, ctx, out, request, skeleton, response);
+        co_await stream_model(agent, ctx, out, request, answer, response);
     } catch (...) {
         failure = std::current_exception();
     }
@@ -230,7 +240,8 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
                                                    LlmRequest& request)
 {
     const LlmAgentConfig& cfg = agent.config();
-    auto event = std::make_unique<Event>(ctx.make_event());  // on the heap: this frame lives while streaming
+    const AnswerIdentity answer;
+    std::unique_ptr<Event> event;
     // ADK's call_llm span covers the callbacks too; it ends however the call ends.
     telemetry::Span span = ctx.start_span("call_llm");
     std::exception_ptr failure;
@@ -239,12 +250,12 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
         std::optional<LlmResponse> response;  // a before-model plugin or callback may answer in the model's place
         const PluginManager plugins(ctx.plugins());
         co_await plugins.before_model(cb, request, cfg.before_model_callbacks, response);
-        trace_call_llm(span, ctx, request, event->id);
+        trace_call_llm(span, ctx, request, answer.id);
         if (!response) {
             if (ctx.cancelled())
                 throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
             ctx.check_and_inc_llm_call();
-            co_await generate(agent, ctx, out, request, cb, span, *event, response);
+            co_await generate(agent, ctx, out, request, cb, span, answer, response);
         }
         if (response->usage_metadata)
             ctx.add_tokens(*response->usage_metadata);
@@ -252,7 +263,8 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
         if (!cfg.response_processors.empty())
             co_await process_response(cfg, ctx, out, *response);
         trace_llm_response(span, *response, true);
-        event->timestamp = now_seconds();
+        event = std::make_unique<Event>(ctx.make_event());
+        event->id = answer.id;
         fill_event(*event, std::move(*response));
         if (ctx.run_config().max_invocation_tokens > 0 || ctx.run_config().max_session_tokens > 0)
             event->custom_metadata["adk_token_budget"] =
