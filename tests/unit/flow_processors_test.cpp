@@ -1,7 +1,8 @@
-// The LlmAgent flow's parts, each alone: its request processors, the tool gates; and the processors a user
-// adds to an LlmAgent.
+// The LlmAgent flow's parts, each alone: its request processors, the tool gates, the text a streamed answer is
+// joined in; and the processors a user adds to an LlmAgent.
 #include <adk/adk.hpp>
 
+#include "flow/joined_text.hpp"
 #include "flow/processors/processors.hpp"
 #include "flow/tool_dispatch.hpp"
 
@@ -12,6 +13,9 @@
 #include <boost/json/parse.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -313,4 +317,33 @@ TEST_CASE("tool stages: the confirmation and auth gates pass every call, the run
     run(f.ioc, adk::detail::run_stage(cfg, failed));
     REQUIRE(failed.result);
     CHECK_THAT(std::string(failed.result->at("error").as_string()), Catch::Contains("no fuel"));
+}
+
+TEST_CASE("JoinedText joins pieces across its blocks into the text at its size, and is empty after", "[flow]")
+{
+    using adk::detail::JoinedText;
+    std::mt19937 random(33);
+    for (const std::size_t largest : {std::size_t{1}, std::size_t{40}, JoinedText::first_block + 1,
+                                      JoinedText::max_block * 3}) {
+        JoinedText text;
+        std::string expected;
+        CHECK(text.empty());
+        for (int i = 0; expected.size() < 3 * JoinedText::max_block + 100; ++i) {
+            const std::size_t n = std::uniform_int_distribution<std::size_t>(0, largest)(random);
+            std::string piece(n, '\0');
+            for (char& c : piece)
+                c = static_cast<char>('a' + (i + (&c - piece.data())) % 26);
+            text.append(piece);
+            expected += piece;
+            CHECK(text.size() == expected.size());
+        }
+        const std::string joined = text.take();
+        CHECK(joined == expected);
+        CHECK(joined.capacity() == joined.size());  // no room past the text
+        CHECK(text.empty());
+        text.append("again");  // usable after take()
+        CHECK(text.take() == "again");
+    }
+    JoinedText none;
+    CHECK(none.take().empty());
 }

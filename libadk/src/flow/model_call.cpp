@@ -1,6 +1,7 @@
 #include "model_call.hpp"
 
 #include "flow_errors.hpp"
+#include "joined_text.hpp"
 
 #include "../plugins/plugin_manager.hpp"
 #include "../telemetry/genai_spans.hpp"
@@ -21,11 +22,11 @@ public:
         if (r.content) {
             for (const Part& p : r.content->parts) {
                 if (p.text && p.thought) {
-                    thought_ += *p.text;
+                    thought_.append(*p.text);
                     if (p.thought_signature)
                         thought_signature_ = p.thought_signature;
                 } else if (p.text && !p.function_call) {
-                    text_ += *p.text;
+                    text_.append(*p.text);
                     has_text_ = true;
                     if (p.thought_signature)
                         text_signature_ = p.thought_signature;
@@ -59,11 +60,11 @@ public:
         LlmResponse out = std::move(meta_);
         std::vector<Part> parts;
         if (!thought_.empty()) {
-            parts.push_back(Part::from_thought(std::move(thought_)));
+            parts.push_back(Part::from_thought(thought_.take()));
             parts.back().thought_signature = thought_signature_;
         }
         if (has_text_) {
-            parts.push_back(Part::from_text(std::move(text_)));
+            parts.push_back(Part::from_text(text_.take()));
             parts.back().thought_signature = text_signature_;
         }
         for (auto& p : others_)
@@ -75,8 +76,8 @@ public:
     }
 
 private:
-    std::string text_;
-    std::string thought_;
+    JoinedText text_;
+    JoinedText thought_;
     bool has_text_ = false;
     std::optional<std::string> text_signature_;
     std::optional<std::string> thought_signature_;
