@@ -566,7 +566,7 @@ TEST_CASE("a ConcurrentChannel keeps the messages that wait in it in order, up t
     const auto send = [&](int v) { return channel.try_send(boost::system::error_code{}, v); };
     std::vector<int> got;
     const auto take = [&] { return channel.try_receive([&](boost::system::error_code, int v) { got.push_back(v); }); };
-    CHECK_FALSE(take());  // nothing waits: the buffer is not made yet
+    CHECK_FALSE(take());  // nothing waits
     CHECK(send(1));
     CHECK(send(2));
     CHECK(send(3));
@@ -605,7 +605,8 @@ TEST_CASE("a ConcurrentChannel of error codes alone keeps them in order, runs of
     CHECK(!got.back());
 }
 
-TEST_CASE("LazyDeque, the buffer of a ConcurrentChannel, is a queue made at its first push", "[stream]")
+TEST_CASE("LazyDeque, the buffer of a ConcurrentChannel, is a queue: in order, movable, usable again after clear",
+          "[stream]")
 {
     adk::detail::LazyDeque<std::string> q;
     CHECK(q.empty());
