@@ -371,7 +371,7 @@ public:
     // The task's state, from its run `run_id` (nothing when the task has a later run since).
     void note(const std::string& task_id, TaskState state, const std::string& run_id);
     // The task's events in its session, as its updates saw them.
-    static void replay(TaskUpdates& updates, const std::vector<Event>& events, const TaskRef& ref);
+    static void replay(TaskUpdates& updates, const EventList& events, const TaskRef& ref);
     // The task as it stands: its messages and answers so far, its status.
     asio::awaitable<Task> task(const std::string& app, const std::string& task_id, std::optional<std::int32_t> history);
     asio::awaitable<ListTasksResponse> list(const std::string& app, ListTasksRequest request);
@@ -460,7 +460,7 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
 
     // A message with a task's id answers that task (it waits for its client), in the task's context.
     std::optional<TaskRef> continued;
-    std::vector<Event> before;  // the task's events so far
+    EventList before;  // the task's events so far
     if (!m.task_id.empty()) {
         {
             std::lock_guard lock(mutex);
@@ -505,9 +505,9 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
             std::optional<Session> session = co_await sessions.get_session(std::move(get));
             if (!session)
                 throw ProtocolError(code::task_not_found, "Task " + m.task_id + " is gone with its session");
-            for (Event& e : session->events)
-                if (continued->owns(e.invocation_id))
-                    before.push_back(std::move(e));
+            for (std::size_t i = 0; i < session->events.size(); ++i)
+                if (continued->owns(session->events[i].invocation_id))
+                    before.push_back(session->events.shared(i));
         } else {
             GetSessionRequest get(app, user, context);
             get.num_recent_events = 0;
@@ -638,7 +638,7 @@ void Server::Impl::note(const std::string& task_id, TaskState state, const std::
     }
 }
 
-void Server::Impl::replay(TaskUpdates& updates, const std::vector<Event>& events, const TaskRef& ref)
+void Server::Impl::replay(TaskUpdates& updates, const EventList& events, const TaskRef& ref)
 {
     std::vector<StreamResponse> ignored;
     for (const Event& e : events) {

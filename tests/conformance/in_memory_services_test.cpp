@@ -11,7 +11,13 @@
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
 
+#include <boost/json/value_from.hpp>
+#include <boost/json/value_to.hpp>
+
 #include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +26,89 @@ namespace asio = boost::asio;
 TEST_CASE("InMemorySessionService passes the session service conformance suite", "[sessions][threads]")
 {
     adk::test::session_service_suite([] { return std::make_shared<adk::InMemorySessionService>(); });
+}
+
+TEST_CASE("EventList reads as a vector of events, and its copies share them", "[sessions]")
+{
+    adk::EventList a{adk::Event("user", adk::Content::user("one")), adk::Event("agent", adk::Content::model("two"))};
+    a.push_back(adk::Event("agent", adk::Content::model("three")));
+    REQUIRE(a.size() == 3);
+    CHECK(a.front().text() == "one");
+    CHECK(a[1].text() == "two");
+    CHECK(a.at(2).text() == "three");
+    CHECK_THROWS_AS(a.at(3), std::out_of_range);
+    CHECK((a.end() - a.begin()) == 3);
+    CHECK((a.begin() + 2)->text() == "three");
+    CHECK(a.rbegin()->text() == "three");
+    std::vector<std::string> texts;
+    for (const adk::Event& e : a)
+        texts.push_back(e.text());
+    CHECK(texts == std::vector<std::string>{"one", "two", "three"});
+
+    adk::EventList b = a;  // the same events, not copies
+    CHECK(b == a);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        CHECK(&b[i] == &a[i]);
+    b.push_back(adk::Event("user", adk::Content::user("four")));
+    CHECK(a.size() == 3);  // a list of its own
+    CHECK(b != a);
+
+    b.edit(0).author = "someone";  // b's own copy of that event
+    CHECK(a[0].author == "user");
+    CHECK(b[0].author == "someone");
+    CHECK(&b[1] == &a[1]);
+
+    CHECK(b.erase_if([](const adk::Event& e) { return e.author == "agent"; }) == 2);
+    REQUIRE(b.size() == 2);
+    CHECK(b.back().text() == "four");
+    b.insert(b.begin() + 1, a.begin() + 1, a.end());
+    REQUIRE(b.size() == 4);
+    CHECK(b[1] == a[1]);
+    CHECK(b.erase(b.begin())->text() == "two");
+    CHECK(b.size() == 3);
+
+    adk::EventList equal{adk::Event("user", adk::Content::user("one")), adk::Event("agent", adk::Content::model("two")),
+                         adk::Event("agent", adk::Content::model("three"))};
+    CHECK(equal == a);  // equal events, held apart
+    CHECK_THROWS_AS(a.push_back(std::shared_ptr<const adk::Event>()), adk::Error);
+
+    // A session writes its events and reads them back, in order.
+    adk::Session session("s", "app", "u");
+    session.events = a;
+    const adk::Session back = boost::json::value_to<adk::Session>(boost::json::value_from(session));
+    CHECK(back.events == a);
+    CHECK(boost::json::value_from(back) == boost::json::value_from(session));
+}
+
+TEST_CASE("InMemorySessionService: the caller's session and the service's hold each event once", "[sessions]")
+{
+    asio::io_context ioc;
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        adk::InMemorySessionService svc;
+        adk::Session mine = co_await svc.create_session({"app", "u", "s"});
+        adk::Event said("user", adk::Content::user("hello"));
+        co_await svc.append_event(mine, said);
+        adk::Event answered("agent", adk::Content::model("hi"));
+        answered.actions.state_delta["temp:seen"] = true;
+        co_await svc.append_event(mine, answered);
+        REQUIRE(mine.events.size() == 2);
+        CHECK(mine.state.at("temp:seen") == true);  // the caller's copy sees its temp: keys
+        CHECK(!mine.events[1].actions.state_delta.contains("temp:seen"));  // what was stored
+
+        auto read = co_await svc.get_session({"app", "u", "s"});
+        REQUIRE(read);
+        CHECK(read->events == mine.events);
+        CHECK(!read->state.contains("temp:seen"));
+        for (std::size_t i = 0; i < mine.events.size(); ++i)
+            CHECK(read->events.shared(i) == mine.events.shared(i));  // one Event, held by both
+
+        // Changing the caller's copy of an event leaves the stored one as it was.
+        mine.events.edit(0).author = "changed";
+        auto again = co_await svc.get_session({"app", "u", "s"});
+        REQUIRE(again);
+        CHECK(again->events[0].author == "user");
+        CHECK(again->events.shared(1) == mine.events.shared(1));
+    }());
 }
 
 TEST_CASE("InMemoryArtifactService passes the artifact service conformance suite", "[artifacts][threads]")

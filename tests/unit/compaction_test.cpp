@@ -187,10 +187,10 @@ TEST_CASE("compaction plan: every N invocations, with the invocations before the
     // ADK's example: interval 2, overlap 1.
     const EventsCompactionConfig config{.compaction_interval = 2, .overlap_size = 1};
     std::vector<Event> events{said("i1", 1, "user", "one"), said("i1", 2, "agent", "ack one")};
-    CHECK_FALSE(adk::detail::plan_compaction(events, config, "i1"));  // one new invocation of two
+    CHECK_FALSE(adk::detail::plan_compaction(adk::EventList(events), config, "i1"));  // one new invocation of two
     events.push_back(said("i2", 3, "user", "two"));
     events.push_back(said("i2", 4, "agent", "ack two"));
-    auto first = adk::detail::plan_compaction(events, config, "i2");
+    auto first = adk::detail::plan_compaction(adk::EventList(events), config, "i2");
     REQUIRE(first);
     CHECK(texts(first->input) == std::vector<std::string>{"one", "ack one", "two", "ack two"});
     CHECK(first->start_timestamp == 1);
@@ -199,12 +199,12 @@ TEST_CASE("compaction plan: every N invocations, with the invocations before the
     events.push_back(compaction(1, 4, "S1", 4.5));
     events.push_back(said("i3", 5, "user", "three"));
     events.push_back(said("i3", 6, "agent", "ack three"));
-    CHECK_FALSE(adk::detail::plan_compaction(events, config, "i3"));
+    CHECK_FALSE(adk::detail::plan_compaction(adk::EventList(events), config, "i3"));
     events.push_back(said("i4", 7, "user", "four"));
     events.push_back(said("i4", 8, "agent", "ack four"));
     // A later invocation's events are not this one's to compact.
     events.push_back(said("i5", 9, "user", "five, still running"));
-    auto second = adk::detail::plan_compaction(events, config, "i4");
+    auto second = adk::detail::plan_compaction(adk::EventList(events), config, "i4");
     REQUIRE(second);
     // The summary before comes first, then the invocation carried over (i2), then the new ones.
     CHECK(texts(second->input) ==
@@ -225,14 +225,14 @@ TEST_CASE("compaction plan: a call whose answer has not come ends the range befo
     const EventsCompactionConfig config{.compaction_interval = 2};
     std::vector<Event> events{said("i1", 1, "user", "one"), said("i1", 2, "agent", "ack one"),
                               said("i2", 3, "user", "pay"), called("i2", 4, "pay", "call-1")};
-    auto plan = adk::detail::plan_compaction(events, config, "i2");
+    auto plan = adk::detail::plan_compaction(adk::EventList(events), config, "i2");
     REQUIRE(plan);
     CHECK(texts(plan->input) == std::vector<std::string>{"one", "ack one", "pay"});
     CHECK(plan->end_timestamp == 3);
 
     // Answered: the call and its response go together.
     events.push_back(responded("i2", 5, "pay", "call-1"));
-    plan = adk::detail::plan_compaction(events, config, "i2");
+    plan = adk::detail::plan_compaction(adk::EventList(events), config, "i2");
     REQUIRE(plan);
     CHECK(plan->input.size() == 5);
     CHECK(plan->end_timestamp == 5);
@@ -241,7 +241,7 @@ TEST_CASE("compaction plan: a call whose answer has not come ends the range befo
     Event chunk = said("i2", 6, "agent", "par");
     chunk.partial = true;
     events.push_back(chunk);
-    plan = adk::detail::plan_compaction(events, config, "i2");
+    plan = adk::detail::plan_compaction(adk::EventList(events), config, "i2");
     REQUIRE(plan);
     CHECK(plan->input.size() == 5);
 }
@@ -253,9 +253,9 @@ TEST_CASE("compaction plan: a prompt over the token threshold compacts all but t
                               said("i2", 3, "user", "two"), said("i2", 4, "agent", "ack two")};
     events.back().usage_metadata = adk::UsageMetadata();
     events.back().usage_metadata->prompt_token_count = 999;
-    CHECK_FALSE(adk::detail::plan_compaction(events, config, "i2"));
+    CHECK_FALSE(adk::detail::plan_compaction(adk::EventList(events), config, "i2"));
     events.back().usage_metadata->prompt_token_count = 1000;
-    auto plan = adk::detail::plan_compaction(events, config, "i2");
+    auto plan = adk::detail::plan_compaction(adk::EventList(events), config, "i2");
     REQUIRE(plan);
     CHECK(texts(plan->input) == std::vector<std::string>{"one", "ack one"});
     CHECK(plan->end_timestamp == 2);
@@ -273,7 +273,7 @@ TEST_CASE("compaction contents: the newest summary stands in place of what it co
                               compaction(1, 4, "NEW SUMMARY", 4.5),
                               said("i3", 5, "user", "is it done?"),
                               responded("i3", 6, "export", "x1")};
-    auto contents = adk::build_contents(events, "agent", "", adk::IncludeContents::history);
+    auto contents = adk::build_contents(adk::EventList(events), "agent", "", adk::IncludeContents::history);
     std::vector<std::string> shown;
     for (const Content& c : contents)
         for (const Part& p : c.parts)
@@ -284,7 +284,7 @@ TEST_CASE("compaction contents: the newest summary stands in place of what it co
 
     // Without compactions nothing changes.
     std::vector<Event> plain{said("i1", 1, "user", "hi"), said("i1", 2, "agent", "hello")};
-    CHECK(adk::build_contents(plain, "agent", "", adk::IncludeContents::history).size() == 2);
+    CHECK(adk::build_contents(adk::EventList(plain), "agent", "", adk::IncludeContents::history).size() == 2);
 }
 
 TEST_CASE("compaction: a 300-turn conversation stays bounded and keeps every fact it was told", "[compaction]")

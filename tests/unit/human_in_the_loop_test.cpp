@@ -761,7 +761,7 @@ TEST_CASE("contents: responses join their call, a final answer replaces an updat
     events.push_back(event("agent", {Part::from_text("waiting for b")}));
     events.push_back(event("user", {Part::from_function_response("b", {{"status", "done"}}, "call-b")}));
 
-    auto contents = adk::build_contents(events, "agent", "", adk::IncludeContents::history);
+    auto contents = adk::build_contents(adk::EventList(events), "agent", "", adk::IncludeContents::history);
     REQUIRE(contents.size() == 4);
     CHECK(contents[1].parts.size() == 2);  // call-c never got a response: left out
     REQUIRE(contents[2].parts.size() == 2);

@@ -62,7 +62,7 @@ TEST_CASE("run state: each run of a node keeps its own progress, other invocatio
     events.push_back(state("loop", "loop@1", {{"current_sub_agent", "critic"}, {"times_looped", 1}}));
     events.push_back(state("critic", "loop@1/critic@2", {{"step", 1}}));
     events.push_back(ended("critic", "loop@1/critic@2", "e-other"));
-    RunState run(events, "e-1", nullptr);
+    RunState run(adk::EventList(events), "e-1", nullptr);
 
     auto first = run.find("loop@1/critic@1");
     REQUIRE(first);
@@ -93,7 +93,7 @@ TEST_CASE("run state: a model turn that called tools is found by its node, the q
     Event partial = call;
     partial.partial = true;
     events.push_back(partial);
-    RunState run(events, "e-1", nullptr);
+    RunState run(adk::EventList(events), "e-1", nullptr);
     auto banker = run.find("loop@1/banker@2");
     REQUIRE(banker);
     CHECK(banker->calls_turn == 0u);
@@ -111,7 +111,7 @@ TEST_CASE("run state: outputs are kept for the node and for each node the event 
     answer.node_info->message_as_output = true;
     answer.node_info->output_for = {"triage@1/refunds@1", "triage@1"};
     events.push_back(answer);
-    RunState run(events, "e-1", nullptr);
+    RunState run(adk::EventList(events), "e-1", nullptr);
     CHECK(run.find("triage@1/classify@1")->output == json::value(json::object{{"category", "refund"}}));
     CHECK(run.find("triage@1/refunds@1")->output == json::value("Refunded."));
     CHECK(run.find("triage@1")->output == json::value("Refunded."));
@@ -126,12 +126,12 @@ TEST_CASE("run state: events without paths are kept by author, a parent's start 
     std::vector<Event> events;
     events.push_back(state("loop", "", {{"current_sub_agent", "child"}, {"times_looped", 0}}));
     events.push_back(ended("child", ""));
-    RunState before(events, "e-1", loop.get());
+    RunState before(adk::EventList(events), "e-1", loop.get());
     CHECK(before.find("loop@1/child@1")->ended);
     CHECK_FALSE(before.find("loop@1/child@2"));  // a later run is another node
 
     events.push_back(state("loop", "", {{"current_sub_agent", "child"}, {"times_looped", 1}}));
-    RunState after(events, "e-1", loop.get());
+    RunState after(adk::EventList(events), "e-1", loop.get());
     CHECK_FALSE(after.find("loop@1/child@1"));  // the loop's next round started it afresh
     CHECK(after.find("loop@1")->agent_state->at("times_looped") == 1);
 }

@@ -141,7 +141,7 @@ TEST_CASE("contents: own and user turns as they are, other agents as context, br
     no_content.content.reset();
     events.push_back(no_content);
 
-    auto contents = adk::build_contents(events, "me", "fan.me", adk::IncludeContents::history);
+    auto contents = adk::build_contents(adk::EventList(events), "me", "fan.me", adk::IncludeContents::history);
     REQUIRE(contents.size() == 8);
     CHECK(contents[0].role == "user");
     CHECK(contents[0].text() == "hi");
@@ -157,7 +157,7 @@ TEST_CASE("contents: own and user turns as they are, other agents as context, br
     CHECK(*contents[6].parts[1].text == R"([helper] `lookup` tool returned result: {"r":1})");
     CHECK(contents[7].text() == "on my branch");  // "fan" is an ancestor of "fan.me"; "fan.other" is not
 
-    auto current = adk::build_contents(events, "me", "fan.me", adk::IncludeContents::none);
+    auto current = adk::build_contents(adk::EventList(events), "me", "fan.me", adk::IncludeContents::none);
     REQUIRE(current.size() == 2);  // from the latest other agent's event on
     CHECK(*current[0].parts[1].text == R"([helper] `lookup` tool returned result: {"r":1})");
 }

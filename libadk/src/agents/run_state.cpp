@@ -98,7 +98,7 @@ bool RunState::matters(const Event& event)
            (event.node_info && (event.output || event.node_info->message_as_output));
 }
 
-RunState::RunState(const std::vector<Event>& events, std::string_view invocation_id, const Agent* root)
+RunState::RunState(const EventList& events, std::string_view invocation_id, const Agent* root)
     : root_(root), by_author_too_(true)
 {
     for (std::size_t i = 0; i < events.size(); ++i)

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <adk/core/event.hpp>
+#include <adk/sessions/event_list.hpp>
 
 #include <boost/json/object.hpp>
 
@@ -51,7 +52,7 @@ public:
     RunState() = default;
     // The events of `invocation_id` among `events`, replayed in order. `root` is the app's root agent, used for
     // events without a path only.
-    RunState(const std::vector<Event>& events, std::string_view invocation_id, const Agent* root);
+    RunState(const EventList& events, std::string_view invocation_id, const Agent* root);
 
     // A committed event of the invocation, at `index` among the session's events. Safe from any branch.
     void record(const Event& event, std::size_t index);

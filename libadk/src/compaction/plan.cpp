@@ -23,7 +23,7 @@ bool summarizable(const Event& e)
 }
 
 // The newest complete compaction among events[0, n): the one that reaches furthest.
-const Event* latest_compaction(const std::vector<Event>& events, std::size_t n)
+const Event* latest_compaction(const EventList& events, std::size_t n)
 {
     const Event* latest = nullptr;
     for (std::size_t i = 0; i < n; ++i) {
@@ -37,7 +37,7 @@ const Event* latest_compaction(const std::vector<Event>& events, std::size_t n)
 // Moves `cut` back until events[from, cut) split no call from its answer: each call among them has a response
 // before the cut, and the event at the cut is later than every event before it (a range of timestamps cannot
 // take one of two events stamped alike).
-std::size_t safe_cut(const std::vector<Event>& events, std::size_t from, std::size_t cut)
+std::size_t safe_cut(const EventList& events, std::size_t from, std::size_t cut)
 {
     for (bool moved = true; moved && cut > from;) {
         moved = false;
@@ -68,7 +68,7 @@ std::size_t safe_cut(const std::vector<Event>& events, std::size_t from, std::si
 }
 
 // The prompt tokens of the invocation's last model call that reported them.
-std::optional<std::int64_t> last_prompt_tokens(const std::vector<Event>& events, std::size_t n,
+std::optional<std::int64_t> last_prompt_tokens(const EventList& events, std::size_t n,
                                                std::string_view invocation_id)
 {
     for (std::size_t i = n; i-- > 0;) {
@@ -81,7 +81,7 @@ std::optional<std::int64_t> last_prompt_tokens(const std::vector<Event>& events,
 
 }  // namespace
 
-std::optional<CompactionPlan> plan_compaction(const std::vector<Event>& events, const EventsCompactionConfig& config,
+std::optional<CompactionPlan> plan_compaction(const EventList& events, const EventsCompactionConfig& config,
                                               std::string_view invocation_id)
 {
     std::size_t n = events.size();
@@ -178,7 +178,7 @@ Event compaction_event(const CompactionPlan& plan, Summary summary)
     return e;
 }
 
-std::optional<std::vector<const Event*>> apply_compactions(const std::vector<Event>& events, const std::vector<bool>& skip,
+std::optional<std::vector<const Event*>> apply_compactions(const EventList& events, const std::vector<bool>& skip,
                                                           std::string_view agent_name, std::vector<Event>& summaries)
 {
     auto skipped = [&](std::size_t i) { return !skip.empty() && skip[i]; };

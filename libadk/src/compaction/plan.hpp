@@ -3,6 +3,7 @@
 #pragma once
 
 #include <adk/compaction/compaction.hpp>
+#include <adk/sessions/event_list.hpp>
 
 #include <optional>
 #include <string_view>
@@ -20,7 +21,7 @@ public:
 
 // The compaction due after invocation `invocation_id` (whose events are the last of `events` it considers:
 // anything a later invocation added is left for later), or nullopt when none is due.
-std::optional<CompactionPlan> plan_compaction(const std::vector<Event>& events, const EventsCompactionConfig& config,
+std::optional<CompactionPlan> plan_compaction(const EventList& events, const EventsCompactionConfig& config,
                                               std::string_view invocation_id);
 
 // The event that records `summary` for `plan`: author "user", a new invocation id, actions.compaction.
@@ -32,7 +33,7 @@ Event compaction_event(const CompactionPlan& plan, Summary summary);
 // the responses to its other calls), so that no response is sent without its call. `skip` marks events left
 // out before compaction (a rewind's); the summaries are kept in `summaries`, which the result points into.
 // Returns nothing when no event holds a compaction: the events apply as they are.
-std::optional<std::vector<const Event*>> apply_compactions(const std::vector<Event>& events, const std::vector<bool>& skip,
+std::optional<std::vector<const Event*>> apply_compactions(const EventList& events, const std::vector<bool>& skip,
                                                           std::string_view agent_name, std::vector<Event>& summaries);
 
 }  // namespace adk::detail

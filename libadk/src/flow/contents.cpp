@@ -85,7 +85,7 @@ bool has_visible_part(const Event& e)
 
 // The events of invocations that a Runner::rewind marker took back: from the first event of the invocation
 // it names up to the marker.
-std::vector<bool> rewound(const std::vector<Event>& events)
+std::vector<bool> rewound(const EventList& events)
 {
     const bool any = std::any_of(events.begin(), events.end(),
                                  [](const Event& e) { return e.actions.rewind_before_invocation_id.has_value(); });
@@ -110,7 +110,7 @@ std::vector<bool> rewound(const std::vector<Event>& events)
 
 }  // namespace
 
-std::vector<Content> build_contents(const std::vector<Event>& events, std::string_view agent_name,
+std::vector<Content> build_contents(const EventList& events, std::string_view agent_name,
                                     std::string_view branch, IncludeContents mode, std::string_view isolation_scope)
 {
     const std::vector<bool> taken_back = rewound(events);

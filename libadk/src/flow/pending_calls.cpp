@@ -67,7 +67,7 @@ struct Afterwards {
     std::size_t last_text = 0;
 };
 
-Afterwards read_afterwards(const std::vector<Event>& events, std::size_t turn, const NodeEvents& agent)
+Afterwards read_afterwards(const EventList& events, std::size_t turn, const NodeEvents& agent)
 {
     Afterwards after;
     after.last_answer = turn;
@@ -126,7 +126,7 @@ std::optional<PendingCalls> find_pending_calls(const InvocationContext& ctx, con
         resumed_turn = progress->calls_turn;
     }
     return ctx.with_session([&](const Session& s) -> std::optional<PendingCalls> {
-        const std::vector<Event>& events = s.events;
+        const EventList& events = s.events;
         std::size_t turn = events.size();
         if (resumed_turn) {
             if (*resumed_turn < events.size() && is_model_turn_with_calls(events[*resumed_turn], node))

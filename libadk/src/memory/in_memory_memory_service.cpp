@@ -67,10 +67,10 @@ SearchMemoryRequest::SearchMemoryRequest(std::string app_name_, std::string user
 
 asio::awaitable<void> InMemoryMemoryService::do_add_session(Session session)
 {
-    std::vector<Event> kept;
-    for (auto& event : session.events)
-        if (event.content && !event.content->parts.empty())
-            kept.push_back(std::move(event));
+    EventList kept;  // sharing the session's events
+    for (std::size_t i = 0; i < session.events.size(); ++i)
+        if (const Event& event = session.events[i]; event.content && !event.content->parts.empty())
+            kept.push_back(session.events.shared(i));
     std::lock_guard lock(mutex_);
     sessions_[session.app_name][session.user_id][session.id] = std::move(kept);
     co_return;

@@ -74,7 +74,7 @@ asio::awaitable<std::optional<Session>> InMemorySessionService::do_get_session(G
     Session s = merged(*stored);
     if (request.after_timestamp) {
         double after = *request.after_timestamp;
-        std::erase_if(s.events, [after](const Event& e) { return e.timestamp < after; });
+        s.events.erase_if([after](const Event& e) { return e.timestamp < after; });
     }
     if (request.num_recent_events && s.events.size() > *request.num_recent_events)
         s.events.erase(s.events.begin(),
@@ -115,7 +115,7 @@ asio::awaitable<void> InMemorySessionService::do_append_event(AppendEventRequest
     if (!stored)
         throw session_missing(request.key);
     apply_delta(*stored, request.event.actions.state_delta);
-    stored->events.push_back(request.event);
+    stored->events.push_back(request.share());  // the caller's session holds the same Event
     stored->last_update_time = request.event.timestamp;
     co_return;
 }

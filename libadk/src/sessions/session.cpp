@@ -1,3 +1,4 @@
+#include <adk/core/error.hpp>
 #include <adk/sessions/session.hpp>
 
 #include "../core/json_fields.hpp"
@@ -17,6 +18,45 @@ SessionKey::SessionKey(std::string app_name_, std::string user_id_, std::string 
 std::string SessionKey::describe() const
 {
     return "session '" + session_id + "' of user '" + user_id + "' in app '" + app_name + "'";
+}
+
+EventList::EventList(std::initializer_list<Event> events)
+{
+    slots_.reserve(events.size());
+    for (const Event& e : events)
+        push_back(e);
+}
+
+EventList::EventList(std::vector<Event> events)
+{
+    slots_.reserve(events.size());
+    for (Event& e : events)
+        push_back(std::move(e));
+}
+
+void EventList::push_back(std::shared_ptr<const Event> event)
+{
+    if (!event)
+        throw Error(errc::invalid_argument, "EventList::push_back was given no event (a null pointer)");
+    slots_.push_back(std::move(event));
+}
+
+Event& EventList::edit(size_type i)
+{
+    auto own = std::make_shared<Event>(*slots_.at(i));
+    Event& event = *own;
+    slots_[i] = std::move(own);
+    return event;
+}
+
+bool operator==(const EventList& a, const EventList& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a.slots_[i] != b.slots_[i] && *a.slots_[i] != *b.slots_[i])
+            return false;
+    return true;
 }
 
 Session::Session(std::string id_, std::string app_name_, std::string user_id_)

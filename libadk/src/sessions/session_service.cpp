@@ -76,12 +76,17 @@ asio::awaitable<Session> SessionService::create_session(CreateSessionRequest req
 
 void SessionService::apply_event(Session& session, const Event& event, const json::object& temp_state)
 {
-    for (const auto& kv : event.actions.state_delta)
+    apply_event(session, std::make_shared<Event>(event), temp_state);
+}
+
+void SessionService::apply_event(Session& session, std::shared_ptr<const Event> event, const json::object& temp_state)
+{
+    for (const auto& kv : event->actions.state_delta)
         session.state[kv.key()] = kv.value();
     for (const auto& kv : temp_state)
         session.state[kv.key()] = kv.value();
-    session.events.push_back(event);
-    session.last_update_time = event.timestamp;
+    session.last_update_time = event->timestamp;
+    session.events.push_back(std::move(event));
 }
 
 asio::awaitable<void> SessionService::append_event(Session& session, Event& event, std::mutex& session_mutex)
@@ -98,7 +103,8 @@ asio::awaitable<void> SessionService::append_event(Session& session, Event& even
     event.timestamp = std::nearbyint(event.timestamp * 1e6) / 1e6;
     if (event.id.empty())
         event.id = new_uuid();
-    AppendEventRequest request(session.key(), event);
+    std::shared_ptr<const Event> shared;  // the backend's copy, when it keeps one in memory
+    AppendEventRequest request(session.key(), event, &shared);
     try {
         co_await do_append_event(std::move(request));
     } catch (...) {
@@ -106,8 +112,10 @@ asio::awaitable<void> SessionService::append_event(Session& session, Event& even
             event.actions.state_delta[kv.key()] = std::move(kv.value());
         throw;
     }
+    if (!shared)
+        shared = std::make_shared<Event>(event);
     std::lock_guard lock(session_mutex);
-    apply_event(session, event, temp);
+    apply_event(session, std::move(shared), temp);
 }
 
 asio::awaitable<void> SessionService::append_event(Session& session, Event& event)

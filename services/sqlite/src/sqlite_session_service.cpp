@@ -224,10 +224,12 @@ public:
             events.bind(4, database::format_time(*request.after_timestamp));
         if (newest_first)
             events.bind(5, static_cast<std::int64_t>(std::min<std::size_t>(*request.num_recent_events, INT64_MAX)));
+        std::vector<Event> read;
         while (events.step())
-            s.events.push_back(database::event_from_json(events.text(0)));
+            read.push_back(database::event_from_json(events.text(0)));
         if (newest_first)
-            std::reverse(s.events.begin(), s.events.end());
+            std::reverse(read.begin(), read.end());
+        s.events = EventList(std::move(read));
         return s;
     }
 

@@ -19,6 +19,7 @@
 
 #include <adk/agents/llm_agent.hpp>
 #include <adk/core/event.hpp>
+#include <adk/sessions/event_list.hpp>
 
 #include <string_view>
 #include <vector>
@@ -26,7 +27,7 @@
 namespace adk {
 
 // `isolation_scope`: the agent's (InvocationContext::isolation_scope); an event in another scope is left out.
-std::vector<Content> build_contents(const std::vector<Event>& events, std::string_view agent_name,
+std::vector<Content> build_contents(const EventList& events, std::string_view agent_name,
                                     std::string_view branch, IncludeContents mode,
                                     std::string_view isolation_scope = {});
 

@@ -22,7 +22,7 @@ protected:
 private:
     std::mutex mutex_;
     // app -> user -> session id -> its events with content
-    std::map<std::string, std::map<std::string, std::map<std::string, std::vector<Event>>>> sessions_;
+    std::map<std::string, std::map<std::string, std::map<std::string, EventList>>> sessions_;
 };
 
 }  // namespace adk

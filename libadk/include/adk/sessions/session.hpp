@@ -2,6 +2,7 @@
 #pragma once
 
 #include <adk/core/event.hpp>
+#include <adk/sessions/event_list.hpp>
 
 #include <boost/json/object.hpp>
 
@@ -38,7 +39,7 @@ public:
     std::string app_name;
     std::string user_id;
     json::object state;  // session keys, plus app: and user: keys merged in when read from a service
-    std::vector<Event> events;
+    EventList events;  // shared with the copies of the session (a service's, an invocation's)
     double last_update_time = 0;  // seconds since the epoch
 
     SessionKey key() const { return SessionKey(app_name, user_id, id); }

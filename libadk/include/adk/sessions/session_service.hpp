@@ -73,10 +73,28 @@ public:
 // What a backend stores: `event` has valid state keys and no temp: keys, and its timestamp is set.
 class AppendEventRequest {
 public:
-    AppendEventRequest(SessionKey key_, Event& event_) : key(std::move(key_)), event(event_) {}
+    AppendEventRequest(SessionKey key_, Event& event_, std::shared_ptr<const Event>* shared_slot = nullptr)
+        : key(std::move(key_)), event(event_), shared_(shared_slot)
+    {
+    }
 
     SessionKey key;
     Event& event;
+
+    // The event as an immutable copy, made at the first call: what a backend that keeps events in memory
+    // stores (after its last change to `event`), so that the caller's copy of the session (Session::events)
+    // holds the same Event instead of a copy of its own.
+    std::shared_ptr<const Event> share()
+    {
+        if (!shared_)
+            return std::make_shared<Event>(event);
+        if (!*shared_)
+            *shared_ = std::make_shared<Event>(event);
+        return *shared_;
+    }
+
+private:
+    std::shared_ptr<const Event>* shared_;  // the caller's, where share() leaves the copy
 };
 
 // A session's turn: while it is held, no other invocation of that session runs, in this process or (for a
@@ -169,6 +187,8 @@ public:
     // The caller's side of append_event: the event's stateDelta and `temp_state` (the temp: keys taken
     // from it) applied to `session`, and the event appended.
     static void apply_event(Session& session, const Event& event, const json::object& temp_state);
+    // The same with the event shared (what a backend's AppendEventRequest::share() made): not copied.
+    static void apply_event(Session& session, std::shared_ptr<const Event> event, const json::object& temp_state);
 
 protected:
     // The turn among this process's invocations of the service. A backend shared by several processes takes
