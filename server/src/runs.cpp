@@ -103,6 +103,16 @@ void Run::receive(std::unique_ptr<Event> event) noexcept
     append(Frame(std::move(shared), bytes));
 }
 
+// A committed event is whole (never a delta): it ends the answer that streamed, and the log shares it with the
+// session.
+void Run::receive_held(std::unique_ptr<Event> event, std::shared_ptr<const Event> held) noexcept
+{
+    event.reset();
+    const std::size_t bytes = approximate_bytes(*held);
+    delta_base_ = plain_delta(*held) ? held : nullptr;
+    append(Frame(std::move(held), bytes));
+}
+
 // The coroutine's frame holds `self` from its creation: the run lives while its pump does. A stream whose events
 // the run receives gives the pump its end alone.
 asio::awaitable<void> Run::pump(std::shared_ptr<Run> self, EventStream stream)

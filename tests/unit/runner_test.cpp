@@ -180,6 +180,91 @@ TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream o
     }());
 }
 
+namespace {
+
+// Keeps what a run hands it: the events handed over as their session holds them (receive_held), and the others.
+struct HeldKeeper final : adk::StreamReceiver<adk::Event> {
+    std::vector<adk::Event> copies;
+    std::vector<std::shared_ptr<const adk::Event>> held;
+    std::vector<bool> held_equals_item;
+    void receive(std::unique_ptr<adk::Event> event) noexcept override { copies.push_back(std::move(*event)); }
+    void receive_held(std::unique_ptr<adk::Event> event, std::shared_ptr<const adk::Event> h) noexcept override
+    {
+        held_equals_item.push_back(*event == *h);
+        held.push_back(std::move(h));
+    }
+};
+
+// Changes the text of every whole event on its way to the caller.
+class Rewriter final : public adk::Plugin {
+public:
+    Rewriter() : adk::Plugin("rewriter") {}
+    bool sees_partial_events() const noexcept override { return false; }
+    asio::awaitable<std::optional<adk::Event>> on_event(adk::InvocationContext&, const adk::Event& event) override
+    {
+        adk::Event shown = event;
+        shown.content = adk::Content::model("rewritten");
+        co_return shown;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("RunRequest::receiver: a committed event is handed over as its session holds it, one Event for both",
+          "[runner]")
+{
+    auto agent = std::make_shared<FnAgent>("talker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        adk::Event delta = ctx.make_event(adk::Content::model("Hel"));
+        delta.partial = true;
+        co_await out.emit(std::move(delta));
+        co_await out.emit(ctx.make_event(adk::Content::model("Hello")));
+        adk::Event counted = ctx.make_event(adk::Content::model("and more"));
+        counted.actions.state_delta["said"] = 2;
+        counted.actions.state_delta["temp:scratch"] = 1;
+        co_await out.emit(std::move(counted));
+    });
+    for (const bool rewritten : {false, true}) {
+        CAPTURE(rewritten);
+        asio::io_context ioc;
+        auto keeper = std::make_shared<HeldKeeper>();
+        run(ioc, [&]() -> asio::awaitable<void> {
+            auto sessions = std::make_shared<adk::InMemorySessionService>();
+            adk::RunnerOptions options{.app_name = "demo", .agent = agent, .session_service = sessions};
+            if (rewritten)
+                options.plugins.push_back(std::make_shared<Rewriter>());
+            adk::Runner runner(std::move(options));
+            adk::CreateSessionRequest create("demo", "u1");
+            adk::Session s = co_await sessions->create_session(std::move(create));
+            adk::RunRequest request("u1", s.id, adk::Content::user("go"));
+            request.run_config.streaming_mode = adk::StreamingMode::sse;
+            request.receiver = keeper;
+            auto starting = runner.start(std::move(request));
+            adk::Runner::Started started = co_await std::move(starting);
+            CHECK(!co_await started.events.next());
+            adk::GetSessionRequest get("demo", "u1", s.id);
+            std::optional<adk::Session> after = co_await sessions->get_session(std::move(get));
+            REQUIRE(after);
+            REQUIRE(after->events.size() == 3);
+            if (!rewritten) {
+                REQUIRE(keeper->copies.size() == 1);  // the delta: not stored, handed over as it was made
+                CHECK(keeper->copies[0].partial);
+                REQUIRE(keeper->held.size() == 2);
+                CHECK(keeper->held[0] == after->events.shared(1));  // the service's Event itself
+                CHECK(keeper->held[1] == after->events.shared(2));
+                CHECK(keeper->held[1]->text() == "and more");
+                CHECK(!keeper->held[1]->actions.state_delta.contains("temp:scratch"));  // what was stored
+                CHECK(keeper->held_equals_item == std::vector<bool>{true, true});
+            } else {
+                // A plugin changed what the caller sees: the caller's events are its own.
+                CHECK(keeper->held.empty());
+                REQUIRE(keeper->copies.size() == 3);
+                CHECK(keeper->copies[1].text() == "rewritten");
+                CHECK(after->events[1].text() == "Hello");  // the session keeps what was stored
+            }
+        }());
+    }
+}
+
 TEST_CASE("RunRequest::receiver: a failing agent's events are received, its failure ends the stream", "[runner]")
 {
     asio::io_context ioc;

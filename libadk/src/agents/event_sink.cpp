@@ -49,13 +49,18 @@ bool EventSink::try_emit(std::unique_ptr<Event>& event)
            sink_.try_emit(event);
 }
 
+// A committed event goes to a receiver that keeps events (the server's run log) as the session holds it, one
+// Event for both; unless a plugin saw it, which may have changed what the caller sees.
 asio::awaitable<void> EventSink::deliver(std::unique_ptr<Event> event)
 {
+    std::shared_ptr<const Event> stored;
     if (!event->partial)
-        co_await invocation_->commit(*event);
-    if (detail::PluginManager(invocation_->options.plugins).sees(*event))
+        stored = co_await invocation_->commit(*event);
+    if (detail::PluginManager(invocation_->options.plugins).sees(*event)) {
         co_await apply_plugins(*event);
-    co_await sink_.emit(std::move(event));
+        stored = nullptr;
+    }
+    co_await sink_.emit(std::move(event), std::move(stored));
 }
 
 // Plugins' on_event: the first replacement is what the caller sees (the session keeps what was stored).

@@ -29,8 +29,10 @@ public:
     // copy of it under the lock; on return `event` is what was stored. Safe from any branch's strand.
     // Commits run one at a time (parallel branches wait their turn), so that the order in which the
     // service stores events is the order the invocation sees them in. Every state key is checked first
-    // (temp: keys too), and a refused event changes nothing.
-    asio::awaitable<void> commit(Event& event);
+    // (temp: keys too), and a refused event changes nothing. Returns the event as this invocation's copy of
+    // the session holds it (shared with the service's, for a backend that keeps events in memory); null for a
+    // partial event, which is not stored.
+    asio::awaitable<std::shared_ptr<const Event>> commit(Event& event);
 
     InvocationOptions options;
     mutable std::mutex session_mutex;  // guards options.session's state and events

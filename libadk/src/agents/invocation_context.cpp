@@ -87,21 +87,25 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
 
 Invocation::~Invocation() = default;
 
-asio::awaitable<void> Invocation::commit(Event& event)
+asio::awaitable<std::shared_ptr<const Event>> Invocation::commit(Event& event)
 {
     if (event.content)
         check_inline_data(*event.content);
     co_await commit_order_->wait_turn();
     CommitOrder::Turn turn(*commit_order_);
     co_await options.session_service->append_event(options.session, event, session_mutex);
-    if (!event.partial && RunState::matters(event)) {
-        std::size_t index = 0;
-        {
-            std::lock_guard lock(session_mutex);
-            index = options.session.events.size() - 1;  // commits run one at a time: the last is this one
-        }
-        run_state->record(event, index);
+    if (event.partial)
+        co_return nullptr;
+    std::size_t index = 0;
+    std::shared_ptr<const Event> stored;
+    {
+        std::lock_guard lock(session_mutex);
+        index = options.session.events.size() - 1;  // commits run one at a time: the last is this one
+        stored = options.session.events.shared(index);
     }
+    if (RunState::matters(event))
+        run_state->record(event, index);
+    co_return stored;
 }
 
 }  // namespace detail

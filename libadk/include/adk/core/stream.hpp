@@ -128,6 +128,14 @@ class StreamReceiver {
 public:
     virtual ~StreamReceiver() = default;
     virtual void receive(std::unique_ptr<T> item) noexcept = 0;
+    // An item that is also held elsewhere, immutable, and equal to `item` (an event its session holds): a
+    // receiver that keeps items may keep `held` and drop `item`, so that one copy serves both. By default
+    // `item` goes to receive().
+    virtual void receive_held(std::unique_ptr<T> item, std::shared_ptr<const T> held) noexcept
+    {
+        (void)held;
+        receive(std::move(item));
+    }
 };
 
 namespace detail {
@@ -310,6 +318,19 @@ public:
         if (try_emit(item))
             return detail::ready();
         return send(state_, std::move(item));
+    }
+
+    // The same for an item that is also held elsewhere, immutable and equal to it (`held`, an event the session
+    // holds; may be null): a receiver (StreamReceiver::receive_held) may keep `held` instead; the channel
+    // carries `item`.
+    asio::awaitable<void> emit(std::unique_ptr<T> item, std::shared_ptr<const T> held)
+    {
+        if (held && state_->receiver) {
+            throw_if_stopped(*state_);
+            state_->receiver->receive_held(std::move(item), std::move(held));
+            return detail::ready();
+        }
+        return emit(std::move(item));
     }
 
     // Hands `item` over without waiting when the channel has room; false (and `item` untouched) when

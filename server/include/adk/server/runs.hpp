@@ -228,6 +228,8 @@ public:
 
     // The invocation's side: appends an event it emitted to the log, and wakes the followers that wait for one.
     void receive(std::unique_ptr<Event> event) noexcept override;
+    // The same for an event its session holds (a committed one): the log keeps that one, not a copy.
+    void receive_held(std::unique_ptr<Event> event, std::shared_ptr<const Event> held) noexcept override;
     // The pump's side. Starts reading `stream` on the run's strand: the end of the invocation whose events come
     // through receive(), or all of them.
     void start(EventStream stream, std::string invocation_id);
