@@ -150,7 +150,8 @@ public:
         if (!pieces_->usable())
             return append_adk_frame(out, run, f, scratch_);
         begin_adk_frame(out, run, f.n);
-        pieces_->append(out, delta->text, delta->usage, delta->finish_reason);
+        pieces_->append(out, delta->text, delta->usage ? &*delta->usage : nullptr,
+                        delta->finish_reason ? &*delta->finish_reason : nullptr);
         out.append("\n\n");
     }
     void missed(std::string& out, const Run& run, std::uint64_t first, std::uint64_t last) override

@@ -67,14 +67,15 @@ void event_text(const json::value& v)
     if (!pieces.usable())
         return;
     std::string from_pieces;
-    pieces.append(from_pieces, *e.content->parts.front().text, e.usage_metadata, e.finish_reason);
+    pieces.append(from_pieces, *e.content->parts.front().text, e.usage_metadata ? &*e.usage_metadata : nullptr,
+                  e.finish_reason ? &*e.finish_reason : nullptr);
     adk::fuzz::check(from_pieces == text, "a delta written from its own pieces is the event's text");
     adk::Event other = e;
     other.content->parts.front().text = e.author + e.id;
     other.usage_metadata.reset();
     other.finish_reason = e.branch;
     from_pieces.clear();
-    pieces.append(from_pieces, *other.content->parts.front().text, other.usage_metadata, other.finish_reason);
+    pieces.append(from_pieces, *other.content->parts.front().text, nullptr, &*other.finish_reason);
     if (from_pieces != adk::to_json_text(other)) {
         std::fprintf(stderr, "pieces: %s\nevent:  %s\n", from_pieces.c_str(), adk::to_json_text(other).c_str());
         adk::fuzz::check(false, "a delta written from its answer's pieces is the delta's text");

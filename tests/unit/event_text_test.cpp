@@ -168,7 +168,7 @@ TEST_CASE("DeltaJson writes an answer's deltas from its first delta's pieces, as
                     delta.usage_metadata = u;
                     delta.finish_reason = finish;
                     std::string out = "before:";
-                    pieces.append(out, text, u, finish);
+                    pieces.append(out, text, u ? &*u : nullptr, finish ? &*finish : nullptr);
                     CHECK(out == "before:" + adk::to_json_text(delta));
                     CHECK(adk::to_json_text(delta) == by_tree(delta));
                 }

@@ -190,8 +190,8 @@ DeltaJson::DeltaJson(const Event& base)
     usable_ = true;
 }
 
-void DeltaJson::append(std::string& out, std::string_view text, const std::optional<UsageMetadata>& usage,
-                       const std::optional<std::string>& finish_reason) const
+void DeltaJson::append(std::string& out, std::string_view text, const UsageMetadata* usage,
+                       const std::string* finish_reason) const
 {
     JsonWriter w(out);
     out += head_;

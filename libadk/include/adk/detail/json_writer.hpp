@@ -344,8 +344,9 @@ public:
     // delta's members (turn_complete, interrupted, an error code or message). usable() is false for any other.
     explicit DeltaJson(const Event& base);
     bool usable() const noexcept { return usable_; }
-    void append(std::string& out, std::string_view text, const std::optional<UsageMetadata>& usage,
-                const std::optional<std::string>& finish_reason) const;
+    // A delta's text, and its usage counts and finish reason when it has them (null when not).
+    void append(std::string& out, std::string_view text, const UsageMetadata* usage,
+                const std::string* finish_reason) const;
 
 private:
     std::string head_;    // up to the text's value

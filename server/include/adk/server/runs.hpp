@@ -38,6 +38,7 @@
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
+#include <adk/core/boxed.hpp>
 #include <adk/core/channel.hpp>
 #include <adk/core/event.hpp>
 #include <adk/net/http_server.hpp>
@@ -102,11 +103,13 @@ public:
 
     // A streamed delta as the log keeps it when it differs from its answer's first delta (its base) only in
     // these: a delta of plain text (Run::receive says which). Rendered, it is the event the invocation emitted.
+    // Usage counts and a finish reason come with an answer's last delta, if at all: boxed, a Delta takes 48
+    // bytes, not 176 (the log holds a dozen per stream).
     class Delta {
     public:
         std::string text;
-        std::optional<UsageMetadata> usage;
-        std::optional<std::string> finish_reason;
+        Boxed<UsageMetadata> usage;
+        Boxed<std::string> finish_reason;
     };
 
     // Where a reader of frames has a delta kept as a Delta made whole again: a copy of its base, taken once per
