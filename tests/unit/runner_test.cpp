@@ -135,53 +135,6 @@ struct EventKeeper final : adk::StreamReceiver<adk::Event> {
     void receive(std::unique_ptr<adk::Event> event) noexcept override { events.push_back(std::move(*event)); }
 };
 
-}  // namespace
-
-TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream only the end", "[runner]")
-{
-    asio::io_context ioc;
-    auto keeper = std::make_shared<EventKeeper>();
-    auto agent = std::make_shared<FnAgent>("talker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
-        adk::Event delta = ctx.make_event(adk::Content::model("Hel"));
-        delta.partial = true;
-        co_await out.emit(std::move(delta));
-        adk::Event whole = ctx.make_event(adk::Content::model("Hello"));
-        co_await out.emit(std::move(whole));
-        adk::Event counted = ctx.make_event(adk::Content::model("and more"));
-        counted.actions.state_delta["said"] = 2;
-        co_await out.emit(std::move(counted));
-    });
-    run(ioc, [&]() -> asio::awaitable<void> {
-        auto sessions = std::make_shared<adk::InMemorySessionService>();
-        adk::Runner runner({.app_name = "demo", .agent = agent, .session_service = sessions});
-        adk::CreateSessionRequest create("demo", "u1");
-        adk::Session s = co_await sessions->create_session(std::move(create));
-        adk::RunRequest request("u1", s.id, adk::Content::user("go"));
-        request.run_config.streaming_mode = adk::StreamingMode::sse;
-        request.receiver = keeper;
-        auto starting = runner.start(std::move(request));
-        adk::Runner::Started started = co_await std::move(starting);
-        auto end = co_await started.events.next();
-        CHECK(!end);
-        REQUIRE(keeper->events.size() == 3);
-        CHECK(keeper->events[0].partial);
-        CHECK(keeper->events[0].text() == "Hel");
-        CHECK(keeper->events[1].text() == "Hello");
-        CHECK(keeper->events[2].actions.state_delta.at("said") == 2);
-        for (const adk::Event& e : keeper->events)
-            CHECK(e.invocation_id == started.invocation_id);
-        adk::GetSessionRequest get("demo", "u1", s.id);
-        std::optional<adk::Session> after = co_await sessions->get_session(std::move(get));
-        REQUIRE(after);
-        REQUIRE(after->events.size() == 3);  // the user's and the two whole ones: the delta is not stored
-        CHECK(after->events[1].id == keeper->events[1].id);
-        CHECK(after->events[2].id == keeper->events[2].id);
-        CHECK(after->state.at("said") == 2);
-    }());
-}
-
-namespace {
-
 // Keeps what a run hands it: the events handed over as their session holds them (receive_held), and the others.
 struct HeldKeeper final : adk::StreamReceiver<adk::Event> {
     std::vector<adk::Event> copies;
@@ -208,12 +161,10 @@ public:
     }
 };
 
-}  // namespace
-
-TEST_CASE("RunRequest::receiver: a committed event is handed over as its session holds it, one Event for both",
-          "[runner]")
+// Streams "Hel", then says "Hello", then "and more" with state "said" 2 (and a temp: key).
+std::shared_ptr<FnAgent> talker()
 {
-    auto agent = std::make_shared<FnAgent>("talker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+    return std::make_shared<FnAgent>("talker", [](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
         adk::Event delta = ctx.make_event(adk::Content::model("Hel"));
         delta.partial = true;
         co_await out.emit(std::move(delta));
@@ -223,34 +174,85 @@ TEST_CASE("RunRequest::receiver: a committed event is handed over as its session
         counted.actions.state_delta["temp:scratch"] = 1;
         co_await out.emit(std::move(counted));
     });
+}
+
+// A run of `options` (app "demo", moved from) on a new session of user "u1", streaming, its events handed to
+// `receiver`; when the stream ended (it carries only the end): the session as stored, and the run's invocation id.
+// References: g++ 12 mishandles class temporaries in a co_await (docs/DESIGN.md).
+class ReceivedRun {
+public:
+    adk::Session session;
+    std::string invocation_id;
+};
+asio::awaitable<ReceivedRun> run_received(adk::RunnerOptions& options,
+                                          const std::shared_ptr<adk::StreamReceiver<adk::Event>>& receiver)
+{
+    std::shared_ptr<adk::SessionService> sessions = options.session_service;
+    adk::Runner runner(std::move(options));
+    adk::CreateSessionRequest create("demo", "u1");
+    adk::Session s = co_await sessions->create_session(std::move(create));
+    adk::RunRequest request("u1", s.id, adk::Content::user("go"));
+    request.run_config.streaming_mode = adk::StreamingMode::sse;
+    request.receiver = receiver;
+    auto starting = runner.start(std::move(request));
+    adk::Runner::Started started = co_await std::move(starting);
+    CHECK(!co_await started.events.next());
+    adk::GetSessionRequest get("demo", "u1", s.id);
+    std::optional<adk::Session> after = co_await sessions->get_session(std::move(get));
+    REQUIRE(after);
+    co_return ReceivedRun{std::move(*after), started.invocation_id};
+}
+
+}  // namespace
+
+TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream only the end", "[runner]")
+{
+    asio::io_context ioc;
+    auto keeper = std::make_shared<EventKeeper>();
+    run(ioc, [&]() -> asio::awaitable<void> {
+        adk::RunnerOptions options{.app_name = "demo",
+                                   .agent = talker(),
+                                   .session_service = std::make_shared<adk::InMemorySessionService>()};
+        const std::shared_ptr<adk::StreamReceiver<adk::Event>> receiver = keeper;
+        ReceivedRun ran = co_await run_received(options, receiver);
+        REQUIRE(keeper->events.size() == 3);
+        CHECK(keeper->events[0].partial);
+        CHECK(keeper->events[0].text() == "Hel");
+        CHECK(keeper->events[1].text() == "Hello");
+        CHECK(keeper->events[2].actions.state_delta.at("said") == 2);
+        for (const adk::Event& e : keeper->events)
+            CHECK(e.invocation_id == ran.invocation_id);
+        const adk::Session& after = ran.session;
+        REQUIRE(after.events.size() == 3);  // the user's and the two whole ones: the delta is not stored
+        CHECK(after.events[1].id == keeper->events[1].id);
+        CHECK(after.events[2].id == keeper->events[2].id);
+        CHECK(after.state.at("said") == 2);
+    }());
+}
+
+TEST_CASE("RunRequest::receiver: a committed event is handed over as its session holds it, one Event for both",
+          "[runner]")
+{
     for (const bool rewritten : {false, true}) {
         CAPTURE(rewritten);
         asio::io_context ioc;
         auto keeper = std::make_shared<HeldKeeper>();
         run(ioc, [&]() -> asio::awaitable<void> {
-            auto sessions = std::make_shared<adk::InMemorySessionService>();
-            adk::RunnerOptions options{.app_name = "demo", .agent = agent, .session_service = sessions};
+            adk::RunnerOptions options{.app_name = "demo",
+                                       .agent = talker(),
+                                       .session_service = std::make_shared<adk::InMemorySessionService>()};
             if (rewritten)
                 options.plugins.push_back(std::make_shared<Rewriter>());
-            adk::Runner runner(std::move(options));
-            adk::CreateSessionRequest create("demo", "u1");
-            adk::Session s = co_await sessions->create_session(std::move(create));
-            adk::RunRequest request("u1", s.id, adk::Content::user("go"));
-            request.run_config.streaming_mode = adk::StreamingMode::sse;
-            request.receiver = keeper;
-            auto starting = runner.start(std::move(request));
-            adk::Runner::Started started = co_await std::move(starting);
-            CHECK(!co_await started.events.next());
-            adk::GetSessionRequest get("demo", "u1", s.id);
-            std::optional<adk::Session> after = co_await sessions->get_session(std::move(get));
-            REQUIRE(after);
-            REQUIRE(after->events.size() == 3);
+            const std::shared_ptr<adk::StreamReceiver<adk::Event>> receiver = keeper;
+            ReceivedRun ran = co_await run_received(options, receiver);
+            const adk::Session& after = ran.session;
+            REQUIRE(after.events.size() == 3);
             if (!rewritten) {
                 REQUIRE(keeper->copies.size() == 1);  // the delta: not stored, handed over as it was made
                 CHECK(keeper->copies[0].partial);
                 REQUIRE(keeper->held.size() == 2);
-                CHECK(keeper->held[0] == after->events.shared(1));  // the service's Event itself
-                CHECK(keeper->held[1] == after->events.shared(2));
+                CHECK(keeper->held[0] == after.events.shared(1));  // the service's Event itself
+                CHECK(keeper->held[1] == after.events.shared(2));
                 CHECK(keeper->held[1]->text() == "and more");
                 CHECK(!keeper->held[1]->actions.state_delta.contains("temp:scratch"));  // what was stored
                 CHECK(keeper->held_equals_item == std::vector<bool>{true, true});
@@ -259,7 +261,7 @@ TEST_CASE("RunRequest::receiver: a committed event is handed over as its session
                 CHECK(keeper->held.empty());
                 REQUIRE(keeper->copies.size() == 3);
                 CHECK(keeper->copies[1].text() == "rewritten");
-                CHECK(after->events[1].text() == "Hello");  // the session keeps what was stored
+                CHECK(after.events[1].text() == "Hello");  // the session keeps what was stored
             }
         }());
     }
