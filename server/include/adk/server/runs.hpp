@@ -103,8 +103,9 @@ public:
 
     // A streamed delta as the log keeps it when it differs from its answer's first delta (its base) only in
     // these: a delta of plain text (Run::receive says which). Rendered, it is the event the invocation emitted.
-    // Usage counts and a finish reason come with an answer's last delta, if at all: boxed, a Delta takes 48
-    // bytes, not 176 (the log holds a dozen per stream).
+    // A finish reason comes with an answer's last delta; usage counts with the last (OpenAI, Anthropic) or with
+    // every chunk (Gemini). Boxed, a Delta without them takes 48 bytes, not 176 (the log holds a dozen per
+    // stream); one with Gemini's usage counts takes about as much as before (48 and a 96-byte box).
     class Delta {
     public:
         std::string text;
