@@ -150,7 +150,7 @@ public:
         if (!pieces_->usable())
             return append_adk_frame(out, run, f, scratch_);
         begin_adk_frame(out, run, f.n);
-        pieces_->append(out, delta->text, delta->usage ? &*delta->usage : nullptr,
+        pieces_->append(out, delta->text, delta->usage.get(),
                         delta->finish_reason ? &*delta->finish_reason : nullptr);
         out.append("\n\n");
     }

@@ -78,7 +78,10 @@ const Event& Run::EventScratch::of(const std::shared_ptr<const Event>& base, con
         base_ = base;
     }
     event_.content->parts.front().text = delta.text;
-    event_.usage_metadata = delta.usage;
+    if (delta.usage)
+        event_.usage_metadata = *delta.usage;
+    else
+        event_.usage_metadata.reset();
     event_.finish_reason = delta.finish_reason;
     return event_;
 }
@@ -92,7 +95,11 @@ void Run::receive(std::unique_ptr<Event> event) noexcept
     if (plain && delta_base_ && same_answer(*delta_base_, *event)) {
         auto delta = std::make_shared<Delta>();
         delta->text = std::move(*event->content->parts.front().text);
-        delta->usage = std::move(event->usage_metadata);
+        if (event->usage_metadata) {
+            if (!delta_usage_ || !(*delta_usage_ == *event->usage_metadata))
+                delta_usage_ = std::make_shared<UsageMetadata>(std::move(*event->usage_metadata));
+            delta->usage = delta_usage_;
+        }
         delta->finish_reason = std::move(event->finish_reason);
         event.reset();
         append(Frame(delta_base_, std::move(delta), bytes));
@@ -100,6 +107,7 @@ void Run::receive(std::unique_ptr<Event> event) noexcept
     }
     std::shared_ptr<const Event> shared(std::move(event));
     delta_base_ = plain ? shared : nullptr;
+    delta_usage_ = nullptr;
     append(Frame(std::move(shared), bytes));
 }
 
@@ -110,6 +118,7 @@ void Run::receive_held(std::unique_ptr<Event> event, std::shared_ptr<const Event
     event.reset();
     const std::size_t bytes = approximate_bytes(*held);
     delta_base_ = plain_delta(*held) ? held : nullptr;
+    delta_usage_ = nullptr;
     append(Frame(std::move(held), bytes));
 }
 

@@ -995,6 +995,44 @@ TEST_CASE("RunRegistry: a plain-text delta is kept as what sets it apart from it
     CHECK(*read.frames[10].event(other) == sent[10]);
 }
 
+TEST_CASE("RunRegistry: an answer's consecutive deltas with equal usage counts share them", "[server][runs]")
+{
+    asio::io_context ioc;
+    adk::server::RunLimits limits;
+    limits.max_partial_bytes = std::size_t{1} << 20;  // every delta kept
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
+    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+    // The base (its own counts), two deltas with counts 1, one with 2, one without, one with 2 again, then a
+    // second answer whose first delta after its base has counts 2 too.
+    std::vector<adk::Event> sent;
+    for (std::int64_t counts : {1, 1, 1, 2, 0, 2})
+        sent.push_back(delta_event("a", "piece " + std::to_string(sent.size()), counts));
+    sent[4].usage_metadata.reset();
+    sent.push_back(delta_event("b", "second", 2));
+    sent.push_back(delta_event("b", "answer", 2));
+    for (const adk::Event& e : sent)
+        run->receive(std::make_unique<adk::Event>(e));
+
+    adk::server::Run::Follower follower(run, ioc.get_executor());
+    std::uint64_t cursor = 0;
+    const adk::server::Run::Read read = follower.read(cursor, 1 << 20);
+    REQUIRE(read.frames.size() == sent.size());
+    adk::server::Run::EventScratch scratch;
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        INFO("frame " << i);
+        CHECK(*read.frames[i].event(scratch) == sent[i]);
+        CHECK((read.frames[i].delta() != nullptr) == (i != 0 && i != 6));  // each answer's base is kept whole
+    }
+    auto usage = [&](std::size_t i) { return read.frames[i].delta()->usage; };
+    REQUIRE(usage(1));
+    CHECK(usage(2) == usage(1));  // equal counts, shared
+    REQUIRE(usage(3));
+    CHECK(usage(3) != usage(1));
+    CHECK(!usage(4));
+    CHECK(usage(5) == usage(3));  // the last counts sent, shared past a delta without
+    CHECK(usage(7) != usage(5));  // another answer: its own
+}
+
 TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for the stream queue depth gauge",
           "[server][runs]")
 {
