@@ -926,17 +926,34 @@ adk::Event delta_event(const std::string& id, const std::string& text, std::int6
     return e;
 }
 
+// A run that received `sent` (its log keeps every delta), and what a follower read of it at once.
+class ReceivedLog {
+public:
+    explicit ReceivedLog(const std::vector<adk::Event>& sent)
+    {
+        adk::server::RunLimits limits;
+        limits.max_partial_bytes = std::size_t{1} << 20;
+        registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
+        run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+        for (const adk::Event& e : sent)
+            run->receive(std::make_unique<adk::Event>(e));
+        adk::server::Run::Follower follower(run, ioc.get_executor());
+        std::uint64_t cursor = 0;
+        read = follower.read(cursor, 1 << 20);
+    }
+
+    asio::io_context ioc;
+    std::shared_ptr<adk::server::RunRegistry> registry;
+    std::shared_ptr<adk::server::Run> run;
+    adk::server::Run::Read read;
+};
+
 }  // namespace
 
 TEST_CASE("RunRegistry: a plain-text delta is kept as what sets it apart from its answer's first, and reads back as "
           "the event that was emitted",
           "[server][runs]")
 {
-    asio::io_context ioc;
-    adk::server::RunLimits limits;
-    limits.max_partial_bytes = std::size_t{1} << 20;  // every delta kept
-    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
-    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
     std::vector<adk::Event> sent;
     // An answer: its first delta, deltas whose text (escaped, longer than a short string), counts and finish
     // reason differ, one without counts and one with extra usage members; a thought in between (not plain).
@@ -964,12 +981,8 @@ TEST_CASE("RunRegistry: a plain-text delta is kept as what sets it apart from it
     sent.back().author = "helper";
     sent.push_back(delta_event("b", "a branch", 4));
     sent.back().branch = "root.helper";
-    for (const adk::Event& e : sent)
-        run->receive(std::make_unique<adk::Event>(e));
-
-    adk::server::Run::Follower follower(run, ioc.get_executor());
-    std::uint64_t cursor = 0;
-    const adk::server::Run::Read read = follower.read(cursor, 1 << 20);
+    const ReceivedLog log(sent);
+    const adk::server::Run::Read& read = log.read;
     REQUIRE(read.frames.size() == sent.size());
     adk::server::Run::EventScratch scratch;
     std::vector<bool> compact;
@@ -997,11 +1010,6 @@ TEST_CASE("RunRegistry: a plain-text delta is kept as what sets it apart from it
 
 TEST_CASE("RunRegistry: an answer's consecutive deltas with equal usage counts share them", "[server][runs]")
 {
-    asio::io_context ioc;
-    adk::server::RunLimits limits;
-    limits.max_partial_bytes = std::size_t{1} << 20;  // every delta kept
-    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
-    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
     // The base (its own counts), two deltas with counts 1, one with 2, one without, one with 2 again, then a
     // second answer whose first delta after its base has counts 2 too.
     std::vector<adk::Event> sent;
@@ -1010,12 +1018,8 @@ TEST_CASE("RunRegistry: an answer's consecutive deltas with equal usage counts s
     sent[4].usage_metadata.reset();
     sent.push_back(delta_event("b", "second", 2));
     sent.push_back(delta_event("b", "answer", 2));
-    for (const adk::Event& e : sent)
-        run->receive(std::make_unique<adk::Event>(e));
-
-    adk::server::Run::Follower follower(run, ioc.get_executor());
-    std::uint64_t cursor = 0;
-    const adk::server::Run::Read read = follower.read(cursor, 1 << 20);
+    const ReceivedLog log(sent);
+    const adk::server::Run::Read& read = log.read;
     REQUIRE(read.frames.size() == sent.size());
     adk::server::Run::EventScratch scratch;
     for (std::size_t i = 0; i < sent.size(); ++i) {
