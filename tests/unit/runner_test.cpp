@@ -168,7 +168,8 @@ std::shared_ptr<FnAgent> talker()
         adk::Event delta = ctx.make_event(adk::Content::model("Hel"));
         delta.partial = true;
         co_await out.emit(std::move(delta));
-        co_await out.emit(ctx.make_event(adk::Content::model("Hello")));
+        adk::Event whole = ctx.make_event(adk::Content::model("Hello"));
+        co_await out.emit(std::move(whole));
         adk::Event counted = ctx.make_event(adk::Content::model("and more"));
         counted.actions.state_delta["said"] = 2;
         counted.actions.state_delta["temp:scratch"] = 1;
