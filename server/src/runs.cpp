@@ -111,13 +111,13 @@ void Run::receive(std::unique_ptr<Event> event) noexcept
     append(Frame(std::move(shared), bytes));
 }
 
-// A committed event is whole (never a delta): it ends the answer that streamed, and the log shares it with the
-// session.
+// A committed event is whole (never a delta, nor a delta's base): it ends the answer that streamed, and the log
+// shares it with the session.
 void Run::receive_held(std::unique_ptr<Event> event, std::shared_ptr<const Event> held) noexcept
 {
     event.reset();
     const std::size_t bytes = approximate_bytes(*held);
-    delta_base_ = plain_delta(*held) ? held : nullptr;
+    delta_base_ = nullptr;
     delta_usage_ = nullptr;
     append(Frame(std::move(held), bytes));
 }
