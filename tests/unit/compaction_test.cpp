@@ -8,7 +8,12 @@
 #include "support/agents.hpp"
 #include "support/run.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -434,6 +439,85 @@ TEST_CASE("compaction: invocations of one session on four threads, compacted as 
         CHECK(sent.find(fact(k)) != std::string::npos);
     }
     CHECK(contents.size() < 16);  // a summary and the turns after it, not the 80 events of 40 turns
+}
+
+// A summarizer's model that waits, each call, until the test opens its gate.
+class GatedModel final : public adk::Model {
+public:
+    GatedModel(asio::io_context& ioc, std::shared_ptr<adk::Model> inner) : gate_(ioc), inner_(std::move(inner))
+    {
+        gate_.expires_at(asio::steady_timer::time_point::max());
+    }
+    std::string_view name() const override { return inner_->name(); }
+    asio::awaitable<adk::Stream<LlmResponse>> generate(LlmRequest request, bool stream) override
+    {
+        ++waiting;
+        if (!open_)
+            co_await gate_.async_wait(asio::as_tuple(asio::use_awaitable));
+        --waiting;
+        co_return co_await inner_->generate(std::move(request), stream);
+    }
+    void open()
+    {
+        open_ = true;
+        gate_.cancel();
+    }
+    int waiting = 0;
+
+private:
+    asio::steady_timer gate_;
+    bool open_ = false;
+    std::shared_ptr<adk::Model> inner_;
+};
+
+TEST_CASE("compaction: invocations that end while a compaction runs are compacted after it, not left for later",
+          "[compaction]")
+{
+    std::atomic<int> summaries{0};
+    auto model = std::make_shared<adk::test::FnModel>([](const LlmRequest&) { return LlmResponse::text("Noted."); });
+    auto agent = adk::LlmAgent::builder("agent").model(model).build();
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto summarizer = std::make_shared<GatedModel>(ioc, fact_keeper(summaries));
+    adk::Runner runner(compacting(agent, sessions, summarizer, 3));
+    auto say = [&runner](int k) -> asio::awaitable<void> {
+        Content message = Content::user("Remember " + fact(k));
+        auto stream = co_await runner.run("u", "s", std::move(message));
+        co_await adk::test::drain(stream);
+    };
+    const auto session = run(ioc, [&]() -> asio::awaitable<std::optional<adk::Session>> {
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await sessions->create_session(std::move(create));
+        for (int k = 0; k < 3; ++k)
+            co_await say(k);  // the third's end starts a compaction, held at the gate
+        const auto executor = co_await asio::this_coro::executor;
+        for (int turn = 0; turn < 100 && summarizer->waiting == 0; ++turn)
+            co_await asio::post(executor, asio::use_awaitable);
+        REQUIRE(summarizer->waiting == 1);
+        for (int k = 3; k < 6; ++k)
+            co_await say(k);  // each ends while it runs
+        CHECK(summarizer->waiting == 1);
+        summarizer->open();
+        co_await runner.wait_for_compactions();
+        adk::GetSessionRequest get("app", "u", "s");
+        co_return co_await sessions->get_session(std::move(get));
+    }());
+    REQUIRE(session);
+    std::vector<std::string> compacted;
+    for (const Event& e : session->events)
+        if (e.actions.compaction)
+            compacted.push_back(e.actions.compaction->compacted_content->parts.at(0).text.value());
+    // The first covers the first three; the second, planned once the first ended, the three that ended meanwhile.
+    REQUIRE(compacted.size() == 2);
+    CHECK(summaries.load() == 2);
+    CHECK(compacted[0].find(fact(2)) != std::string::npos);
+    CHECK(compacted[0].find(fact(3)) == std::string::npos);
+    for (int k = 0; k < 6; ++k) {
+        INFO(fact(k));
+        CHECK(compacted[1].find(fact(k)) != std::string::npos);
+    }
+    const auto contents = adk::build_contents(session->events, "agent", "", adk::IncludeContents::history);
+    CHECK(contents.size() == 1);  // the second summary stands for all six
 }
 
 TEST_CASE("compaction: an invocation paused on a question is resumed across a compaction that came meanwhile",

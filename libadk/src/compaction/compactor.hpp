@@ -1,5 +1,6 @@
 // The Runner's side of compaction: after each invocation, the compaction due is planned from the session the
-// invocation holds, and made in the background (one at a time per session), so that nothing waits for it.
+// invocation holds, and made in the background (one at a time per session), so that nothing waits for it. An
+// invocation that ends while one runs is planned for again after it, from the session as it is then.
 #pragma once
 
 #include <adk/compaction/compaction.hpp>
@@ -11,8 +12,9 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <memory>
+#include <map>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,8 @@ public:
     Compactor(EventsCompactionConfig config, std::shared_ptr<SessionService> sessions);
 
     // Plans the compaction due after `invocation_id` from `session` (read under the caller's lock, nothing
-    // copied unless one is due) and starts it on `executor`, unless one runs for the session already.
+    // copied unless one is due) and starts it on `executor`. When one runs for the session already, the session
+    // is read again and planned for after it (for the latest invocation that asked meanwhile).
     void after_invocation(const asio::any_io_executor& executor, const Session& session,
                           const std::string& invocation_id);
 
@@ -38,13 +41,19 @@ public:
 
 private:
     class Waiter;
-    asio::awaitable<void> compact(SessionKey key, CompactionPlan plan);
-    void finished(const std::string& session);
+    asio::awaitable<void> run(SessionKey key, std::string session, CompactionPlan plan);
+    asio::awaitable<void> compact(const SessionKey& key, const CompactionPlan& plan);
+    asio::awaitable<std::optional<CompactionPlan>> plan_again(const SessionKey& key, const std::string& invocation_id);
+    // Ends the session's compactions, unless `unless_asked` and an invocation ended meanwhile: then that one's id,
+    // the session kept, for run() to plan again.
+    std::string finished(const std::string& session, bool unless_asked);
 
     EventsCompactionConfig config_;
     std::shared_ptr<SessionService> sessions_;
     std::mutex mutex_;
-    std::set<std::string> running_;  // the sessions (by key) a compaction runs for
+    // The sessions (by key) a compaction runs for, each with the latest invocation that ended while it ran
+    // (empty when none did).
+    std::map<std::string, std::string> running_;
     std::vector<std::shared_ptr<Waiter>> idle_waiters_;
 };
 
