@@ -391,6 +391,9 @@ TEST_CASE("spans end on every path: a model error, a failing tool, a cancel, a p
             CHECK(text_of(s, "error.type") == "bad_response");
             CHECK_THAT(s.status_message, Catch::Contains("nonsense"));
         }
+        // The request goes on call_llm as the call ends, however it ends.
+        const json::value request = json::parse(text_of(t.sink->named("call_llm"), "gcp.vertex.agent.llm_request"));
+        CHECK(request.at("contents").at(0).at("parts").at(0).at("text") == "hi");
     }
     SECTION("a tool throws: its span is an error, the model is told, the invocation is not")
     {
@@ -427,6 +430,8 @@ TEST_CASE("spans end on every path: a model error, a failing tool, a cancel, a p
             CHECK(s.status == telemetry::StatusCode::error);
             CHECK(s.find("error.type") != nullptr);
         }
+        const json::value request = json::parse(text_of(t.sink->named("call_llm"), "gcp.vertex.agent.llm_request"));
+        CHECK(request.at("contents").at(0).at("parts").at(0).at("text") == "talk");
     }
     SECTION("a tool waits for a person's approval: the invocation pauses and its spans end, without error")
     {

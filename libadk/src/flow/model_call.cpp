@@ -245,6 +245,7 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
     std::unique_ptr<Event> event;
     // ADK's call_llm span covers the callbacks too; it ends however the call ends.
     telemetry::Span span = ctx.start_span("call_llm");
+    bool request_untraced = false;  // final, its JSON not yet on the span (trace_llm_request)
     std::exception_ptr failure;
     try {
         CallbackContext cb(ctx);
@@ -252,6 +253,7 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
         const PluginManager plugins(ctx.plugins());
         co_await plugins.before_model(cb, request, cfg.before_model_callbacks, response);
         trace_call_llm(span, ctx, request, answer.id);
+        request_untraced = true;
         if (!response) {
             if (ctx.cancelled())
                 throw Error(errc::cancelled, "invocation " + ctx.invocation_id() + " was cancelled");
@@ -263,6 +265,8 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
         co_await after_model(cfg, ctx, cb, *response);
         if (!cfg.response_processors.empty())
             co_await process_response(cfg, ctx, out, *response);
+        trace_llm_request(span, request);
+        request_untraced = false;
         trace_llm_response(span, *response, true);
         event = std::make_unique<Event>(ctx.make_event());
         event->id = answer.id;
@@ -276,6 +280,8 @@ asio::awaitable<std::unique_ptr<Event>> call_model(const LlmAgent& agent, Invoca
         failure = std::current_exception();
     }
     if (failure) {
+        if (request_untraced)
+            trace_llm_request(span, request);
         record_failure(span, failure);
         std::rethrow_exception(failure);
     }

@@ -131,6 +131,10 @@ void trace_call_llm(telemetry::Span& span, const InvocationContext& ctx, const L
         span.set("gen_ai.request.top_p", *request.config.top_p);
     if (request.config.max_output_tokens)
         span.set("gen_ai.request.max_tokens", static_cast<std::int64_t>(*request.config.max_output_tokens));
+}
+
+void trace_llm_request(telemetry::Span& span, const LlmRequest& request)
+{
     if (span.captures_content())
         span.set_content("gcp.vertex.agent.llm_request", capped(request_json(request)));
 }

@@ -19,10 +19,13 @@ class Tool;
 
 namespace adk::detail {
 
-// A model call's spans, once the request is final: `call_llm` (ADK's, with the request as JSON) and `generate_content
-// {model}` (the GenAI convention's inference span). `event_id` is the event the answer becomes.
+// A model call's spans, once the request is final: `call_llm` (ADK's) and `generate_content {model}` (the GenAI
+// convention's inference span). `event_id` is the event the answer becomes.
 void trace_call_llm(telemetry::Span& span, const InvocationContext& ctx, const LlmRequest& request,
                     const std::string& event_id);
+// The request as JSON on call_llm, as the call ends however it ends: a model's stream can take minutes, and a long
+// conversation's JSON held by every open stream for all of it would cost more than the stream itself.
+void trace_llm_request(telemetry::Span& span, const LlmRequest& request);
 void trace_generate_content(telemetry::Span& span, const InvocationContext& ctx, const LlmRequest& request,
                             const std::string& event_id);
 // The answer: finish reason, token usage, the model that answered; on call_llm the answer as JSON too.
