@@ -11,14 +11,17 @@
 # (and of it, the text each answer streamed so far: the server holds it for the answer's final event, and it
 # grows with the time the streams took to open), and how busy the machine was (with both cores full, latency is queueing, not the server's own).
 #   tools/bench/pace.sh [quick]
-#   PACE_RUNS="cpp:20:50 ts:20:1000" tools/bench/pace.sh    only these runs (server:chunks per second:streams)
+#   PACE_RUNS="cpp:20:50 ts:20:1000" tools/bench/pace.sh    only these runs (server:chunks per second:streams;
+#                                                        20, 50 or 1 chunks per second)
 #   BENCH_SERVER=/tmp/before/bench_server PACE_RUNS=... tools/bench/pace.sh    a build kept from before a change
 #                                                        (cp build/release/tools/bench/bench_server), same sitting
 #   PACE_SECONDS=30 ...                                  a longer window: /proc's CPU times are sampled at each
 #                                                        clock tick, so a 10 s window at 50 streams (about 25 ticks
 #                                                        of server CPU) cannot tell apart changes under 10%
 # Concurrency 50, 1,000, 5,000 and the most this machine's descriptor limit allows up to 10,000 (the server
-# holds two sockets per stream); the TypeScript server at 50 (about 85 paced streams at 20 per second fill the
+# holds two sockets per stream); at that most, streams at 1 chunk per second too: what an open stream holds when
+# the machine keeps up (at 20 per second two cores saturate past about 1,500 streams, and the figures are then
+# of a backlog); the TypeScript server at 50 (about 85 paced streams at 20 per second fill the
 # one core its event loop runs on: at 1,000 it takes minutes to open the streams and never catches up). Each measurement gets a fresh server, warmed up by creating sessions (http_bench), so that no run of an
 # earlier one is still going. Prints one JSON line per measurement and a table.
 set -euo pipefail
@@ -40,6 +43,8 @@ start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\"
 pace20=$mock_url
 start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 --stamp
 pace50=$mock_url
+start_mock pace1 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 300}]}" --chunk-delay-ms 1000 --stamp
+pace1=$mock_url
 # The model over HTTPS, as hosted models are reached (server tls): the same answer, TLS to the mock; started only
 # when a tls run is asked for.
 pace20tls=
@@ -53,6 +58,7 @@ fi
 paced() {  # SERVER RATE CONCURRENCY
   local url=$pace20
   [ "$2" = 50 ] && url=$pace50
+  [ "$2" = 1 ] && url=$pace1
   [ "$1" = tls ] && url=$pace20tls  # 20 chunks per second only
   start_server "$1" "$url"
   measure "$1" paced --concurrency "$3" --seconds $seconds --settle $settle |
@@ -65,6 +71,7 @@ if [ -n "${PACE_RUNS:-}" ]; then
 else
   for c in $concurrencies; do paced cpp 20 "$c"; done
   for c in $concurrencies; do paced cpp 50 "$c"; done
+  if [ -z "$quick" ]; then paced cpp 1 "$most"; fi
   for c in $sqlite_concurrencies; do paced sqlite 20 "$c"; done
   for c in $tls_concurrencies; do paced tls 20 "$c"; done
   for c in $floor_concurrencies; do paced floor 20 "$c"; done
