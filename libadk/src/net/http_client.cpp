@@ -195,6 +195,7 @@ public:
         if (ec)
             throw Error(ec, "cannot use the CA directory '" + options.ca_dir + "' (HttpClientOptions::ca_dir): " +
                                 ec.message());
+        cache_certificate_extensions(tls.native_handle());
     }
 
     // The TLS context, with the system's CA certificates (SSL_CERT_FILE, SSL_CERT_DIR, or OpenSSL's default
@@ -203,7 +204,10 @@ public:
     // model) never pays.
     ssl::context& tls_context()
     {
-        std::call_once(default_paths_loaded, [this] { tls.set_default_verify_paths(); });
+        std::call_once(default_paths_loaded, [this] {
+            tls.set_default_verify_paths();
+            cache_certificate_extensions(tls.native_handle());
+        });
         return tls;
     }
 

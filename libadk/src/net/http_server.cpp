@@ -3,6 +3,8 @@
 #include <adk/core/error.hpp>
 #include <adk/net/url.hpp>
 
+#include "tls_socket.hpp"  // cache_certificate_extensions
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -202,6 +204,7 @@ public:
                 throw Error(errc::invalid_argument, "cannot use the TLS certificate '" + options.cert_file +
                                                         "' and key '" + options.key_file + "': " + e.what());
             }
+            detail::cache_certificate_extensions(tls.native_handle());
         }
     }
 

@@ -9,6 +9,8 @@
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <cerrno>
 #include <mutex>
@@ -19,6 +21,23 @@ namespace adk::net::detail {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
+
+void cache_certificate_extensions(SSL_CTX* context)
+{
+    if (X509_STORE* store = SSL_CTX_get_cert_store(context)) {
+        STACK_OF(X509)* trusted = X509_STORE_get1_all_certs(store);
+        for (int i = 0; i < sk_X509_num(trusted); ++i)
+            X509_check_purpose(sk_X509_value(trusted, i), -1, 0);  // -1: only what is cached
+        sk_X509_pop_free(trusted, X509_free);
+    }
+    if (X509* own = SSL_CTX_get0_certificate(context)) {
+        X509_check_purpose(own, -1, 0);
+        STACK_OF(X509)* chain = nullptr;
+        if (SSL_CTX_get0_chain_certs(context, &chain) == 1)
+            for (int i = 0; i < sk_X509_num(chain); ++i)
+                X509_check_purpose(sk_X509_value(chain, i), -1, 0);
+    }
+}
 
 // The BIO OpenSSL reads and writes the socket through: recv and send on the descriptor, the errno and the end
 // of the stream kept in the TlsSocket for failure().

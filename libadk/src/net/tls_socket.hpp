@@ -29,6 +29,14 @@ struct ssl_ctx_st;
 
 namespace adk::net::detail {
 
+// Has OpenSSL compute now what it computes on a certificate's first use and keeps in it (key identifiers,
+// purposes, flags), for every certificate `context` holds: those it trusts and its own chain. Otherwise two
+// handshakes on two threads can compute the same certificate's at once, one replacing what the other reads (a
+// race in OpenSSL 3.0's ossl_x509v3_cache_extensions, which ThreadSanitizer saw here: OpenSSL issue 32609).
+// Called once the context is loaded, before it is shared. Certificates a CA directory gives later, as they are
+// looked up, are not covered.
+void cache_certificate_extensions(ssl_ctx_st* context);
+
 class TlsSocket {
 public:
     // Over `tcp`, connected (and tunnelled, through a proxy), as a client of `context`'s settings; throws
