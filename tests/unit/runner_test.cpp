@@ -177,6 +177,12 @@ std::shared_ptr<FnAgent> talker()
     });
 }
 
+// The talker, app "demo", on sessions in memory.
+adk::RunnerOptions talker_options()
+{
+    return {.app_name = "demo", .agent = talker(), .session_service = std::make_shared<adk::InMemorySessionService>()};
+}
+
 // A run of `options` (app "demo", moved from) on a new session of user "u1", streaming, its events handed to
 // `receiver`; when the stream ended (it carries only the end): the session as stored, and the run's invocation id.
 // References: g++ 12 mishandles class temporaries in a co_await (docs/DESIGN.md).
@@ -197,7 +203,8 @@ asio::awaitable<ReceivedRun> run_received(adk::RunnerOptions& options,
     request.receiver = receiver;
     auto starting = runner.start(std::move(request));
     adk::Runner::Started started = co_await std::move(starting);
-    CHECK(!co_await started.events.next());
+    auto end = co_await started.events.next();  // never co_await inside a Catch2 macro (support/run.hpp)
+    CHECK(!end);
     adk::GetSessionRequest get("demo", "u1", s.id);
     std::optional<adk::Session> after = co_await sessions->get_session(std::move(get));
     REQUIRE(after);
@@ -211,9 +218,7 @@ TEST_CASE("RunRequest::receiver takes every event as it is emitted, the stream o
     asio::io_context ioc;
     auto keeper = std::make_shared<EventKeeper>();
     run(ioc, [&]() -> asio::awaitable<void> {
-        adk::RunnerOptions options{.app_name = "demo",
-                                   .agent = talker(),
-                                   .session_service = std::make_shared<adk::InMemorySessionService>()};
+        adk::RunnerOptions options = talker_options();
         const std::shared_ptr<adk::StreamReceiver<adk::Event>> receiver = keeper;
         ReceivedRun ran = co_await run_received(options, receiver);
         REQUIRE(keeper->events.size() == 3);
@@ -239,9 +244,7 @@ TEST_CASE("RunRequest::receiver: a committed event is handed over as its session
         asio::io_context ioc;
         auto keeper = std::make_shared<HeldKeeper>();
         run(ioc, [&]() -> asio::awaitable<void> {
-            adk::RunnerOptions options{.app_name = "demo",
-                                       .agent = talker(),
-                                       .session_service = std::make_shared<adk::InMemorySessionService>()};
+            adk::RunnerOptions options = talker_options();
             if (rewritten)
                 options.plugins.push_back(std::make_shared<Rewriter>());
             const std::shared_ptr<adk::StreamReceiver<adk::Event>> receiver = keeper;
