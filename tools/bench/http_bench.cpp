@@ -50,6 +50,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -85,30 +86,33 @@ struct Options {
     std::string a2a_version = "1.0";  // or "0.3"
 };
 
-// utime + stime of the whole process (every thread), in seconds.
-// The CPU time a process has used, in seconds: in user space and in the kernel (/proc/PID/stat's utime, stime).
+// The CPU time a process has used, in seconds, every thread's: in all, from the process's CPU clock (to the
+// nanosecond), and the kernel's part, from /proc/PID/stat's stime (in ticks of 10 ms: coarse over a short window).
 class CpuTime {
 public:
-    double user = 0;
+    double all = 0;
     double system = 0;
-    double total() const { return user + system; }
-    CpuTime operator-(const CpuTime& o) const { return {user - o.user, system - o.system}; }
+    double total() const { return all; }
+    CpuTime operator-(const CpuTime& o) const { return {all - o.all, system - o.system}; }
 };
 
 CpuTime process_cpu(int pid)
 {
+    CpuTime t;
+    clockid_t clock{};
+    timespec now{};
+    if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &now) == 0)
+        t.all = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
     std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::istringstream fields(text.substr(text.rfind(')') + 2));  // after the command name
     std::string field;
-    CpuTime t;
     const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-    for (int i = 3; fields >> field; ++i) {
-        if (i == 14)
-            t.user = std::stod(field) * tick;
-        else if (i == 15)
+    for (int i = 3; fields >> field; ++i)
+        if (i == 15) {
             t.system = std::stod(field) * tick;
-    }
+            break;
+        }
     return t;
 }
 
