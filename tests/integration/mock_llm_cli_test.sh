@@ -84,4 +84,24 @@ echo '{"turns": [{"chunks": ["w{t} ", "w{t} "]}]}' >"$work/stamp.json"
 start --port 0 --script "$work/stamp.json" --stamp
 body=$(curl -s -N -X POST "$url/v1/chat/completions" -d '{"model":"m","stream":true,"messages":[]}')
 [ "$(grep -oE '"content":"w[0-9]{6,} "' <<<"$body" | wc -l)" = 2 ] || fail "--stamp: $body"
+# --spread-chunks: two streams asked for at once write their paced chunks at phases 0.618 of the delay apart
+# (request n at n x 0.618 of it, on the monotonic clock), one slot after another: without it they write together.
+echo '{"turns": [{"chunks": ["w{t} ", "w{t} ", "w{t} "]}]}' >"$work/spread.json"
+start --port 0 --script "$work/spread.json" --stamp --chunk-delay-ms 200 --spread-chunks
+ask() { curl -s -N -X POST "$url/v1/chat/completions" -d '{"model":"m","stream":true,"messages":[]}' >"$work/$1"; }
+ask spread0 & a=$!
+ask spread1 & b=$!
+wait $a $b
+phase() {  # the phase in ms of a stream's second chunk; its third one slot (200 ms) later
+  local stamps
+  stamps=($(grep -oE '"content":"w[0-9]+ "' "$work/$1" | grep -oE '[0-9]+'))
+  [ "${#stamps[@]}" = 3 ] || fail "--spread-chunks: $(cat "$work/$1")"
+  local step=$(( (stamps[2] - stamps[1]) / 1000000 ))
+  [ "$step" -ge 150 ] && [ "$step" -le 250 ] || fail "--spread-chunks: slots ${step} ms apart, not 200"
+  echo $(( stamps[1] / 1000000 % 200 ))
+}
+p0=$(phase spread0)
+p1=$(phase spread1)
+d=$(( (p0 - p1 + 200) % 200 )); [ "$d" -gt 100 ] && d=$(( 200 - d ))
+[ "$d" -ge 40 ] || fail "--spread-chunks: phases $p0 and $p1 ms, $d apart (76 expected)"
 echo "mock-llm command line: PASS"

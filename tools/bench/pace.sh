@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The paced benchmark: streams at a real model's pace. mock-llm writes each chunk 50 ms (20 per second) or
-# 20 ms (50 per second) after the last, stamped with the time it wrote it; the agent is agent_bench's
+# The paced benchmark: streams at a real model's pace. mock-llm writes each chunk 50 ms (20 per second),
+# 20 ms (50 per second) or 1 s after the last, stamped with the time it wrote it, each stream at its own phase
+# (--spread-chunks: the streams' chunks come spread over the period alike to every server, however fast it
+# opened them; before 2026-12-02 streams opened together wrote together); the agent is agent_bench's
 # workload (a) (a tool call, then the streamed answer), served over ADK's HTTP API by adk-cpp (bench_server
 # api_server, in-memory sessions, on SQLite, and with the model reached over TLS as hosted models are: server
 # tls, 20 chunks per second) and by @google/adk-devtools' `adk api_server`; beside them the floor (relay_floor: each
@@ -15,9 +17,8 @@
 #                                                        20, 50 or 1 chunks per second)
 #   BENCH_SERVER=/tmp/before/bench_server PACE_RUNS=... tools/bench/pace.sh    a build kept from before a change
 #                                                        (cp build/release/tools/bench/bench_server), same sitting
-#   PACE_SECONDS=30 ...                                  a longer window: /proc's CPU times are sampled at each
-#                                                        clock tick, so a 10 s window at 50 streams (about 25 ticks
-#                                                        of server CPU) cannot tell apart changes under 10%
+#   PACE_SECONDS=30 ...                                  a longer window (the server's CPU time is read to the
+#                                                        nanosecond, its kernel part in ticks of 10 ms)
 # Concurrency 50, 1,000, 5,000 and the most this machine's descriptor limit allows up to 10,000 (the server
 # holds two sockets per stream); at that most, streams at 1 chunk per second too: what an open stream holds when
 # the machine keeps up (at 20 per second two cores saturate past about 1,500 streams, and the figures are then
@@ -39,18 +40,18 @@ floor_concurrencies="50 1000 5000"
 
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 # The answer outlasts opening every stream, the settling and the window: 300 s of chunks.
-start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 --stamp
+start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 --spread-chunks --stamp
 pace20=$mock_url
-start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 --stamp
+start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 --spread-chunks --stamp
 pace50=$mock_url
-start_mock pace1 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 300}]}" --chunk-delay-ms 1000 --stamp
+start_mock pace1 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 300}]}" --chunk-delay-ms 1000 --spread-chunks --stamp
 pace1=$mock_url
 # The model over HTTPS, as hosted models are reached (server tls): the same answer, TLS to the mock; started only
 # when a tls run is asked for.
 pace20tls=
 if [ -z "${PACE_RUNS:-}" ] || [[ " $PACE_RUNS" == *" tls:"* ]]; then
   make_mock_certificate
-  start_mock pace20tls "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 \
+  start_mock pace20tls "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 --spread-chunks \
     --stamp "${mock_tls[@]}"
   pace20tls=$mock_url
 fi

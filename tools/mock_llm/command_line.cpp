@@ -14,7 +14,7 @@ namespace {
 constexpr const char* usage =
     "usage: mock-llm [--host 127.0.0.1] [--port 0] [--tls --cert FILE --key FILE]\n"
     "                (--script FILE.json | --replay FILE.sse|FILE.json)\n"
-    "                [--chunk-delay-ms N] [--split-bytes N] [--disconnect-after-bytes N]\n"
+    "                [--chunk-delay-ms N [--spread-chunks]] [--split-bytes N] [--disconnect-after-bytes N]\n"
     "                [--status CODE [--retry-after S] [--status-times N]] [--stamp] [--trace-log FILE]\n"
     "See tools/mock_llm/README.md for the script format.";
 
@@ -90,6 +90,8 @@ ServerOptions parse_command_line(const std::vector<std::string>& args)
             have_source = true;
         } else if (a == "--chunk-delay-ms") {
             o.chunk_delay = std::chrono::milliseconds(number(a, value()));
+        } else if (a == "--spread-chunks") {
+            o.spread_chunks = true;
         } else if (a == "--split-bytes") {
             o.split_bytes = number(a, value());
         } else if (a == "--disconnect-after-bytes") {

@@ -14,7 +14,10 @@
 #include <fstream>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <mutex>
+#include <optional>
 
 namespace adk::mock_llm {
 
@@ -43,6 +46,19 @@ std::vector<std::string> replay_frames(const std::string& body)
     if (start < body.size())
         frames.push_back(body.substr(start));
     return frames;
+}
+
+// The first time after now at which request `n`'s frames are written (ServerOptions::spread_chunks).
+std::chrono::steady_clock::time_point spread_slot(std::size_t n, std::chrono::milliseconds delay)
+{
+    using std::chrono::nanoseconds;
+    const auto period = std::chrono::duration_cast<nanoseconds>(delay);
+    const double golden = 0.6180339887498949;
+    const double fraction = static_cast<double>(n) * golden - std::floor(static_cast<double>(n) * golden);
+    const nanoseconds phase(static_cast<nanoseconds::rep>(fraction * static_cast<double>(period.count())));
+    const nanoseconds now = std::chrono::steady_clock::now().time_since_epoch();
+    const auto slots = (now - phase) / period + 1;  // the next slot after now
+    return std::chrono::steady_clock::time_point(phase + slots * period);
 }
 
 // Replaces each "{t}" with the monotonic clock in nanoseconds: a benchmark that reads the clock when the
@@ -93,10 +109,16 @@ public:
         asio::steady_timer timer(co_await asio::this_coro::executor);
         std::size_t written_frames = 0;
         std::size_t body_bytes = 0;
+        std::optional<std::chrono::steady_clock::time_point> slot;  // with spread_chunks: the last frame's
         // Writes one frame (after the delay, stamped, in pieces); false once the connection was cut.
         auto write_frame = [&](std::string& frame) -> asio::awaitable<bool> {
             if (written_frames++ > 0 && options.chunk_delay.count() > 0) {
-                timer.expires_after(options.chunk_delay);
+                if (options.spread_chunks) {
+                    slot = slot ? *slot + options.chunk_delay : spread_slot(request_number, options.chunk_delay);
+                    timer.expires_at(*slot);
+                } else {
+                    timer.expires_after(options.chunk_delay);
+                }
                 co_await timer.async_wait(use_tuple);
             }
             if (options.stamp)

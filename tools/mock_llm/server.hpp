@@ -33,6 +33,11 @@ public:
     std::string replay_content_type = "text/event-stream";
 
     std::chrono::milliseconds chunk_delay{0};            // before each frame after the first
+    // With chunk_delay: the frames of the n-th request are written at the times t of the monotonic clock where
+    // t mod chunk_delay = (n x 0.618... mod 1) x chunk_delay, one slot after another (no drift): streams opened
+    // together do not write together, however fast their client opened them (a paced benchmark's chunks come
+    // spread alike to every server).
+    bool spread_chunks = false;
     std::size_t split_bytes = 0;                         // write each frame in pieces of this many bytes
     std::optional<std::size_t> disconnect_after_bytes;   // close the socket after this many body bytes
     std::optional<unsigned> status;                      // answer with this status and the format's error body
