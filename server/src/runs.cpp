@@ -191,12 +191,10 @@ void Run::append(Frame frame)
         *total_bytes_ += log_bytes_ - before;
     else
         *total_bytes_ -= before - log_bytes_;
-    Delivery delivery = Delivery::none;
-    wake_waiting(lock, partial, single_threaded_ ? &delivery : nullptr);
+    bool post = false;
+    wake_waiting(lock, partial, single_threaded_ ? &post : nullptr);
     lock.unlock();
-    if (delivery == Delivery::now)
-        deliver_waiting();
-    else if (delivery == Delivery::posted)
+    if (post)
         asio::post(strand_, [self = shared_from_this()] { self->deliver_waiting(); });
 }
 
@@ -226,24 +224,15 @@ bool running_here(const asio::any_io_executor& executor)
 
 }  // namespace
 
-// Under the mutex: a token to each follower that waits, whose wait ends on its own executor; or, with `delivery`,
-// a follower that writes for itself on this thread waits on, for deliver_waiting(): at once when nothing was
-// delivered at once within RunLimits::burst (a paced chunk), else posted once (the rest of a burst).
-void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial, Delivery* delivery)
+// Under the mutex: a token to each follower that waits, whose wait ends on its own executor; or, with `post`, a
+// follower that writes for itself on this thread waits on, for deliver_waiting().
+void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial, bool* post)
 {
     for (Follower* f : followers_)
         if (f->waiting_ && !(partial && f->whole_only_)) {
-            if (delivery && f->direct_ && running_here(f->wake_.get_executor())) {
-                if (*delivery == Delivery::none && !delivery_posted_) {
-                    const auto now = limits_.now();
-                    if (now - delivered_now_at_ >= limits_.burst) {
-                        delivered_now_at_ = now;
-                        *delivery = Delivery::now;
-                    } else {
-                        delivery_posted_ = true;
-                        *delivery = Delivery::posted;
-                    }
-                }
+            if (post && f->direct_ && running_here(f->wake_.get_executor())) {
+                *post = *post || !delivery_posted_;
+                delivery_posted_ = true;
                 continue;
             }
             f->waiting_ = false;

@@ -1206,80 +1206,62 @@ public:
 };
 
 // The invocation's side: `texts` received one after another in one handler on the io_context's thread (one
-// turn of its loop, as a model's read that brought several chunks); returns how many texts the follower's writer
-// had written when the last receive() returned. Runs the io_context until it has nothing left to do.
-std::size_t receive_on_io_thread(asio::io_context& ioc, adk::server::Run& run, DirectWriter& writer,
-                                 std::vector<std::string> texts)
+// turn of its loop, as a model's read that brought several chunks); returns how many times the follower's writer
+// had been called when the last receive() returned. Runs the io_context until it has nothing left to do.
+int receive_on_io_thread(asio::io_context& ioc, adk::server::Run& run, DirectWriter& writer,
+                         std::vector<std::string> texts)
 {
-    std::size_t written_at_return = 0;
+    int calls_at_return = -1;
     asio::post(ioc, [&] {
         for (const auto& text : texts)
             run.receive(std::make_unique<adk::Event>("agent", adk::Content::model(text)));
-        written_at_return = writer.written.size();
+        calls_at_return = writer.calls;
     });
     ioc.poll();
     ioc.restart();
-    return written_at_return;
+    return calls_at_return;
 }
-
-// The clock of the runs' bursts (RunLimits::now) in the test below.
-std::chrono::steady_clock::time_point burst_clock{std::chrono::hours(1)};
 
 }  // namespace
 
-TEST_CASE("RunRegistry: on one thread, a waiting follower that writes for itself is handed a frame after a pause at "
-          "once, the rest of a burst after the turn of the loop, and woken only for what it does not write",
+TEST_CASE("RunRegistry: on one thread, a waiting follower that writes for itself is handed what came once per turn "
+          "of the loop, and woken only for what it does not write",
           "[server][runs][threads]")
 {
     asio::io_context ioc;
-    adk::server::RunLimits limits;
-    limits.now = [] { return burst_clock; };
-    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits, 10, true);
+    auto registry = std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), adk::server::RunLimits(), 10, true);
     std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
     DirectFollower f(ioc, run);
     f.wait();
     CHECK(!f.woken);
 
-    // Three events in one turn: the first written at once, in the handler that brought it; the two after it
-    // within RunLimits::burst together, once the turn is over (one write).
-    CHECK(receive_on_io_thread(ioc, *run, f.writer, {"one", "two", "three"}) == 1);
+    // Two events in one turn: handed over after it, together (one write for a burst).
+    CHECK(receive_on_io_thread(ioc, *run, f.writer, {"one", "two"}) == 0);
+    CHECK(f.writer.calls == 1);
+    CHECK(f.writer.written == std::vector<std::string>{"one", "two"});
+    CHECK(receive_on_io_thread(ioc, *run, f.writer, {"three"}) == 1);
     CHECK(f.writer.calls == 2);
     CHECK(f.writer.written == std::vector<std::string>{"one", "two", "three"});
-    // A turn of its own, still within the burst of "one": after the turn.
-    burst_clock += limits.burst - std::chrono::microseconds(1);
-    CHECK(receive_on_io_thread(ioc, *run, f.writer, {"four"}) == 3);
-    CHECK(f.writer.calls == 3);
-    CHECK(f.writer.written.size() == 4);
-    // After a pause (a paced chunk): at once, no turn of the loop of its own.
-    burst_clock += limits.burst;
-    CHECK(receive_on_io_thread(ioc, *run, f.writer, {"five"}) == 5);
-    CHECK(f.writer.calls == 4);
-    burst_clock += limits.burst;
-    CHECK(receive_on_io_thread(ioc, *run, f.writer, {"six"}) == 6);
-    CHECK(f.writer.calls == 5);
-    CHECK(f.writer.written == std::vector<std::string>{"one", "two", "three", "four", "five", "six"});
     CHECK(!f.woken);  // its coroutine never ran
 
     f.writer.refuse = true;  // a client that reads slowly: the follower must write it itself
-    burst_clock += limits.burst;
-    (void)receive_on_io_thread(ioc, *run, f.writer, {"seven"});
-    CHECK(f.writer.calls == 6);
+    (void)receive_on_io_thread(ioc, *run, f.writer, {"four"});
+    CHECK(f.writer.calls == 3);
     CHECK(f.woken);
     f.writer.refuse = false;
-    f.wait();  // reads "seven" as write_run does when woken
-    CHECK(f.writer.written.back() == "seven");
+    f.wait();  // reads "four" as write_run does when woken
+    CHECK(f.writer.written == std::vector<std::string>{"one", "two", "three", "four"});
 
     // An event received on a thread that does not run the io_context wakes the follower; nothing is written
     // from that thread.
-    std::thread other([&] { run->receive(std::make_unique<adk::Event>("agent", adk::Content::model("eight"))); });
+    std::thread other([&] { run->receive(std::make_unique<adk::Event>("agent", adk::Content::model("five"))); });
     other.join();
     ioc.poll();
     ioc.restart();
-    CHECK(f.writer.calls == 6);
+    CHECK(f.writer.calls == 3);
     CHECK(f.woken);
     f.wait();
-    CHECK(f.writer.written ==
-          std::vector<std::string>{"one", "two", "three", "four", "five", "six", "seven", "eight"});
+    CHECK(f.writer.written == std::vector<std::string>{"one", "two", "three", "four", "five"});
     CHECK(!f.woken);
 }
 

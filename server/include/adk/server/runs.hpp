@@ -32,10 +32,9 @@
 // woken through a channel of its own, whose handler runs on the follower's executor. On a single-threaded
 // server (the one thread runs the invocation and the connection), a follower that can write without waiting
 // (Follower::Direct: write_run on a plain connection) is not woken: the run has it write the frames that came,
-// without resuming its coroutine: a frame after a pause at once, in the handler that brought it (a paced chunk
-// costs no turn of the event loop of its own), the rest of a burst once its turn of the loop ends (in one write;
-// RunLimits::burst); the follower is woken only for what it cannot write at once (a client that reads slowly,
-// the run's end, a frame larger than one write).
+// once per turn of the event loop (the frames of a burst in one write), without resuming its coroutine; the
+// follower is woken only for what it cannot write at once (a client that reads slowly, the run's end, a frame
+// larger than one write).
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
@@ -73,13 +72,6 @@ public:
     std::size_t max_partial_bytes = std::size_t{16} << 10;
     // What the logs of every run held may add up to; past it, the oldest finished runs are forgotten first.
     std::size_t max_total_log_bytes = std::size_t{256} << 20;
-    // On one thread, the frames that come within `burst` of the last a waiting follower had written at once
-    // (Follower::Direct) are written together once the event loop's turn ends (a model's read that brought
-    // several chunks: one write); a frame that comes after a pause is written at once, in the handler that
-    // brought it, without a turn of the loop of its own.
-    std::chrono::microseconds burst{1000};
-    // The clock `burst` is measured with (a test sets its own).
-    std::chrono::steady_clock::time_point (*now)() = &std::chrono::steady_clock::now;
 };
 
 class RunRegistry;
@@ -283,15 +275,12 @@ private:
         std::array<Follower*, 4> followers{};
         std::size_t size = 0;
     };
-    // How the frames that came reach a waiting follower that writes for itself on this thread (Follower::Direct).
-    enum class Delivery { none, now, posted };
     // `partial`: the frame that came is a streamed delta (followers of whole events only sleep on). With
-    // `delivery`, a waiting follower that can write for itself on this thread is left waiting, and *delivery
-    // says whether deliver_waiting() is to run now (after a pause: RunLimits::burst), or is to be posted (none
-    // is yet), or neither (one is posted).
-    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false, Delivery* delivery = nullptr);
-    // On the run's strand (its followers' thread), at once or posted once for what comes in one turn of the event
-    // loop: each follower that waits writes what came (one write for a burst), or is woken when it cannot.
+    // `post`, a waiting follower that can write for itself on this thread is left waiting, and *post is set
+    // when a delivery must be posted (none is yet).
+    void wake_waiting(std::unique_lock<std::mutex>& lock, bool partial = false, bool* post = nullptr);
+    // Posted on the run's strand (its followers' thread) once for what comes in one turn of the event loop: each
+    // follower that waits writes what came (one write for a burst), or is woken when it cannot.
     void deliver_waiting();
     void detach(Follower* follower);
     void arm_timer();  // on the strand: grace for an unfollowed run, retention for a finished one
@@ -326,7 +315,6 @@ private:
     std::string invocation_id_;
     std::vector<Follower*> followers_;  // each detaches in its destructor
     bool delivery_posted_ = false;      // deliver_waiting() is posted and has not run yet
-    std::chrono::steady_clock::time_point delivered_now_at_{};  // when deliver_waiting() last ran at once
 };
 
 class RunRegistry : public std::enable_shared_from_this<RunRegistry> {
