@@ -87,6 +87,11 @@ body=$(curl -s -N -X POST "$url/v1/chat/completions" -d '{"model":"m","stream":t
 # --spread-chunks: two streams asked for at once write their paced chunks at phases 0.618 of the delay apart
 # (request n at n x 0.618 of it, on the monotonic clock), one slot after another: without it they write together.
 echo '{"turns": [{"chunks": ["w{t} ", "w{t} ", "w{t} "]}]}' >"$work/spread.json"
+set +e
+"$mock" --port 0 --script "$work/spread.json" --spread-chunks >"$work/out" 2>"$work/err"; status=$?
+set -e
+[ "$status" = 2 ] && grep -q "give --chunk-delay-ms N too" "$work/err" ||
+  fail "--spread-chunks without --chunk-delay-ms: exited $status, $(cat "$work/err")"
 start --port 0 --script "$work/spread.json" --stamp --chunk-delay-ms 200 --spread-chunks
 ask() { curl -s -N -X POST "$url/v1/chat/completions" -d '{"model":"m","stream":true,"messages":[]}' >"$work/$1"; }
 ask spread0 & a=$!

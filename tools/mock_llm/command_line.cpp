@@ -119,6 +119,9 @@ ServerOptions parse_command_line(const std::vector<std::string>& args)
         throw std::invalid_argument(std::string("give --script or --replay\n") + usage);
     if (o.tls && (o.cert_file.empty() || o.key_file.empty()))
         throw std::invalid_argument(std::string("--tls wants --cert and --key (PEM files)\n") + usage);
+    if (o.spread_chunks && o.chunk_delay.count() == 0)
+        throw std::invalid_argument(std::string("--spread-chunks spreads paced chunks: give --chunk-delay-ms N too\n") +
+                                    usage);
     return o;
 }
 

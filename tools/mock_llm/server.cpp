@@ -109,7 +109,7 @@ public:
         asio::steady_timer timer(co_await asio::this_coro::executor);
         std::size_t written_frames = 0;
         std::size_t body_bytes = 0;
-        std::optional<std::chrono::steady_clock::time_point> slot;  // with spread_chunks: the last frame's
+        std::optional<std::chrono::steady_clock::time_point> slot;  // with spread_chunks: the last frame's time
         // Writes one frame (after the delay, stamped, in pieces); false once the connection was cut.
         auto write_frame = [&](std::string& frame) -> asio::awaitable<bool> {
             if (written_frames++ > 0 && options.chunk_delay.count() > 0) {
