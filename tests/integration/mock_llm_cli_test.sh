@@ -11,10 +11,15 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Runs mock-llm with arguments it must refuse; sets $status, its message in $work/err.
+refused() {
+  set +e
+  "$mock" "$@" >"$work/out" 2>"$work/err"; status=$?
+  set -e
+}
+
 # Bad arguments: exit status 2 and the usage.
-set +e
-"$mock" --port 0 >"$work/out" 2>"$work/err"; status=$?
-set -e
+refused --port 0
 [ "$status" = 2 ] || fail "mock-llm without --script or --replay exited $status, not 2"
 grep -q "give --script or --replay" "$work/err" || fail "no usage message: $(cat "$work/err")"
 grep -q "usage: mock-llm" "$work/err" || fail "no usage line"
@@ -22,9 +27,7 @@ grep -q "usage: mock-llm" "$work/err" || fail "no usage line"
 # A bad script is refused at start, naming the turn and the field (it used to hang the connection that asked
 # for that turn).
 echo '{"turns": [{"text": "ok"}, {"error": {"status": "x"}}]}' >"$work/bad.json"
-set +e
-"$mock" --port 0 --script "$work/bad.json" >"$work/out" 2>"$work/err"; status=$?
-set -e
+refused --port 0 --script "$work/bad.json"
 [ "$status" = 2 ] || fail "mock-llm with a bad script exited $status, not 2"
 grep -q 'script turn 1: "error.status" must be an HTTP error status' "$work/err" ||
   fail "no message naming the bad turn: $(cat "$work/err")"
@@ -87,9 +90,7 @@ body=$(curl -s -N -X POST "$url/v1/chat/completions" -d '{"model":"m","stream":t
 # --spread-chunks: two streams asked for at once write their paced chunks at phases 0.618 of the delay apart
 # (request n at n x 0.618 of it, on the monotonic clock), one slot after another: without it they write together.
 echo '{"turns": [{"chunks": ["w{t} ", "w{t} ", "w{t} "]}]}' >"$work/spread.json"
-set +e
-"$mock" --port 0 --script "$work/spread.json" --spread-chunks >"$work/out" 2>"$work/err"; status=$?
-set -e
+refused --port 0 --script "$work/spread.json" --spread-chunks
 [ "$status" = 2 ] && grep -q "give --chunk-delay-ms N too" "$work/err" ||
   fail "--spread-chunks without --chunk-delay-ms: exited $status, $(cat "$work/err")"
 start --port 0 --script "$work/spread.json" --stamp --chunk-delay-ms 200 --spread-chunks
