@@ -40,20 +40,21 @@ floor_concurrencies="50 1000 5000"
 
 call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 mock_pace=(--spread-chunks --stamp)
+# The script: the tool call, then an answer of N stamped chunks.
+answer() { echo "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": $1}]}"; }
 # The answer outlasts opening every stream, the settling and the window: 300 s of chunks.
-start_mock pace20 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 "${mock_pace[@]}"
+start_mock pace20 "$(answer 6000)" --chunk-delay-ms 50 "${mock_pace[@]}"
 pace20=$mock_url
-start_mock pace50 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 15000}]}" --chunk-delay-ms 20 "${mock_pace[@]}"
+start_mock pace50 "$(answer 15000)" --chunk-delay-ms 20 "${mock_pace[@]}"
 pace50=$mock_url
-start_mock pace1 "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 300}]}" --chunk-delay-ms 1000 "${mock_pace[@]}"
+start_mock pace1 "$(answer 300)" --chunk-delay-ms 1000 "${mock_pace[@]}"
 pace1=$mock_url
 # The model over HTTPS, as hosted models are reached (server tls): the same answer, TLS to the mock; started only
 # when a tls run is asked for.
 pace20tls=
 if [ -z "${PACE_RUNS:-}" ] || [[ " $PACE_RUNS" == *" tls:"* ]]; then
   make_mock_certificate
-  start_mock pace20tls "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 6000}]}" --chunk-delay-ms 50 \
-    "${mock_pace[@]}" "${mock_tls[@]}"
+  start_mock pace20tls "$(answer 6000)" --chunk-delay-ms 50 "${mock_pace[@]}" "${mock_tls[@]}"
   pace20tls=$mock_url
 fi
 
