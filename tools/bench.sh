@@ -2,7 +2,8 @@
 # Every benchmark, one command: builds the release preset, runs the micro-benchmarks (tools/bench/adk_bench,
 # tools/bench/codec_bench), then adk-cpp against Google's TypeScript ADK on the agent workloads
 # (tools/bench/compare.sh, which installs @google/adk from npm and starts mock-llm), then streaming at a model's
-# pace beside @google/adk-devtools' server (tools/bench/pace.sh), bursts in process and served
+# pace beside @google/adk-devtools' server (tools/bench/pace.sh), what a paced chunk costs in instructions and
+# cache misses beside the floor (tools/bench/chunk_misses.sh), bursts in process and served
 # (tools/bench/bursts.sh), A2A tasks beside the TypeScript ADK's A2A server (tools/bench/a2a.sh), and what tracing
 # costs (tools/bench/tracing.sh).
 #   tools/bench.sh           the full run (about an hour on 2 cores: pace.sh opens up to 10,000 streams)
@@ -23,6 +24,9 @@ tools/bench/compare.sh "${1:-}"
 echo
 echo "## Streaming at a model's pace: adk-cpp's server and the TypeScript ADK's"
 tools/bench/pace.sh "${1:-}"
+echo
+echo "## A paced chunk in instructions and cache misses (callgrind), adk-cpp's server and the floor"
+if [ "${1:-}" = quick ]; then STREAMS=100 WINDOW_SECONDS=5 tools/bench/chunk_misses.sh; else tools/bench/chunk_misses.sh; fi
 echo
 echo "## Bursts: the runtime in process and behind its HTTP API, at concurrency 50 and 1,000"
 tools/bench/bursts.sh "${1:-}"

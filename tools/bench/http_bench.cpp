@@ -6,6 +6,7 @@
 //   http_bench --url BASE --app APP --server-pid PID streams --streams N
 //   http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]
 //   http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] [--settle S]
+//              [--window-file PATH]
 //
 // invocations: each invocation creates a session (POST /apps/APP/users/u/sessions) and runs it (POST /run_sse,
 // "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
@@ -27,7 +28,9 @@
 // streams one core holds at that cost and the chunk rate seen, the latency each chunk's frame adds after the
 // model wrote it (the frame's arrival here minus the chunk's stamp: both the monotonic clock of this machine),
 // p50 and p99, the server's RSS per open stream (and of it, the text each answer streamed so far), and how
-// busy the machine was (/proc/stat): with the cores full, latency is queueing.
+// busy the machine was (/proc/stat): with the cores full, latency is queueing. With --window-file, PATH gets a line
+// "start" when the window starts and "end" when it ends (a profiler beside the server counts just the window:
+// tools/bench/chunk_misses.sh).
 //
 // stuck: N clients that never read. Each creates a session, then sends POST /run_sse ("streaming": true) on a
 // socket of its own whose receive buffer is 4 KiB, and reads nothing. For S seconds (the runs finish within
@@ -82,6 +85,7 @@ struct Options {
     int seconds = 20;
     int settle = 2;
     bool drain = false;
+    std::string window_file;         // paced: told when the window starts and ends
     std::string a2a_rpc;             // an A2A JSON-RPC endpoint: each invocation is an A2A task
     std::string a2a_version = "1.0";  // or "0.3"
 };
@@ -400,6 +404,15 @@ public:
         ioc_.restart();
     }
 
+    // paced's --window-file: a line appended (and closed, so flushed) as the window starts or ends.
+    void tell_window(std::string_view what) const
+    {
+        if (o_.window_file.empty())
+            return;
+        std::ofstream file(o_.window_file, std::ios::app);
+        file << what << '\n';
+    }
+
     void paced()
     {
         phase_streams_warmup();
@@ -510,9 +523,11 @@ public:
             const CpuTime cpu0 = process_cpu(o_.server_pid);
             const auto t0 = Clock::now();
             measuring = true;
+            tell_window("start");
             window.expires_after(std::chrono::seconds(o_.seconds));
             co_await window.async_wait(asio::as_tuple(asio::use_awaitable));
             measuring = false;
+            tell_window("end");
             const CpuTime used = process_cpu(o_.server_pid) - cpu0;
             const double cpu = used.total();
             const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -699,6 +714,7 @@ int main(int argc, char** argv)
         else if (a == "--clients") o.clients = std::stoi(v);
         else if (a == "--seconds") o.seconds = std::stoi(v);
         else if (a == "--settle") o.settle = std::stoi(v);
+        else if (a == "--window-file") o.window_file = v;
         else if (a == "--a2a-rpc") o.a2a_rpc = v;
         else if (a == "--a2a-version") o.a2a_version = v;
         else {
@@ -711,7 +727,8 @@ int main(int argc, char** argv)
                      "--invocations N [--warmup N] [--a2a-rpc URL [--a2a-version 1.0|0.3]]\n"
                      "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n"
                      "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]\n"
-                     "       http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] [--settle S]\n";
+                     "       http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] "
+                     "[--settle S] [--window-file PATH]\n";
         return 2;
     }
     Bench bench(o);
