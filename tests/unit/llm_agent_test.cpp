@@ -348,6 +348,55 @@ TEST_CASE("streaming: chunks become partial events, the final event joins them",
     CHECK(whole[0].text() == "It is sunny.");
 }
 
+TEST_CASE("streaming: the final event keeps the last usage a chunk gave, whole, and the latest model version", "[llm]")
+{
+    auto usage = [](std::int64_t candidates, std::optional<std::int64_t> total, json::object extra) {
+        adk::UsageMetadata u;
+        u.prompt_token_count = 5;
+        u.candidates_token_count = candidates;
+        u.total_token_count = total;
+        u.extra = std::move(extra);
+        return u;
+    };
+    auto chunk = [](std::string text, std::optional<adk::UsageMetadata> u, std::optional<std::string> version) {
+        LlmResponse r = LlmResponse::text(std::move(text));
+        r.usage_metadata = std::move(u);
+        r.model_version = std::move(version);
+        return r;
+    };
+    auto final_of = [](std::vector<LlmResponse> chunks) {
+        adk::test::Harness h;
+        auto model = scripted({ScriptedModel::Turn::streamed(std::move(chunks))});
+        auto agent = LlmAgent::builder("streamer").model(model).build();
+        adk::RunConfig sse;
+        sse.streaming_mode = adk::StreamingMode::sse;
+        auto events = h.send(agent, "stream", sse);
+        REQUIRE(!events.empty());
+        REQUIRE(!events.back().partial);
+        return events.back();
+    };
+
+    // Members of the usage that a later chunk's usage does not have are gone; chunks without usage or version
+    // leave the last ones.
+    const adk::UsageMetadata second = usage(2, 7, {});
+    adk::Event whole = final_of({chunk("a", usage(1, std::nullopt, {{"promptTokensDetails", json::array{1}}}), "v1"),
+                                 chunk("b", second, "v1"), chunk("c", std::nullopt, "v2"),
+                                 chunk("d", std::nullopt, std::nullopt)});
+    REQUIRE(whole.usage_metadata);
+    CHECK(*whole.usage_metadata == second);
+    CHECK(whole.usage_metadata->extra.empty());
+    CHECK(whole.model_version == "v2");
+    CHECK(whole.text() == "abcd");
+
+    // And members a later chunk's usage brings are kept.
+    const adk::UsageMetadata tiered = usage(3, std::nullopt, {{"serviceTier", "standard"}});
+    whole = final_of({chunk("a", usage(1, 6, {}), std::nullopt), chunk("b", tiered, std::nullopt)});
+    REQUIRE(whole.usage_metadata);
+    CHECK(*whole.usage_metadata == tiered);
+    CHECK(!whole.usage_metadata->total_token_count);
+    CHECK(!whole.model_version);
+}
+
 TEST_CASE("streaming: function calls in chunks arrive whole and run", "[llm]")
 {
     adk::test::Harness h;

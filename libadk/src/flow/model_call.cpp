@@ -35,12 +35,16 @@ public:
                 }
             }
         }
+        // Gemini repeats the model's version with every chunk, and its usage counts: what the last chunk had is
+        // compared before it is copied, and the usage's (mostly empty) JSON members copied only when either holds
+        // members (Boost.JSON's copy assignment is out of line and builds, swaps and destroys an object).
         auto keep = [](auto& into, const auto& from) {
-            if (from)
+            if (from && !(into && *into == *from))
                 into = from;
         };
         keep(meta_.finish_reason, r.finish_reason);
-        keep(meta_.usage_metadata, r.usage_metadata);
+        if (r.usage_metadata)
+            keep_usage(r.usage_metadata.value());
         keep(meta_.error_code, r.error_code);
         keep(meta_.error_message, r.error_message);
         keep(meta_.model_version, r.model_version);
@@ -76,6 +80,21 @@ public:
     }
 
 private:
+    // The latest usage counts, as `meta_.usage_metadata = from` would keep them.
+    void keep_usage(const UsageMetadata& from)
+    {
+        UsageMetadata& into = meta_.usage_metadata ? *meta_.usage_metadata : meta_.usage_metadata.emplace();
+        into.prompt_token_count = from.prompt_token_count;
+        into.candidates_token_count = from.candidates_token_count;
+        into.total_token_count = from.total_token_count;
+        into.thoughts_token_count = from.thoughts_token_count;
+        into.cached_content_token_count = from.cached_content_token_count;
+        if (!from.extra.empty() || !into.extra.empty())
+            into.extra = from.extra;
+    }
+    static_assert(sizeof(UsageMetadata) == 5 * sizeof(std::optional<std::int64_t>) + sizeof(json::object),
+                  "keep_usage copies each member of UsageMetadata");
+
     JoinedText text_;
     JoinedText thought_;
     bool has_text_ = false;
