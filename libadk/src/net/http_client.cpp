@@ -465,7 +465,7 @@ error_code parse_buffered(HttpExchange& x)
     while (buffer.size() > 0 && !x.parser.is_done() && x.piece().empty()) {
         const std::size_t used = x.parser.put(buffer.data(), ec);
         buffer.consume(used);  // the piece stays where it is: consume() moves no bytes
-        if (ec == http::error::need_more) {
+        if (ec && ec == http::error::need_more) {  // `ec &&`: the comparison is a call, and a chunk makes three
             ec = {};
             break;
         }
@@ -534,6 +534,8 @@ asio::awaitable<error_code> read_more(Stream& s, beast::flat_buffer& buffer, htt
         n = s.read_now(buffer.prepare(read_room_of(buffer)), ec);
     }
     buffer.commit(n);
+    if (!ec)
+        co_return ec;
     if (ec == asio::error::would_block || ec == asio::error::try_again)
         co_return error_code{};  // nothing after all: the caller waits again
     if (ec == asio::error::eof)

@@ -531,7 +531,7 @@ private:
         const std::size_t written = ec ? 0 : socket.write_some(chunk, ec);
         if (!ec && written < asio::buffer_size(chunk))
             ec = asio::error::would_block;
-        if (ec == asio::error::try_again)
+        if (ec && ec == asio::error::try_again)  // `ec &&`: the comparison is a call, made for every chunk
             ec = asio::error::would_block;
         return written;
     }
