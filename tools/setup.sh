@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ ccache
-  valgrind                                     # tools/bench/instructions.sh counts instructions with callgrind
+  valgrind                                     # instructions.sh and chunk_misses.sh in tools/bench: callgrind
   libboost1.81-all-dev libboost-json1.81-dev   # Boost 1.81: Asio's experimental channel; JSON is separate
   libssl-dev openssl curl catch2
   libsqlite3-dev                               # adk::sqlite: sessions and memory in an SQLite file

@@ -3,15 +3,16 @@
 # sessions, workload (a)) beside the floor (relay_floor: one wait, one read, one write a chunk), counted by
 # callgrind with its cache simulation, so that a change can be measured without the noise of a shared host's CPU
 # time. STREAMS paced streams (1 chunk a second each, spread over the second by mock-llm) are opened; once they
-# stream, the counts of a window of SECONDS are taken. The simulated last-level cache is LL_BYTES (8 MiB by
+# stream, the counts of a window of WINDOW_SECONDS are taken. The simulated last-level cache is LL_BYTES (8 MiB by
 # default), less than the streams' memory (about 45 KiB each), as on a host where many streams share the cache.
 # The chunks of the window are the partial frames http_bench read in it (the line says how many the window should
 # hold, so that a server that fell behind under valgrind shows).
 #   tools/bench/chunk_misses.sh                       both servers, the release build
 #   tools/bench/chunk_misses.sh cpp [BENCH_SERVER]    adk-cpp only, optionally another bench_server binary (a build
 #                                                     kept from before a change)
-#   STREAMS=600 WINDOW_SECONDS=20 LL_BYTES=8388608 TOP=25 tools/bench/chunk_misses.sh    TOP: the functions with the most
-#                                                     instruction-cache misses, self cost per chunk
+#   STREAMS=600 WINDOW_SECONDS=20 LL_BYTES=8388608 TOP=25 tools/bench/chunk_misses.sh
+#                                                     the defaults; TOP: the functions with the most
+#                                                     instruction-cache misses, self cost per chunk (none by default)
 #   KEEP=DIR tools/bench/chunk_misses.sh              callgrind's files of the window left in DIR (callgrind_annotate,
 #                                                     kcachegrind), as DIR/NAME.callgrind
 # Prints, per server: instructions, first-level instruction misses, first-level data misses (read + write) and
@@ -24,6 +25,7 @@ cd "$(dirname "$0")/../.."
 which=${1:-both}
 bench_server=${2:-$PWD/build/release/tools/bench/bench_server}
 streams=${STREAMS:-600} seconds=${WINDOW_SECONDS:-20} ll=${LL_BYTES:-8388608} top=${TOP:-0}
+tools/setup.sh
 command -v valgrind >/dev/null || { echo "chunk_misses.sh: valgrind is missing (tools/setup.sh installs it)" >&2; exit 1; }
 cmake --preset release >/dev/null
 cmake --build --preset release --target mock-llm http_bench bench_server relay_floor >/dev/null
