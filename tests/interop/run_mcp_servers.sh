@@ -12,14 +12,15 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-# Starts server-everything with a transport on a free port; waits until it listens.
+# Starts server-everything with a transport on a free port, $port; waits until it listens. Called as it is, not in
+# $(...): a subshell's pids+=() would not reach the trap, and the server would outlive the test.
 serve() {
-  local transport=$1 log=$2 port
+  local transport=$1 log=$2
   port=$(free_port)
   PORT=$port mcp-server-everything "$transport" >"$log" 2>&1 &
   pids+=($!)
   for _ in $(seq 200); do
-    grep -q "$port" "$log" && { echo "$port"; return; }
+    grep -q "$port" "$log" && return
     sleep 0.05
   done
   fail "server-everything $transport did not start: $(cat "$log")"
@@ -27,10 +28,10 @@ serve() {
 
 "$client" stdio mcp-server-everything stdio >stdio.out 2>&1 || fail "server-everything over stdio: $(cat stdio.out)"
 cat stdio.out
-port=$(serve streamableHttp http.log)
+serve streamableHttp http.log
 "$client" http "http://127.0.0.1:$port/mcp" >http.out 2>&1 || fail "server-everything over HTTP: $(cat http.out)"
 cat http.out
-port=$(serve sse sse.log)
+serve sse sse.log
 "$client" http "http://127.0.0.1:$port/sse" >sse.out 2>&1 || fail "server-everything over HTTP+SSE: $(cat sse.out)"
 cat sse.out
 folder=$(mktemp -d)
