@@ -17,8 +17,7 @@ source tools/bench/server_lib.sh
 : >"$results"
 quick=${1:-}
 
-call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
-start_mock fast "{\"turns\": [$call, {\"chunks\": [\"sunny \"], \"repeat\": 20}]}"
+start_mock fast "$(weather_script "sunny " 20)"
 
 c50=3000 c1000=5000
 [ -n "$quick" ] && { c50=300; c1000=1000; }

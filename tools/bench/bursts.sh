@@ -16,8 +16,7 @@ quick=${1:-}
 
 c50=3000 c1000=5000
 [ -n "$quick" ] && { c50=500; c1000=1000; }
-call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
-start_mock burst "{\"turns\": [$call, {\"chunks\": [\"w{t} \"], \"repeat\": 20}]}" --stamp
+start_mock burst "$(weather_script "w{t} " 20)" --stamp
 burst=$mock_url
 
 in_process() {  # CONCURRENCY INVOCATIONS

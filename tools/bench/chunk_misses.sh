@@ -25,44 +25,28 @@ cd "$(dirname "$0")/../.."
 which=${1:-both}
 bench_server=${2:-$PWD/build/release/tools/bench/bench_server}
 streams=${STREAMS:-600} seconds=${WINDOW_SECONDS:-20} ll=${LL_BYTES:-8388608} top=${TOP:-0}
-tools/setup.sh
+source tools/bench/server_lib.sh  # the release build, start_mock, start_server with $server_prefix
 command -v valgrind >/dev/null || { echo "chunk_misses.sh: valgrind is missing (tools/setup.sh installs it)" >&2; exit 1; }
-cmake --preset release >/dev/null
-cmake --build --preset release --target mock-llm http_bench bench_server relay_floor >/dev/null
-bin=$PWD/build/release/tools
+work=$work/chunk_misses
+rm -rf "$work" && mkdir -p "$work"
 # Each stream takes a socket at http_bench, two at the server, one at the mock.
-ulimit -n "$(ulimit -Hn)"
 [ $((streams * 2 + 100)) -le "$(ulimit -n)" ] || { echo "chunk_misses.sh: $streams streams need $((streams * 2 + 100)) descriptors; the limit is $(ulimit -n)" >&2; exit 1; }
-work=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 
-call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 # The answer outlasts opening the streams under valgrind and the window: 600 chunks, one a second.
-echo "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": 600}]}" >"$work/script.json"
-"$bin/mock_llm/mock-llm" --script "$work/script.json" --chunk-delay-ms 1000 --spread-chunks --stamp >"$work/mock.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/mock.log" ] && break; sleep 0.05; done
-mock_url=$(sed -n '1s/^listening on //p' "$work/mock.log")
-[ -n "$mock_url" ] || { echo "chunk_misses.sh: mock-llm did not start: $(cat "$work/mock.log")" >&2; exit 1; }
+start_mock paced "$(weather_script "stamp:{t} " 600)" --chunk-delay-ms 1000 --spread-chunks --stamp
+[ -n "$mock_url" ] || { echo "chunk_misses.sh: mock-llm did not start: $(cat "$work/mock_paced.log")" >&2; exit 1; }
 
-port=18400
-measure() {  # NAME COMMAND...
+measure() {  # NAME cpp|floor
   local name=$1 out=$work/cg.$1
-  shift
-  port=$((port + 1))
-  valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL="$ll",16,64 \
-    --callgrind-out-file="$out" "$@" --port "$port" >"$work/server_$name.log" 2>&1 &
-  local server=$!
-  pids+=($server)
-  local up=
-  for _ in $(seq 600); do curl -sf "http://127.0.0.1:$port/list-apps" >/dev/null 2>&1 && { up=1; break; }; sleep 0.1; done
-  [ -n "$up" ] || { echo "chunk_misses.sh: $name did not start: $(tail -5 "$work/server_$name.log")" >&2; exit 1; }
+  server_prefix=(valgrind --tool=callgrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL="$ll",16,64
+    --callgrind-out-file="$out")
+  BENCH_SERVER=$bench_server start_server "$2" "$mock_url"
+  local server=$server_pid
   # http_bench opens the streams, waits until each has its first partial frame, settles, then says when its window
   # starts and ends: callgrind's counts are zeroed at the start and written at the end.
   local window=$work/window.$name
   : >"$window"
-  "$bin/bench/http_bench" --url "http://127.0.0.1:$port" --app weather --server-pid "$server" paced \
+  "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$server" paced \
     --concurrency "$streams" --seconds "$seconds" --settle 5 --window-file "$window" >"$work/load.$name" 2>&1 &
   local load=$!
   pids+=($load)
@@ -75,8 +59,8 @@ measure() {  # NAME COMMAND...
     if [ "$phase" = start ]; then callgrind_control -z "$server" >/dev/null 2>&1; else callgrind_control -d "$server" >/dev/null 2>&1; fi
   done
   wait "$load" || { echo "chunk_misses.sh: $name: some streams failed: $(tail -3 "$work/load.$name")" >&2; exit 1; }
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
+  stop_server
+  server_prefix=()
   local part=$out.1
   [ -s "$part" ] || { echo "chunk_misses.sh: $name: callgrind wrote no dump" >&2; exit 1; }
   # The chunks of the window: the partial frames http_bench read in it.
@@ -102,11 +86,10 @@ measure() {  # NAME COMMAND...
 }
 
 if [ "$which" = both ] || [ "$which" = cpp ]; then
-  GOOGLE_GEMINI_BASE_URL=$mock_url measure adk-cpp "$bench_server" api_server --session_service_uri memory:// \
-    --artifact_service_uri memory:// --log_level error
+  measure adk-cpp cpp
 fi
 if [ "$which" = both ] || [ "$which" = floor ]; then
-  measure floor "$bin/bench/relay_floor" --upstream "$mock_url"
+  measure floor floor
 fi
 echo "$streams streams at 1 chunk a second, a window of $seconds s; simulated caches: 32 KiB L1 (instructions, data), $((ll / 1048576)) MiB last level"
 echo "| server | chunks in the window | instructions a chunk | L1 instruction misses | L1 data misses | last-level misses |"

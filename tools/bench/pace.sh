@@ -38,10 +38,9 @@ concurrencies="50 1000 5000 $most" ts_concurrencies=50 sqlite_concurrencies="50 
 floor_concurrencies="50 1000 5000"
 [ -n "$quick" ] && { seconds=5; concurrencies="50 1000"; ts_concurrencies=50; sqlite_concurrencies=50; tls_concurrencies=50; floor_concurrencies=50; }
 
-call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
 mock_pace=(--spread-chunks --stamp)
 # The script: the tool call, then an answer of N stamped chunks.
-answer() { echo "{\"turns\": [$call, {\"chunks\": [\"stamp:{t} \"], \"repeat\": $1}]}"; }
+answer() { weather_script "stamp:{t} " "$1"; }
 # The answer outlasts opening every stream, the settling and the window: 300 s of chunks.
 start_mock pace20 "$(answer 6000)" --chunk-delay-ms 50 "${mock_pace[@]}"
 pace20=$mock_url

@@ -18,11 +18,10 @@ source tools/bench/server_lib.sh
 : >"$results"
 quick=${1:-}
 
-call='{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}'
-start_mock fast "{\"turns\": [$call, {\"chunks\": [\"sunny \"], \"repeat\": 20}]}"
+start_mock fast "$(weather_script "sunny " 20)"
 fast=$mock_url
 # After its first chunk the model waits 10 minutes: the streams stay open while they are counted.
-start_mock stalled "{\"turns\": [$call, {\"chunks\": [\"sunny \"], \"repeat\": 2}]}" --chunk-delay-ms 600000
+start_mock stalled "$(weather_script "sunny " 2)" --chunk-delay-ms 600000
 stalled=$mock_url
 
 c50=3000 c1000=5000 streams=10000

@@ -17,7 +17,7 @@ source tools/bench/server_lib.sh
 : >"$results"
 
 chunk=$(head -c 8192 /dev/zero | tr '\0' 'x')
-start_mock stuck "{\"turns\": [{\"function_calls\": [{\"name\": \"get_weather\", \"args\": {\"city\": \"Paris\"}}]}, {\"chunks\": [\"$chunk\"], \"repeat\": 256}]}"
+start_mock stuck "$(weather_script "$chunk" 256)"
 stuck_mock=$mock_url
 
 run() {  # cpp|sqlite|ts NAME [--drain]
