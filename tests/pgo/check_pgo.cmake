@@ -45,8 +45,11 @@ function(expect_nowhere name flag)
   endif()
 endfunction()
 
+# CMake wraps a long message at spaces and indents what follows, so whitespace is compared as one space.
 function(expect_said name text)
-  string(FIND "${configure_output}" "${text}" at)
+  string(REGEX REPLACE "[ \t\r\n]+" " " said "${configure_output}")
+  string(REGEX REPLACE "[ \t\r\n]+" " " text "${text}")
+  string(FIND "${said}" "${text}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "${name}: configure did not say \"${text}\":\n${configure_output}")
   endif()
