@@ -47,10 +47,20 @@ weather_script() {
 start_mock() {
   local log=$work/mock_$1.log
   echo "$2" >"$work/script_$1.json"
+  # The log of an earlier run goes first: its line would be read before the new process empties the file.
+  rm -f "$log"
   "$bin/mock_llm/mock-llm" --script "$work/script_$1.json" "${@:3}" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.05; done
-  mock_url=$(sed -n '1s/^listening on //p' "$log")
+  local pid=$!
+  pids+=($pid)
+  mock_url=
+  for _ in $(seq 200); do
+    mock_url=$(sed -n '1s/^listening on //p' "$log" 2>/dev/null)
+    [ -n "$mock_url" ] && return
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "$0: mock-llm $1 did not start: $(tail -3 "$log" 2>/dev/null)" >&2
+  exit 1
 }
 
 # A certificate for 127.0.0.1 that mock-llm serves HTTPS with and the tls server trusts (SSL_CERT_FILE).
