@@ -69,6 +69,21 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
                         CHECK(adk::to_json_text(one) == by_tree(one));
                     }
     }
+    SECTION("long strings that are mostly escapes, and plain runs of every length between them")
+    {
+        // As JSON text kept in a string is (a model's request on a span): an escape every few bytes, or runs of
+        // every length between them, some longer than the buffers a writer could gather them in.
+        std::string s;
+        for (std::size_t k = 0; k <= 601; ++k) {
+            s += k % 3 == 0 ? '"' : k % 3 == 1 ? '\x01' : '\\';
+            s.append(k * 89 % 601, k % 2 ? 'x' : '\xe9');  // every length from 0 to 600, long and short in turn
+        }
+        const std::string json_text = R"({"contents":[{"role":"user","parts":[{"text":"Weather in \"Paris\"?"}]}]})";
+        for (const std::string& text : {s, json_text, std::string(2000, '"'), std::string(2000, '\x1f')}) {
+            adk::Event e("a", adk::Content::model(text));
+            CHECK(adk::to_json_text(e) == by_tree(e));
+        }
+    }
     SECTION("numbers of every size")
     {
         for (double t : {0.0, -0.0, 1.0, -1.0, 0.1, 1e-7, 1764236789.5, 1764236789.123456, 1.7976931348623157e308,
