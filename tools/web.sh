@@ -25,11 +25,11 @@ if [ -n "${ADK_MODEL:-}" ]; then
   args+=(--model "$ADK_MODEL")
 elif [ -z "${GEMINI_API_KEY:-}${GOOGLE_API_KEY:-}" ]; then
   mkdir -p .adk
-  build/release/tools/mock_llm/mock-llm --port 0 --script samples/agents/mock_script.json >.adk/mock-llm.log 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do [ -s .adk/mock-llm.log ] && break; sleep 0.05; done
-  url=$(sed -n '1s/^listening on //p' .adk/mock-llm.log)
-  [ -n "$url" ] || { echo "web: mock-llm did not start: $(cat .adk/mock-llm.log)" >&2; exit 1; }
+  source tools/listening.sh
+  start_listening mock-llm .adk/mock-llm.log build/release/tools/mock_llm/mock-llm --port 0 \
+    --script samples/agents/mock_script.json
+  pids+=($listening_pid)
+  url=$listening_url
   export GOOGLE_GEMINI_BASE_URL=$url GEMINI_API_KEY=mock-llm
   echo "web: no provider key is set, so mock-llm ($url) plays the models (samples/agents/mock_script.json)"
 fi

@@ -71,8 +71,8 @@ TEST_CASE("to_json_text writes what serializing the event's JSON tree writes", "
     }
     SECTION("long strings that are mostly escapes, and plain runs of every length between them")
     {
-        // As JSON text kept in a string is (a model's request on a span): an escape every few bytes, or runs of
-        // every length between them, some longer than the buffers a writer could gather them in.
+        // As JSON text kept in a string is (a model's request on a span): escapes every byte or every few bytes,
+        // and plain runs of every length up to 600 between them, read eight bytes at a time.
         std::string s;
         for (std::size_t k = 0; k <= 601; ++k) {
             s += k % 3 == 0 ? '"' : k % 3 == 1 ? '\x01' : '\\';

@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
+source tools/listening.sh  # start_listening
 tools/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target mock-llm agent_bench >/dev/null
@@ -27,14 +28,10 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
 start_mock() {  # K: the number of chunks, then mock-llm's options; sets $url
   local script=$work/script_$1.json log=$work/mock_$1${2:+_paced}.log
   printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": %d}]}\n' "$1" >"$script"
-  rm -f "$log"  # an earlier run's line would be read before the new process empties the file
-  build/release/tools/mock_llm/mock-llm --stamp --script "$script" "${@:2}" >"$log" 2>&1 &
-  local pid=$!
-  pids+=($pid)
-  for _ in $(seq 100); do [ -s "$log" ] && break; sleep 0.05; done
-  url=$(sed -n '1s/^listening on //p' "$log")
-  [ -n "$url" ] || { echo "compare.sh: mock-llm did not start: $(tail -3 "$log")" >&2; exit 1; }
-  mock_pid[$url]=$pid
+  start_listening mock-llm "$log" build/release/tools/mock_llm/mock-llm --stamp --script "$script" "${@:2}"
+  pids+=($listening_pid)
+  url=$listening_url
+  mock_pid[$url]=$listening_pid
 }
 cpu_us() {  # a process's time on a CPU so far (user and system), in microseconds
   awk '{ printf "%d", $1 / 1000 }' "/proc/$1/schedstat"

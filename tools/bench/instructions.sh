@@ -13,13 +13,11 @@ shift || true
 extra=("$@")
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is missing (tools/setup.sh installs it)" >&2; exit 1; }
 work=$(mktemp -d)
-trap 'kill $mock_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill ${mock_pid:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": 20}]}\n' >"$work/script.json"
-"$build/tools/mock_llm/mock-llm" --stamp --chunk-delay-ms 1 --script "$work/script.json" >"$work/mock.log" 2>&1 &
-mock_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/mock.log" && break; sleep 0.1; done
-url=$(sed -n 's/^listening on //p' "$work/mock.log")
-[ -n "$url" ] || { echo "instructions.sh: mock-llm did not start" >&2; cat "$work/mock.log" >&2; exit 1; }
+source tools/listening.sh
+start_listening mock-llm "$work/mock.log" "$build/tools/mock_llm/mock-llm" --stamp --chunk-delay-ms 1 --script "$work/script.json"
+mock_pid=$listening_pid url=$listening_url
 count() {
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" "$build/tools/bench/agent_bench" --mock "$url" \
     --workload a --concurrency 1 --invocations "$1" --chunks 20 "${extra[@]}" >/dev/null 2>"$work/vg.$1"

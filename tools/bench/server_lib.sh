@@ -20,6 +20,7 @@
 # started is stopped when the script exits. BENCH_SERVER names another bench_server binary for cpp, sqlite and
 # tls (a build kept from before a change, to measure both in one sitting).
 root=$PWD
+source tools/listening.sh
 tools/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target mock-llm http_bench bench_server relay_floor >/dev/null
@@ -47,20 +48,9 @@ weather_script() {
 start_mock() {
   local log=$work/mock_$1.log
   echo "$2" >"$work/script_$1.json"
-  # The log of an earlier run goes first: its line would be read before the new process empties the file.
-  rm -f "$log"
-  "$bin/mock_llm/mock-llm" --script "$work/script_$1.json" "${@:3}" >"$log" 2>&1 &
-  local pid=$!
-  pids+=($pid)
-  mock_url=
-  for _ in $(seq 200); do
-    mock_url=$(sed -n '1s/^listening on //p' "$log" 2>/dev/null)
-    [ -n "$mock_url" ] && return
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  echo "$0: mock-llm $1 did not start: $(tail -3 "$log" 2>/dev/null)" >&2
-  exit 1
+  start_listening "mock-llm $1" "$log" "$bin/mock_llm/mock-llm" --script "$work/script_$1.json" "${@:3}"
+  pids+=($listening_pid)
+  mock_url=$listening_url
 }
 
 # A certificate for 127.0.0.1 that mock-llm serves HTTPS with and the tls server trusts (SSL_CERT_FILE).

@@ -33,10 +33,9 @@ psql -X -q "$pg_url" -c "CREATE DATABASE peer"
 
 echo "## agent_bench workload (a), $invocations invocations after 300 unmeasured"
 printf '{"turns": [{"function_calls": [{"name": "get_weather", "args": {"city": "Paris"}}]}, {"chunks": ["w{t} "], "repeat": 20}]}\n' >"$work/script.json"
-"$build/tools/mock_llm/mock-llm" --stamp --script "$work/script.json" >"$work/mock.log" 2>&1 &
-mock=$!
-for _ in $(seq 100); do [ -s "$work/mock.log" ] && break; sleep 0.05; done
-url=$(sed -n '1s/^listening on //p' "$work/mock.log")
+source "$root/tools/listening.sh"
+start_listening mock-llm "$work/mock.log" "$build/tools/mock_llm/mock-llm" --stamp --script "$work/script.json"
+mock=$listening_pid url=$listening_url
 for concurrency in 1 50; do
   for sessions in memory:// "sqlite:///$work/agent.db" "$pg_url"; do
     printf '%s concurrency %s: ' "${sessions%%:*}" "$concurrency"

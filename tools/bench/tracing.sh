@@ -32,10 +32,10 @@ fi
 receiver=$work/otlp_receiver
 NPM_PACKAGE_DIR=$root/tests/interop/otlp bash -c "source '$root/tests/interop/npm_install.sh' '$receiver' otlp_receiver.mjs" >/dev/null
 : >"$receiver/spans.jsonl"
-(cd "$receiver" && exec node otlp_receiver.mjs /dev/null >receiver.log 2>&1) & pids+=($!)
+start_listening "the OTLP receiver" "$receiver/receiver.log" env -C "$receiver" node otlp_receiver.mjs /dev/null
+pids+=($listening_pid)
 [ ${#pin[@]} -eq 0 ] || taskset -apc 0 "${pids[-1]}" >/dev/null
-for _ in $(seq 200); do [ -s "$receiver/receiver.log" ] && break; sleep 0.05; done
-otlp_url=$(sed -n '1s/^listening on //p' "$receiver/receiver.log")
+otlp_url=$listening_url
 
 one() {  # LABEL BINARY [--tracing MODE]
   OTEL_EXPORTER_OTLP_ENDPOINT=$otlp_url "${pin[@]}" "$2" --mock "$mock_url" --workload a --concurrency 50 --invocations 3000 \
