@@ -1,9 +1,6 @@
 #include "debug_traces.hpp"
 
 #include <adk/core/error.hpp>
-#include <adk/detail/json_writer.hpp>
-
-#include <boost/json/parse.hpp>
 
 #include <array>
 #include <cstring>
@@ -13,70 +10,92 @@ namespace adk::server::detail {
 
 namespace {
 
-using adk::detail::JsonWriter;
+// A finished span's attributes packed into one string as they came, read back only when the UI asks: each a type
+// byte, its key and its value, a length before each string (a size_t, in this process's byte order). Writing it
+// copies the bytes; the JSON text the UI reads escapes them all, the model's request and answer (JSON text
+// themselves) most of all, and is written for the few spans a person looks at.
+enum class Packed : char { no, yes, integer, number, string, list };
 
-// One attribute's value as JSON text.
-void write_value(JsonWriter& w, std::string& out, const telemetry::AttributeValue& value)
+void pack_bytes(std::string& out, std::string_view bytes)
+{
+    const std::size_t size = bytes.size();
+    out.append(reinterpret_cast<const char*>(&size), sizeof size);
+    out.append(bytes);
+}
+
+void pack(std::string& out, std::string_view key, const telemetry::AttributeValue& value)
 {
     std::visit(
         [&](const auto& v) {
             using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-                out += '[';
-                for (std::size_t i = 0; i < v.size(); ++i) {
-                    if (i)
-                        out += ',';
-                    w.string(v[i]);
-                }
-                out += ']';
+            if constexpr (std::is_same_v<T, bool>) {
+                out += static_cast<char>(v ? Packed::yes : Packed::no);
+                pack_bytes(out, key);
+            } else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, double>) {
+                out += static_cast<char>(std::is_same_v<T, double> ? Packed::number : Packed::integer);
+                pack_bytes(out, key);
+                out.append(reinterpret_cast<const char*>(&v), sizeof v);
             } else if constexpr (std::is_same_v<T, std::string>) {
-                w.string(v);
-            } else if constexpr (std::is_same_v<T, bool>) {
-                w.boolean(v);
-            } else if constexpr (std::is_same_v<T, std::int64_t>) {
-                w.integer(v);
+                out += static_cast<char>(Packed::string);
+                pack_bytes(out, key);
+                pack_bytes(out, v);
             } else {
-                w.number(v);
+                out += static_cast<char>(Packed::list);
+                pack_bytes(out, key);
+                const std::size_t count = v.size();
+                out.append(reinterpret_cast<const char*>(&count), sizeof count);
+                for (const std::string& item : v)
+                    pack_bytes(out, item);
             }
         },
         value);
 }
 
-// The span's attributes, then its error status, as one JSON object's text; a key set twice keeps its first place
-// and its last value (as a JSON object built from them would).
-std::string attributes_text(const telemetry::SpanData& data)
+std::size_t packed_size(std::string_view key, const telemetry::AttributeValue& value)
 {
-    std::vector<std::pair<std::string_view, const telemetry::AttributeValue*>> members;
-    members.reserve(data.attributes.size() + 2);
+    std::size_t size = 1 + sizeof(std::size_t) + key.size();
+    if (const auto* text = std::get_if<std::string>(&value))
+        return size + sizeof(std::size_t) + text->size();
+    if (const auto* list = std::get_if<std::vector<std::string>>(&value)) {
+        size += sizeof(std::size_t);
+        for (const std::string& item : *list)
+            size += sizeof(std::size_t) + item.size();
+        return size;
+    }
+    return size + 8;
+}
+
+// The span's attributes, then its error status as otel.status_code and otel.status_description.
+std::string pack_attributes(const telemetry::SpanData& data)
+{
     const telemetry::AttributeValue error(std::string("ERROR"));
     const telemetry::AttributeValue description(data.status_message);
-    auto add = [&members](std::string_view key, const telemetry::AttributeValue& value) {
-        for (auto& m : members)
-            if (m.first == key) {
-                m.second = &value;
-                return;
-            }
-        members.emplace_back(key, &value);
-    };
+    const bool failed = data.status == telemetry::StatusCode::error;
+    std::size_t size = 0;
     for (const telemetry::Attribute& a : data.attributes)
-        add(a.key, a.value);
-    if (data.status == telemetry::StatusCode::error) {
-        add("otel.status_code", error);
-        add("otel.status_description", description);
-    }
+        size += packed_size(a.key, a.value);
+    if (failed)
+        size += packed_size("otel.status_code", error) + packed_size("otel.status_description", description);
     std::string out;
-    JsonWriter w(out);
-    out += '{';
-    for (std::size_t i = 0; i < members.size(); ++i) {
-        if (i)
-            out += ',';
-        w.string(members[i].first);
-        out += ':';
-        write_value(w, out, *members[i].second);
+    out.reserve(size);  // kept as long as its session: at its size
+    for (const telemetry::Attribute& a : data.attributes)
+        pack(out, a.key, a.value);
+    if (failed) {
+        pack(out, "otel.status_code", error);
+        pack(out, "otel.status_description", description);
     }
-    out += '}';
-    out.shrink_to_fit();  // kept as long as its session: at its size, not at the room it grew in
     return out;
+}
+
+// Reads what pack_bytes wrote at `at`, and moves past it.
+std::string_view unpack_bytes(std::string_view packed, std::size_t& at)
+{
+    std::size_t size;
+    std::memcpy(&size, packed.data() + at, sizeof size);
+    at += sizeof size;
+    const std::string_view bytes = packed.substr(at, size);
+    at += size;
+    return bytes;
 }
 
 std::uint64_t id_bits(const telemetry::SpanId& id)
@@ -108,13 +127,51 @@ bool indexed_by_event(std::string_view name)
 
 }  // namespace
 
-// The attributes as JSON, in the order the span set them. A string that was not UTF-8 (an error's bytes, say) is
-// read back as written, as the attributes themselves were served before they were kept as text.
+// The attributes as JSON, in the order the span set them; a key set twice keeps its first place and its last value.
+// A string that was not UTF-8 (an error's bytes, say) is served as the bytes it held.
 json::object DebugTraces::Span::attributes_json() const
 {
-    json::parse_options options;
-    options.allow_invalid_utf8 = true;
-    return json::parse(attributes, {}, options).as_object();
+    json::object out;
+    std::size_t at = 0;
+    while (at < attributes.size()) {
+        const auto type = static_cast<Packed>(attributes[at++]);
+        const std::string_view key = unpack_bytes(attributes, at);
+        json::value& value = out[key];
+        switch (type) {
+        case Packed::no:
+        case Packed::yes:
+            value = type == Packed::yes;
+            break;
+        case Packed::integer:
+        case Packed::number: {
+            std::int64_t integer;
+            double number;
+            if (type == Packed::integer) {
+                std::memcpy(&integer, attributes.data() + at, sizeof integer);
+                value = integer;
+            } else {
+                std::memcpy(&number, attributes.data() + at, sizeof number);
+                value = number;
+            }
+            at += 8;
+            break;
+        }
+        case Packed::string:
+            value = unpack_bytes(attributes, at);
+            break;
+        case Packed::list: {
+            std::size_t count;
+            std::memcpy(&count, attributes.data() + at, sizeof count);
+            at += sizeof count;
+            json::array& items = value.emplace_array();
+            items.reserve(count);
+            for (std::size_t i = 0; i < count; ++i)
+                items.emplace_back(unpack_bytes(attributes, at));
+            break;
+        }
+        }
+    }
+    return out;
 }
 
 DebugTraces::DebugTraces(std::size_t max_spans, std::size_t max_sessions, std::size_t max_bytes)
@@ -134,7 +191,7 @@ void DebugTraces::on_end(const telemetry::SpanData& data)
         span->parent_span_id = data.parent_span_id;
     span->start_ns = data.start_ns;
     span->end_ns = data.end_ns;
-    span->attributes = attributes_text(data);
+    span->attributes = pack_attributes(data);
     if (indexed_by_event(data.name))
         if (const auto* id = data.find("gcp.vertex.agent.event_id"); id && std::holds_alternative<std::string>(*id))
             span->event_id = std::get<std::string>(*id);

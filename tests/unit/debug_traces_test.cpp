@@ -86,7 +86,7 @@ TEST_CASE("DebugTraces: every attribute type as the UI reads it, in the order se
     CHECK_FALSE(traces.event_trace("app", std::nullopt, "e2"));
 }
 
-TEST_CASE("DebugTraces: attributes kept as JSON text read back as set, escapes, lists and a status set twice",
+TEST_CASE("DebugTraces: attributes kept read back as set, escapes, lists and a status set twice",
           "[server]")
 {
     DebugTraces traces;
@@ -146,8 +146,8 @@ TEST_CASE("DebugTraces: its bounds on spans per session, sessions and bytes", "[
     }
     SECTION("the session seen least recently goes past the bytes kept, never the newest")
     {
-        // Each span: 200 bytes of its own, its name, and its attributes' JSON text (its one attribute's key, value
-        // and quotes).
+        // Each span: 200 bytes of its own, its name, and its attributes packed (its one attribute's key and value,
+        // their lengths and its type).
         DebugTraces traces(100, 10, 2000);
         const std::string big(1000, 'x');
         for (const char* session : {"a", "b", "c"}) {
