@@ -88,6 +88,9 @@ HttpClientStats http_client_stats() noexcept
 
 namespace detail {
 
+// What a read of a response takes at least when its buffer has little room left.
+constexpr std::size_t read_room = 4096;
+
 // One socket, plain or TLS, and the bytes read past the last response.
 class Connection {
 public:
@@ -115,6 +118,7 @@ public:
     std::string origin;
     std::variant<beast::tcp_stream, TlsSocket> stream;
     beast::flat_buffer buffer;
+    bool more_to_read = false;  // the last read filled its room: the next reads before it waits (read_more)
     steady_clock::time_point idle_since;
 };
 
@@ -387,6 +391,11 @@ public:
         connections_active.fetch_sub(1, std::memory_order_relaxed);
         if (parser.is_done() && parser.keep_alive() && !stopped) {
             conn->lowest().expires_never();
+            conn->more_to_read = false;  // the next response is not there yet
+            if (conn->buffer.size() == 0 && conn->buffer.capacity() > read_room) {
+                conn->buffer.clear();
+                conn->buffer.shrink_to_fit();  // a burst's room is not kept while the connection waits in the pool
+            }
             idle->put(pool->id, std::move(conn), pool->options.max_idle_per_origin);
         } else {
             conn->close();
@@ -422,8 +431,6 @@ asio::awaitable<error_code> read_head(beast::tcp_stream& s, beast::flat_buffer& 
     (void)n;
     co_return ec;
 }
-
-constexpr std::size_t read_room = 4096;
 
 // The request's bytes, as Beast's write sends them.
 std::string serialize(http::request<http::string_body>& req, error_code& ec)
@@ -497,10 +504,15 @@ void fit_for_wait(beast::flat_buffer& buffer)
 }
 
 // The room a read takes: what the buffer has free, unless that is little (a piece under way fills it): then
-// read_room more.
-std::size_t read_room_of(const beast::flat_buffer& buffer)
+// read_room more. After a read that filled its room (`more`: a burst, several chunks at once), burst_room at least,
+// so that what waits is read in one call, not a kilobyte a call.
+constexpr std::size_t burst_room = 16384;
+
+std::size_t read_room_of(const beast::flat_buffer& buffer, bool more)
 {
     const std::size_t free = buffer.capacity() - buffer.size();
+    if (more)
+        return std::max(free, burst_room);
     return free >= wait_room / 2 ? free : read_room;
 }
 
@@ -509,30 +521,41 @@ std::size_t read_room_of(const beast::flat_buffer& buffer)
 // waits for the socket to be readable (over TLS, unless OpenSSL holds bytes already), then reads what is there at
 // once: no read comes back empty first (Asio tries one before it waits, and a model writes a chunk every 20 to 100
 // ms), the completion is not posted a second time, and the buffer holds 1 KiB while the stream waits
-// (fit_for_wait). Returns an error, or none when bytes came or the readiness was spurious: the caller parses what
-// the buffer holds and calls again. The end of the stream is the parser's verdict (end_of_stream).
+// (fit_for_wait). When the last read filled the room it had (`more`, kept by the caller between calls), more bytes
+// are likely there: the read is tried first, and waits only if it finds none (a wait costs a system call of its
+// own: Asio re-arms the descriptor with epoll_ctl at each). Returns an error, or none when bytes came or the
+// readiness was spurious: the caller parses what the buffer holds and calls again. The end of the stream is the
+// parser's verdict (end_of_stream).
 template <class Stream>
-asio::awaitable<error_code> read_more(Stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
+asio::awaitable<error_code> read_more(Stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser,
+                                      bool& more)
 {
     error_code ec;
     std::size_t n = 0;
+    std::size_t room = 0;
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-        fit_for_wait(buffer);
-        auto [wec] = co_await s.socket().async_wait(tcp::socket::wait_read, use_tuple);
-        if (wec)
-            co_return wec;
+        if (!more) {
+            fit_for_wait(buffer);
+            auto [wec] = co_await s.socket().async_wait(tcp::socket::wait_read, use_tuple);
+            if (wec)
+                co_return wec;
+        }
         if (!s.socket().non_blocking())
             s.socket().non_blocking(true, ec);  // a readiness that was spurious must not block the thread
-        if (!ec)
-            n = s.socket().read_some(buffer.prepare(read_room_of(buffer)), ec);
+        if (!ec) {
+            room = read_room_of(buffer, more);
+            n = s.socket().read_some(buffer.prepare(room), ec);
+        }
     } else {
-        if (s.must_wait()) {
+        if (!more && s.must_wait()) {
             fit_for_wait(buffer);
             if (const error_code wec = co_await s.wait())
                 co_return wec;
         }
-        n = s.read_now(buffer.prepare(read_room_of(buffer)), ec);
+        room = read_room_of(buffer, more);
+        n = s.read_now(buffer.prepare(room), ec);
     }
+    more = !ec && n == room;
     buffer.commit(n);
     if (!ec)
         co_return ec;
@@ -554,6 +577,7 @@ asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::stri
         co_return ec;
     if (const error_code wec = co_await s.write(bytes))
         co_return wec;
+    bool more = false;
     while (true) {
         while (buffer.size() > 0 && !parser.is_header_done()) {
             const std::size_t used = parser.put(buffer.data(), ec);
@@ -569,7 +593,7 @@ asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::stri
         }
         if (parser.is_header_done())
             co_return error_code{};
-        if (const error_code rec = co_await read_more(s, buffer, parser))
+        if (const error_code rec = co_await read_more(s, buffer, parser, more))
             co_return rec;
     }
 }
@@ -868,9 +892,9 @@ asio::awaitable<std::string_view> HttpResponse::read_some()
         x.watch->read_starts();
         error_code ec;
         if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream))
-            ec = co_await detail::read_more(*plain, c.buffer, x.parser);
+            ec = co_await detail::read_more(*plain, c.buffer, x.parser, c.more_to_read);
         else
-            ec = co_await detail::read_more(std::get<detail::TlsSocket>(c.stream), c.buffer, x.parser);
+            ec = co_await detail::read_more(std::get<detail::TlsSocket>(c.stream), c.buffer, x.parser, c.more_to_read);
         x.watch->read_ends();
         if (ec)
             fail(ec);
