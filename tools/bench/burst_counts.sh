@@ -8,7 +8,8 @@
 #           divided by INVOCATIONS.
 #   in process: agent_bench under callgrind twice, WARMUP and WARMUP + INVOCATIONS invocations; the difference over
 #           INVOCATIONS (start-up and warm-up cancel out).
-#   tools/bench/burst_counts.sh [BENCH_SERVER]     another bench_server binary (a build kept from before a change)
+#   tools/bench/burst_counts.sh [BENCH_SERVER]     another bench_server binary (a build kept from before a change);
+#                                                  AGENT_BENCH=... another agent_bench
 #   CONCURRENCY=50 INVOCATIONS=1000 WARMUP=300 TOP=0 tools/bench/burst_counts.sh     the defaults; TOP: the served
 #                                                  run's functions with the most instructions, inclusive, per invocation
 #   KEEP=DIR tools/bench/burst_counts.sh           callgrind's file of the served window left in DIR/served.callgrind
@@ -49,7 +50,7 @@ read -r s_ir s_i1 s_d1 s_ll < <(counts "$work/served.1")
 
 # In process.
 run_in_process() {  # INVOCATIONS
-  valgrind --tool=callgrind "${cache[@]}" --callgrind-out-file="$work/in_process.$1" "$bin/bench/agent_bench" \
+  valgrind --tool=callgrind "${cache[@]}" --callgrind-out-file="$work/in_process.$1" "${AGENT_BENCH:-$bin/bench/agent_bench}" \
     --mock "$mock_url" --workload a --concurrency "$concurrency" --invocations "$1" --chunks 20 >/dev/null \
     2>"$work/in_process.$1.log" || { echo "burst_counts.sh: agent_bench failed: $(tail -3 "$work/in_process.$1.log")" >&2; exit 1; }
   counts "$work/in_process.$1"

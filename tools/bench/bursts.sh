@@ -5,6 +5,7 @@
 # within 1.2x of what it is at 50, for both, and that the server at 50 cost within 1.5x of the runtime in
 # process: what serving over HTTP adds (the request, the session routes, the SSE frames, the run log).
 #   tools/bench/bursts.sh [quick]
+#   BENCH_SERVER=... AGENT_BENCH=... tools/bench/bursts.sh    other builds' binaries (a build kept from before a change)
 # Prints one JSON line per measurement and a table with the ratios. One run each: compare within a sitting.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,7 +21,7 @@ start_mock burst "$(weather_script "w{t} " 20)" --stamp
 burst=$mock_url
 
 in_process() {  # CONCURRENCY INVOCATIONS
-  "$bin/bench/agent_bench" --mock "$burst" --workload a --concurrency "$1" --invocations "$2" --chunks 20 |
+  "${AGENT_BENCH:-$bin/bench/agent_bench}" --mock "$burst" --workload a --concurrency "$1" --invocations "$2" --chunks 20 |
     sed 's/^{/{"server":"in_process",/' | tee -a "$results"
 }
 in_process 50 $c50
