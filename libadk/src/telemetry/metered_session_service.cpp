@@ -6,36 +6,41 @@
 
 #include <chrono>
 #include <exception>
+#include <span>
 #include <type_traits>
 
 namespace adk::telemetry {
 
 namespace {
 
-// Awaits `work` and records how long it took, with error.type when it threw.
+// Awaits `work` and records how long it took, with error.type when it threw. The attributes are views of the
+// operation's name (a constant) and the service's system name: a series seen before allocates nothing.
 template <class T>
-asio::awaitable<T> timed(const Histogram& histogram, MetricAttributes attributes, asio::awaitable<T> work)
+asio::awaitable<T> timed(const Histogram& histogram, std::string_view operation, std::string_view system,
+                         asio::awaitable<T> work)
 {
     const auto start = std::chrono::steady_clock::now();
-    auto seconds = [start] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto record = [&](std::string_view error_type) {
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        MetricAttributeView attributes[] = {
+            {"db.operation.name", operation}, {"db.system.name", system}, {"error.type", error_type}};
+        histogram.record(seconds, std::span<MetricAttributeView>(attributes, error_type.empty() ? 2 : 3));
     };
     std::exception_ptr failure;
     try {
         if constexpr (std::is_void_v<T>) {
             co_await std::move(work);
-            histogram.record(seconds(), std::move(attributes));
+            record({});
             co_return;
         } else {
             T out = co_await std::move(work);
-            histogram.record(seconds(), std::move(attributes));
+            record({});
             co_return out;
         }
     } catch (...) {
         failure = std::current_exception();
     }
-    attributes.emplace_back("error.type", adk::detail::error_type(failure));
-    histogram.record(seconds(), std::move(attributes));
+    record(adk::detail::error_type(failure));
     std::rethrow_exception(failure);
 }
 
@@ -53,44 +58,39 @@ MeteredSessionService::MeteredSessionService(std::shared_ptr<SessionService> inn
                                  {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10});
 }
 
-MetricAttributes MeteredSessionService::attributes(std::string_view operation) const
-{
-    return {{"db.operation.name", std::string(operation)}, {"db.system.name", system_}};
-}
-
 asio::awaitable<SessionTurn> MeteredSessionService::do_take_turn(SessionKey key)
 {
-    return timed(duration_, attributes("take_turn"),
+    return timed(duration_, "take_turn", system_,
                  take_turn_of(*inner_, std::move(key)));
 }
 
 asio::awaitable<Session> MeteredSessionService::do_create_session(CreateSessionRequest request)
 {
-    return timed(duration_, attributes("create_session"),
+    return timed(duration_, "create_session", system_,
                  create_session_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<std::optional<Session>> MeteredSessionService::do_get_session(GetSessionRequest request)
 {
-    return timed(duration_, attributes("get_session"),
+    return timed(duration_, "get_session", system_,
                  get_session_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<std::vector<Session>> MeteredSessionService::do_list_sessions(ListSessionsRequest request)
 {
-    return timed(duration_, attributes("list_sessions"),
+    return timed(duration_, "list_sessions", system_,
                  list_sessions_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<void> MeteredSessionService::do_delete_session(DeleteSessionRequest request)
 {
-    return timed(duration_, attributes("delete_session"),
+    return timed(duration_, "delete_session", system_,
                  delete_session_of(*inner_, std::move(request)));
 }
 
 asio::awaitable<void> MeteredSessionService::do_append_event(AppendEventRequest request)
 {
-    return timed(duration_, attributes("append_event"),
+    return timed(duration_, "append_event", system_,
                  append_event_of(*inner_, std::move(request)));
 }
 

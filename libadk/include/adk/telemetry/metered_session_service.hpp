@@ -37,8 +37,6 @@ protected:
     asio::awaitable<void> do_append_event(AppendEventRequest request) override;
 
 private:
-    MetricAttributes attributes(std::string_view operation) const;
-
     std::shared_ptr<SessionService> inner_;
     Histogram duration_;
     std::string system_;
