@@ -62,7 +62,7 @@ std::size_t packed_size(std::string_view key, const telemetry::AttributeValue& v
             size += sizeof(std::size_t) + item.size();
         return size;
     }
-    return size + 8;
+    return std::holds_alternative<bool>(value) ? size : size + 8;  // a bool is in its type byte
 }
 
 // The span's attributes, then its error status as otel.status_code and otel.status_description.
