@@ -963,7 +963,9 @@ asio::awaitable<void> Server::Impl::stream_updates(RouteRequest& r, std::shared_
     std::string head;
     writer.write(head, first);
     co_await r.response.write(head);
-    if (!run || co_await server::write_run(r.response, std::move(run), cursor, writer))
+    if (run)
+        co_await server::write_run(r.response, std::move(run), cursor, writer);  // ends the stream with the run's end
+    else
         co_await r.response.end_stream();
 }
 

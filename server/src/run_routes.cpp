@@ -177,8 +177,7 @@ asio::awaitable<void> follow(ResponseWriter& res, std::shared_ptr<Run> run, std:
     const net::HeaderList headers{{"cache-control", "no-cache"}, {"x-adk-run-id", run->id}};
     co_await res.begin_stream(200, "text/event-stream", headers);
     AdkSseWriter writer;
-    if (co_await write_run(res, std::move(run), cursor, writer))
-        co_await res.end_stream();
+    co_await write_run(res, std::move(run), cursor, writer);  // ends the stream with the run's end
 }
 
 // The invocation started: the user's message stored, the stream returned with the invocation's id. A session

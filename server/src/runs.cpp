@@ -709,13 +709,17 @@ asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> r
             co_await res.write(*text);
             ++i;
         }
-        if (read.finished)
+        if (read.finished) {
             writer.finished(out, *run);
+            if (res.streaming())
+                co_await res.end_stream(out);  // the last frames and the stream's end in one write
+            else if (!out.empty())
+                co_await res.write(out);
+            co_return true;
+        }
         if (!out.empty())
             co_await res.write(out);
         Following::trim(out);
-        if (read.finished)
-            co_return true;
         if (read.empty()) {
             if (run->single_threaded() && res.can_write_now())
                 std::string().swap(out);  // the run writes what comes while the follower waits (deliver())

@@ -122,10 +122,15 @@ asio::awaitable<void> ResponseWriter::write(std::string_view data)
 
 asio::awaitable<void> ResponseWriter::end_stream()
 {
+    co_await end_stream(std::string_view());
+}
+
+asio::awaitable<void> ResponseWriter::end_stream(std::string_view last_data)
+{
     if (!streaming_)
         throw Error(errc::invalid_argument, "end_stream() needs begin_stream() first");
     streaming_ = false;
-    co_await write_chunk({}, true);
+    co_await write_chunk(last_data, true);
 }
 
 asio::awaitable<void> ResponseWriter::flush()
@@ -521,9 +526,23 @@ private:
                 asio::buffer(data.data(), data.size()), asio::buffer("\r\n", 2)};
     }
 
+    // The same (no chunk when `data` is empty), then the stream's end when `last`: one write for both.
+    static std::array<asio::const_buffer, 4> framed(std::string_view data, std::array<char, 24>& head, bool last)
+    {
+        std::array<asio::const_buffer, 4> out{};
+        if (!data.empty()) {
+            const std::array<asio::const_buffer, 3> chunk = framed(data, head);
+            std::copy(chunk.begin(), chunk.end(), out.begin());
+        }
+        if (last)
+            out[3] = asio::buffer("0\r\n\r\n", 5);
+        return out;
+    }
+
     // Writes what the socket takes of `chunk` now, without waiting: all of it, or `ec` is would_block (the
     // socket took part of it, or none) or the failure.
-    std::size_t write_some_now(const std::array<asio::const_buffer, 3>& chunk, error_code& ec)
+    template <class Buffers>
+    std::size_t write_some_now(const Buffers& chunk, error_code& ec)
     {
         tcp::socket& socket = lowest().socket();
         if (!socket.non_blocking())
@@ -595,20 +614,21 @@ private:
             co_await flush_kept();  // what write_now() left goes first
         if constexpr (plain) {
             // A stream's chunk usually fits in the socket's send buffer: written here at once, without an
-            // asynchronous operation, its timer, or a trip through the scheduler. What does not fit (a client
-            // that reads slowly) is written below, under the write timeout. A large chunk goes below whole, in
-            // writes of at most 64 KiB as Asio makes them: one call would hand the kernel megabytes at once,
-            // whether the client reads them or not, and hold the thread while it copies them.
-            if (!last && data.size() <= max_direct_write) {
+            // asynchronous operation, its timer, or a trip through the scheduler (the stream's last chunk and its
+            // end together). What does not fit (a client that reads slowly) is written below, under the write
+            // timeout. A large chunk goes below whole, in writes of at most 64 KiB as Asio makes them: one call
+            // would hand the kernel megabytes at once, whether the client reads them or not, and hold the thread
+            // while it copies them.
+            if (data.size() <= max_direct_write) {
                 std::array<char, 24> head;
-                const std::array<asio::const_buffer, 3> chunk = framed(data, head);
+                const std::array<asio::const_buffer, 4> chunk = framed(data, head, last);
                 error_code ec;
                 const std::size_t written = write_some_now(chunk, ec);
                 if (!ec)
                     co_return;
                 if (ec != asio::error::would_block)
                     throw boost::system::system_error(ec, "writing the response's stream");
-                beast::buffers_suffix<std::array<asio::const_buffer, 3>> rest(chunk);
+                beast::buffers_suffix<std::array<asio::const_buffer, 4>> rest(chunk);
                 rest.consume(written);
                 lowest().expires_after(server_->options.write_timeout);
                 auto [e, n] = co_await asio::async_write(stream_, rest, use_tuple);
@@ -621,13 +641,14 @@ private:
         }
         lowest().expires_after(server_->options.write_timeout);
         error_code ec;
-        if (last) {
-            auto [e, n] = co_await asio::async_write(stream_, http::make_chunk_last(), use_tuple);
-            (void)n;
-            ec = e;
-        } else {
+        if (!data.empty()) {
             auto [e, n] = co_await asio::async_write(stream_, http::make_chunk(asio::buffer(data.data(), data.size())),
                                                      use_tuple);
+            (void)n;
+            ec = e;
+        }
+        if (!ec && last) {
+            auto [e, n] = co_await asio::async_write(stream_, http::make_chunk_last(), use_tuple);
             (void)n;
             ec = e;
         }

@@ -105,6 +105,10 @@ public:
     // One chunk, in one write.
     asio::awaitable<void> write(std::string_view data);
     asio::awaitable<void> end_stream();
+    // The stream's last data (none when empty) and its end, in one write.
+    asio::awaitable<void> end_stream(std::string_view last_data);
+    // Whether a stream is open: between begin_stream() and end_stream().
+    bool streaming() const noexcept { return streaming_; }
 
     // Writing a stream's chunk from outside the handler's coroutine, on the connection's thread, while the
     // handler waits on something else (a run's next event): no asynchronous operation, no wake-up of the handler.
@@ -151,8 +155,6 @@ protected:
     // The connection saw its client leave during a stream.
     void notify_client_gone();
     HeaderList with_extra(const HeaderList& headers) const;
-    // Between begin_stream() and end_stream().
-    bool streaming() const noexcept { return streaming_; }
 
 private:
     bool answered_ = false;

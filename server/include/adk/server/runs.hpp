@@ -375,9 +375,9 @@ public:
 };
 
 // Follows `run` after frame `cursor`, writing its frames to `res` (a stream the caller began) as they come, at
-// most about 64 KiB of events per write, until the run ends (then writer.finished()), the client leaves or the
-// server stops. The run goes on without it. Returns whether the run's end was written (the caller ends the
-// stream); false when the client left or the server stops (the connection closes).
+// most about 64 KiB of events per write, until the run ends (then writer.finished(), and the stream's end in the
+// same write when `res` streams), the client leaves or the server stops. The run goes on without it. Returns
+// whether the run's end was written; false when the client left or the server stops (the connection closes).
 asio::awaitable<bool> write_run(net::ResponseWriter& res, std::shared_ptr<Run> run, std::uint64_t cursor,
                                 RunWriter& writer);
 
