@@ -418,20 +418,6 @@ public:
 
 namespace {
 
-asio::awaitable<error_code> write_request(beast::tcp_stream& s, http::request<http::string_body>& req)
-{
-    auto [ec, n] = co_await http::async_write(s, req, use_tuple);
-    (void)n;
-    co_return ec;
-}
-
-asio::awaitable<error_code> read_head(beast::tcp_stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
-{
-    auto [ec, n] = co_await http::async_read_header(s, buffer, parser, use_tuple);
-    (void)n;
-    co_return ec;
-}
-
 // The request's bytes, as Beast's write sends them.
 std::string serialize(http::request<http::string_body>& req, error_code& ec)
 {
@@ -449,6 +435,37 @@ std::string serialize(http::request<http::string_body>& req, error_code& ec)
     } while (!ec && !sr.is_done());
     return out;
 }
+
+// Writes the request: its bytes in one buffer, written at once when the socket takes them (a request nearly always
+// fits its send buffer), without Beast's write walking the header's many buffers or a trip through the scheduler;
+// what the socket does not take goes under the stream's timeout.
+asio::awaitable<error_code> write_request(beast::tcp_stream& s, http::request<http::string_body>& req)
+{
+    error_code ec;
+    const std::string bytes = serialize(req, ec);
+    if (ec)
+        co_return ec;
+    tcp::socket& socket = s.socket();
+    if (!socket.non_blocking())
+        socket.non_blocking(true, ec);
+    const std::size_t written = ec ? 0 : socket.write_some(asio::buffer(bytes), ec);
+    if (!ec && written == bytes.size())
+        co_return ec;
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again)
+        co_return ec;
+    const asio::const_buffer rest = asio::buffer(bytes) + written;
+    auto [wec, n] = co_await asio::async_write(s, rest, use_tuple);
+    (void)n;
+    co_return wec;
+}
+
+asio::awaitable<error_code> read_head(beast::tcp_stream& s, beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
+{
+    auto [ec, n] = co_await http::async_read_header(s, buffer, parser, use_tuple);
+    (void)n;
+    co_return ec;
+}
+
 
 // The end of the stream where a response was expected or under way, as Beast's reads have it: end_of_stream when
 // nothing of a response came, else the parser's verdict (the end of a body that runs to the close, or a response
