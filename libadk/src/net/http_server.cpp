@@ -484,7 +484,6 @@ private:
     asio::awaitable<void> write_head(unsigned status, std::string_view content_type, const HeaderList& headers,
                                      const std::string_view* body) override
     {
-        lowest().expires_after(server_->options.write_timeout);
         if (body) {
             http::response<http::string_body> res{static_cast<http::status>(status), 11};
             res.set(http::field::content_type, content_type);
@@ -493,6 +492,15 @@ private:
             res.keep_alive(keep_alive_);
             res.body().assign(body->data(), body->size());
             res.prepare_payload();
+            if constexpr (plain) {
+                if (body->size() <= max_direct_write) {
+                    http::response_serializer<http::string_body> serializer{res};
+                    const std::string text = message_text(serializer, false);  // named: g++ 12 and co_await
+                    co_await write_text(text, "writing the response");
+                    co_return;
+                }
+            }
+            lowest().expires_after(server_->options.write_timeout);
             auto [ec, n] = co_await http::async_write(stream_, res, use_tuple);
             (void)n;
             lowest().expires_never();
@@ -507,12 +515,60 @@ private:
         res.keep_alive(keep_alive_);
         res.chunked(true);
         http::response_serializer<http::empty_body> serializer{res};
-        auto [ec, n] = co_await http::async_write_header(stream_, serializer, use_tuple);
+        if constexpr (plain) {
+            const std::string text = message_text(serializer, true);  // named: g++ 12 and co_await
+            co_await write_text(text, "writing the response's head");
+        } else {
+            lowest().expires_after(server_->options.write_timeout);
+            auto [ec, n] = co_await http::async_write_header(stream_, serializer, use_tuple);
+            (void)n;
+            lowest().expires_never();
+            if (ec)
+                throw boost::system::system_error(ec, "writing the response's head");
+        }
+        start_watch();
+    }
+
+    // What `serializer` writes (its head alone when `head_only`), as one string: written in one call, where Beast's
+    // write walks the head's many buffers through an asynchronous write.
+    template <class Serializer>
+    static std::string message_text(Serializer& serializer, bool head_only)
+    {
+        serializer.split(head_only);
+        std::string out;
+        error_code ec;
+        do {
+            serializer.next(ec, [&](error_code&, const auto& buffers) {
+                std::size_t n = 0;
+                for (const auto b : beast::buffers_range_ref(buffers)) {
+                    out.append(static_cast<const char*>(b.data()), b.size());
+                    n += b.size();
+                }
+                serializer.consume(n);
+            });
+        } while (!ec && !(head_only ? serializer.is_header_done() : serializer.is_done()));
+        if (ec)
+            throw boost::system::system_error(ec, "writing the response");
+        return out;
+    }
+
+    // Writes `text` at once when the socket takes it, the rest under the write timeout (a plain connection).
+    asio::awaitable<void> write_text(const std::string& text, const char* what)
+    {
+        const std::array<asio::const_buffer, 1> bytes{asio::buffer(text)};
+        error_code ec;
+        const std::size_t written = write_some_now(bytes, ec);
+        if (!ec)
+            co_return;
+        if (ec != asio::error::would_block)
+            throw boost::system::system_error(ec, what);
+        const asio::const_buffer rest = asio::buffer(text) + written;
+        lowest().expires_after(server_->options.write_timeout);
+        auto [e, n] = co_await asio::async_write(stream_, rest, use_tuple);
         (void)n;
         lowest().expires_never();
-        if (ec)
-            throw boost::system::system_error(ec, "writing the response's head");
-        start_watch();
+        if (e)
+            throw boost::system::system_error(e, what);
     }
 
     // `data` as one chunk of the stream: its size line (written into `head`), the data, CRLF.
