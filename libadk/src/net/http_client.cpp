@@ -11,6 +11,7 @@
 
 #include "../core/json_fields.hpp"  // base64_encode
 #include "../core/printable.hpp"
+#include "message_text.hpp"
 #include "tls_socket.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -421,19 +422,8 @@ namespace {
 // The request's bytes, as Beast's write sends them.
 std::string serialize(http::request<http::string_body>& req, error_code& ec)
 {
-    std::string out;
-    http::request_serializer<http::string_body> sr(req);
-    do {
-        sr.next(ec, [&](error_code&, const auto& buffers) {
-            std::size_t n = 0;
-            for (const auto b : beast::buffers_range_ref(buffers)) {
-                out.append(static_cast<const char*>(b.data()), b.size());
-                n += b.size();
-            }
-            sr.consume(n);
-        });
-    } while (!ec && !sr.is_done());
-    return out;
+    http::request_serializer<http::string_body> serializer(req);
+    return message_text(serializer, false, ec);
 }
 
 // Writes the request: its bytes in one buffer, written at once when the socket takes them (a request nearly always

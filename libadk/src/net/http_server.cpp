@@ -3,6 +3,7 @@
 #include <adk/core/error.hpp>
 #include <adk/net/url.hpp>
 
+#include "message_text.hpp"
 #include "tls_socket.hpp"  // cache_certificate_extensions
 
 #include <boost/asio/as_tuple.hpp>
@@ -529,24 +530,12 @@ private:
         start_watch();
     }
 
-    // What `serializer` writes (its head alone when `head_only`), as one string: written in one call, where Beast's
-    // write walks the head's many buffers through an asynchronous write.
+    // What `serializer` writes (its head alone when `head_only`), as one string.
     template <class Serializer>
     static std::string message_text(Serializer& serializer, bool head_only)
     {
-        serializer.split(head_only);
-        std::string out;
         error_code ec;
-        do {
-            serializer.next(ec, [&](error_code&, const auto& buffers) {
-                std::size_t n = 0;
-                for (const auto b : beast::buffers_range_ref(buffers)) {
-                    out.append(static_cast<const char*>(b.data()), b.size());
-                    n += b.size();
-                }
-                serializer.consume(n);
-            });
-        } while (!ec && !(head_only ? serializer.is_header_done() : serializer.is_done()));
+        std::string out = detail::message_text(serializer, head_only, ec);
         if (ec)
             throw boost::system::system_error(ec, "writing the response");
         return out;
