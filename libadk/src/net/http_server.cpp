@@ -497,7 +497,8 @@ private:
                 if (body->size() <= max_direct_write) {
                     http::response_serializer<http::string_body> serializer{res};
                     const std::string text = message_text(serializer, false);  // named: g++ 12 and co_await
-                    co_await write_text(text, "writing the response");
+                    const std::array<asio::const_buffer, 1> bytes{asio::buffer(text)};
+                    co_await write_at_once(bytes, "writing the response");
                     co_return;
                 }
             }
@@ -518,7 +519,8 @@ private:
         http::response_serializer<http::empty_body> serializer{res};
         if constexpr (plain) {
             const std::string text = message_text(serializer, true);  // named: g++ 12 and co_await
-            co_await write_text(text, "writing the response's head");
+            const std::array<asio::const_buffer, 1> bytes{asio::buffer(text)};
+            co_await write_at_once(bytes, "writing the response's head");
         } else {
             lowest().expires_after(server_->options.write_timeout);
             auto [ec, n] = co_await http::async_write_header(stream_, serializer, use_tuple);
@@ -541,17 +543,19 @@ private:
         return out;
     }
 
-    // Writes `text` at once when the socket takes it, the rest under the write timeout (a plain connection).
-    asio::awaitable<void> write_text(const std::string& text, const char* what)
+    // Writes `bytes` at once when the socket takes them, the rest under the write timeout (a plain connection).
+    // `bytes` is taken by value (a few buffers): the coroutine keeps its own copy across the wait.
+    template <class Buffers>
+    asio::awaitable<void> write_at_once(Buffers bytes, const char* what)
     {
-        const std::array<asio::const_buffer, 1> bytes{asio::buffer(text)};
         error_code ec;
         const std::size_t written = write_some_now(bytes, ec);
         if (!ec)
             co_return;
         if (ec != asio::error::would_block)
             throw boost::system::system_error(ec, what);
-        const asio::const_buffer rest = asio::buffer(text) + written;
+        beast::buffers_suffix<Buffers> rest(bytes);
+        rest.consume(written);
         lowest().expires_after(server_->options.write_timeout);
         auto [e, n] = co_await asio::async_write(stream_, rest, use_tuple);
         (void)n;
@@ -667,20 +671,7 @@ private:
             if (data.size() <= max_direct_write) {
                 std::array<char, 24> head;
                 const std::array<asio::const_buffer, 4> chunk = framed(data, head, last);
-                error_code ec;
-                const std::size_t written = write_some_now(chunk, ec);
-                if (!ec)
-                    co_return;
-                if (ec != asio::error::would_block)
-                    throw boost::system::system_error(ec, "writing the response's stream");
-                beast::buffers_suffix<std::array<asio::const_buffer, 4>> rest(chunk);
-                rest.consume(written);
-                lowest().expires_after(server_->options.write_timeout);
-                auto [e, n] = co_await asio::async_write(stream_, rest, use_tuple);
-                (void)n;
-                lowest().expires_never();
-                if (e)
-                    throw boost::system::system_error(e, "writing the response's stream");
+                co_await write_at_once(chunk, "writing the response's stream");
                 co_return;
             }
         }
