@@ -4,6 +4,18 @@
 # libFuzzer target for 30 s (tools/fuzz.sh; CI has 90 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A full run on a clean clone writes about 12 GiB under build/ (measured 2026-12-05: dev 9.7, fuzz 1.1, tsan 0.6;
+# ASan's and UBSan's builds are large) and 1-2 more to ccache's cache. Said at once when the disk has less room,
+# not an hour in as "No space left on device"; the trees this run rebuilds count as room.
+need_gib=14
+free_kib=$(df -Pk . | awk 'NR == 2 { print $4 }')
+built_kib=$({ du -skc build/dev build/tsan build/fuzz 2>/dev/null || true; } | awk 'END { print $1 + 0 }')
+if [ $(((free_kib + built_kib) / 1024 / 1024)) -lt "$need_gib" ]; then
+  echo "test.sh: $((free_kib / 1024 / 1024)) GiB free on this disk; a full run needs about $need_gib GiB (the dev, tsan" \
+    "and fuzz trees under build/, and ccache's cache). Free some (old clones or build trees; \`ccache -C\` empties" \
+    "the compiler's cache) and run again." >&2
+  exit 1
+fi
 tools/setup.sh
 # tests/fixtures is a verbatim copy of the team's ../shared/fixtures (recorded transcripts nobody edits): say so
 # when the team's copy beside the project root has changed.
