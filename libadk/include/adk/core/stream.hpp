@@ -406,9 +406,9 @@ public:
     asio::awaitable<std::optional<T>> next() { return unbox(next_boxed()); }
 
     // The same, the item as it travels: on the heap, nullptr at the end. What a consumer of many items (the
-    // server's run, the model call's loop) awaits: its coroutine frame holds a pointer, where next()'s holds
-    // the T it returns, and a frame over 1020 bytes (one holding an Event) is past what Asio recycles, so
-    // each call costs an allocation.
+    // server's run, the model call's loop) awaits: its coroutine frame holds a pointer, where next() moves the
+    // item out of its box into a frame of its own (one more frame and one more move a call; an Event is 744
+    // bytes).
     //
     // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
     // no channel frame and a channel's frame holds nothing of pulling.
