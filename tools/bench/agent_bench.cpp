@@ -3,7 +3,7 @@
 // and prints the ratios.
 //
 //   agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K [--warmup N]
-//               [--sessions URL] [--compaction N] [--tracing off|sink|metrics|otlp]
+//               [--sessions URL] [--compaction N] [--tracing off|sink|metrics|otlp] [--consumer next|receiver]
 //
 // Before the measured invocations, --warmup N (300 by default) run unmeasured, at the same concurrency up
 // to 50, as ts/agent_bench.mjs does for the TypeScript ADK (a JIT runtime must be warm to be measured
@@ -18,6 +18,9 @@
 // (what building spans costs), `metrics` feeds ADK's metrics from them (GenAiMetrics), `otlp` exports them with OtlpSpanExporter where OTEL_EXPORTER_OTLP_ENDPOINT says (on a
 // thread of its own; the process's CPU counts it, and what is waiting is flushed before the CPU is read). --compaction N configures event compaction every N invocations (the model summarizes);
 // with N > 1 it is never due, as each session holds one invocation: what checking for it costs.
+// --consumer: how the bench reads an invocation's events: `next` (the default) awaits Stream::next() for each, as
+// most callers do; `receiver` takes each as the runner makes it (RunRequest::receiver, a StreamReceiver, as the API
+// server does), the stream carrying only the end.
 //
 // Prints one JSON object: invocations/s, events/s, CPU per invocation (this process only; and the runtime's
 // thread alone, which excludes the SQLite service's worker threads and libpq's), latency and
@@ -66,6 +69,7 @@ struct Options {
     std::string sessions = "memory://";
     int compaction = 0;
     std::string tracing = "off";
+    std::string consumer = "next";
 };
 
 // Counts the spans it is handed: what making spans costs, without sending them anywhere.
@@ -151,6 +155,49 @@ void chunk_latencies(const std::string& text, long long now_ns, std::vector<doub
     }
 }
 
+// What an invocation's consumer counts of its events.
+struct Tally {
+    std::string& first_error;
+    std::vector<double>& chunk_us;
+    long seen = 0;
+    int partial_chunks = 0;
+    int finals = 0;
+
+    void see(const adk::Event& ev)
+    {
+        ++seen;
+        if ((ev.error_code || ev.error_message) && first_error.empty())
+            first_error = "an error event: " + ev.error_code.value_or("") + " " + ev.error_message.value_or("");
+        if (ev.partial) {
+            const auto now =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+            const std::string text = ev.text();
+            chunk_latencies(text, now, chunk_us);
+            partial_chunks += static_cast<int>(std::count(text.begin(), text.end(), 'w'));
+        } else if (ev.is_final_response() && !ev.error_code) {
+            ++finals;
+        }
+    }
+};
+
+// --consumer receiver: the events counted as the runner makes them.
+class TallyReceiver final : public adk::StreamReceiver<adk::Event> {
+public:
+    explicit TallyReceiver(Tally& tally) : tally_(tally) {}
+    void receive(std::unique_ptr<adk::Event> ev) noexcept override
+    {
+        try {
+            tally_.see(*ev);
+        } catch (const std::exception& e) {
+            if (tally_.first_error.empty())
+                tally_.first_error = std::string("counting an event: ") + e.what();
+        }
+    }
+
+private:
+    Tally& tally_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -168,15 +215,17 @@ int main(int argc, char** argv)
         else if (a == "--sessions") o.sessions = v;
         else if (a == "--compaction") o.compaction = std::stoi(v);
         else if (a == "--tracing") o.tracing = v;
+        else if (a == "--consumer") o.consumer = v;
         else {
             std::cerr << "agent_bench: unknown argument " << a << "\n";
             return 2;
         }
     }
-    if (o.mock.empty() || (o.tracing != "off" && o.tracing != "sink" && o.tracing != "metrics" && o.tracing != "otlp")) {
+    if (o.mock.empty() || (o.tracing != "off" && o.tracing != "sink" && o.tracing != "metrics" && o.tracing != "otlp") ||
+        (o.consumer != "next" && o.consumer != "receiver")) {
         std::cerr << "usage: agent_bench --mock URL --workload a|b|c|d --concurrency N --invocations N --chunks K\n"
                      "       [--warmup N] [--sessions memory://|sqlite:///file.db|postgresql://...] [--compaction N]\n"
-                     "       [--tracing off|sink|metrics|otlp]\n";
+                     "       [--tracing off|sink|metrics|otlp] [--consumer next|receiver]\n";
         return 2;
     }
 
@@ -240,36 +289,26 @@ int main(int argc, char** argv)
         while (next < target) {
             ++next;
             const auto t0 = Clock::now();
-            long seen = 0;
-            int partial_chunks = 0;
-            int finals = 0;
+            Tally tally{first_error, chunk_us};
             try {
                 adk::Session s = co_await sessions->create_session({"bench", "u"});
-                auto stream = co_await runner.run("u", s.id, adk::Content::user("Weather in Paris?"), config);
-                while (auto ev = co_await stream.next()) {
-                    ++seen;
-                    if ((ev->error_code || ev->error_message) && first_error.empty())
-                        first_error = "an error event: " + ev->error_code.value_or("") + " " +
-                                      ev->error_message.value_or("");
-                    if (ev->partial) {
-                        const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                             Clock::now().time_since_epoch()).count();
-                        const std::string text = ev->text();
-                        chunk_latencies(text, now, chunk_us);
-                        partial_chunks += static_cast<int>(std::count(text.begin(), text.end(), 'w'));
-                    } else if (ev->is_final_response() && !ev->error_code) {
-                        ++finals;
-                    }
-                }
+                adk::RunRequest request("u", s.id, adk::Content::user("Weather in Paris?"));
+                request.run_config = config;
+                if (o.consumer == "receiver")
+                    request.receiver = std::make_shared<TallyReceiver>(tally);
+                asio::awaitable<adk::EventStream> starting = runner.run(std::move(request));  // named: g++ 12
+                adk::EventStream stream = co_await std::move(starting);
+                while (auto ev = co_await stream.next())
+                    tally.see(*ev);
                 // Finished conversations are not what "RSS per concurrent invocation" measures.
                 co_await sessions->delete_session({"bench", "u", s.id});
             } catch (const std::exception& e) {
                 if (first_error.empty())
                     first_error = e.what();
             }
-            events += seen;
+            events += tally.seen;
             latencies_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-            if (seen == expected_events && partial_chunks == agents * o.chunks && finals == agents)
+            if (tally.seen == expected_events && tally.partial_chunks == agents * o.chunks && tally.finals == agents)
                 ++verified;
             else
                 ++failed;
@@ -329,6 +368,7 @@ int main(int argc, char** argv)
         {"rss_kib_per_concurrent", static_cast<double>(peak - rss_before) / o.concurrency},
     };
     result["tracing"] = o.tracing;
+    result["consumer"] = o.consumer;
     if (o.tracing == "sink")
         result["spans_per_invocation"] = static_cast<double>(counting->spans - warmup_spans) / o.invocations;
     if (exporter) {
