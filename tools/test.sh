@@ -4,7 +4,7 @@
 # libFuzzer target for 30 s (tools/fuzz.sh; CI has 90 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A full run on a clean clone writes about 12 GiB under build/ (measured 2026-12-05: dev 9.7, fuzz 1.1, tsan 0.6;
+# A full run on a clean clone writes about 11 GiB under build/ (measured 2026-12-05: dev 8.9, fuzz 1.1, tsan 0.6;
 # ASan's and UBSan's builds are large) and 1-2 more to ccache's cache. Said at once when the disk has less room,
 # not an hour in as "No space left on device"; the trees this run rebuilds count as room.
 need_gib=14
