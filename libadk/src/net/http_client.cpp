@@ -11,7 +11,7 @@
 
 #include "../core/json_fields.hpp"  // base64_encode
 #include "../core/printable.hpp"
-#include "message_text.hpp"
+#include "direct_write.hpp"
 #include "tls_socket.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -435,14 +435,9 @@ asio::awaitable<error_code> write_request(beast::tcp_stream& s, http::request<ht
     const std::string bytes = serialize(req, ec);
     if (ec)
         co_return ec;
-    tcp::socket& socket = s.socket();
-    if (!socket.non_blocking())
-        socket.non_blocking(true, ec);
-    const std::size_t written = ec ? 0 : socket.write_some(asio::buffer(bytes), ec);
-    if (!ec && written == bytes.size())
-        co_return ec;
-    if (ec && ec != asio::error::would_block && ec != asio::error::try_again)
-        co_return ec;
+    const std::size_t written = detail::write_some_now(s.socket(), asio::buffer(bytes), ec);
+    if (ec != asio::error::would_block)
+        co_return ec;  // all of it written, or the failure
     const asio::const_buffer rest = asio::buffer(bytes) + written;
     auto [wec, n] = co_await asio::async_write(s, rest, use_tuple);
     (void)n;
@@ -455,7 +450,6 @@ asio::awaitable<error_code> read_head(beast::tcp_stream& s, beast::flat_buffer& 
     (void)n;
     co_return ec;
 }
-
 
 // The end of the stream where a response was expected or under way, as Beast's reads have it: end_of_stream when
 // nothing of a response came, else the parser's verdict (the end of a body that runs to the close, or a response

@@ -3,7 +3,7 @@
 #include <adk/core/error.hpp>
 #include <adk/net/url.hpp>
 
-#include "message_text.hpp"
+#include "direct_write.hpp"
 #include "tls_socket.hpp"  // cache_certificate_extensions
 
 #include <boost/asio/as_tuple.hpp>
@@ -588,20 +588,11 @@ private:
         return out;
     }
 
-    // Writes what the socket takes of `chunk` now, without waiting: all of it, or `ec` is would_block (the
-    // socket took part of it, or none) or the failure.
+    // Writes what the socket takes of `chunk` now, without waiting (detail::write_some_now).
     template <class Buffers>
     std::size_t write_some_now(const Buffers& chunk, error_code& ec)
     {
-        tcp::socket& socket = lowest().socket();
-        if (!socket.non_blocking())
-            socket.non_blocking(true, ec);
-        const std::size_t written = ec ? 0 : socket.write_some(chunk, ec);
-        if (!ec && written < asio::buffer_size(chunk))
-            ec = asio::error::would_block;
-        if (ec && ec == asio::error::try_again)  // `ec &&`: the comparison is a call, made for every chunk
-            ec = asio::error::would_block;
-        return written;
+        return detail::write_some_now(lowest().socket(), chunk, ec);
     }
 
     bool chunk_now_ready() const noexcept override { return plain && kept_.empty() && !kept_failure_; }
