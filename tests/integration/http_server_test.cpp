@@ -32,6 +32,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -457,42 +459,82 @@ TEST_CASE("HttpServer: write_now() writes a chunk without waiting, and what the 
     CHECK(flushed_ready);
 }
 
-TEST_CASE("HttpServer: whole answers on either side of 64 KiB arrive whole with their length to a client that reads "
-          "late",
+namespace {
+
+// Gives the server's listening socket on `port` (found among this process's descriptors) a send buffer of about
+// `bytes`, which the sockets it accepts inherit (Linux): what a server's socket takes at once is then far less than
+// an answer, whatever loopback would otherwise queue.
+void shrink_listener_send_buffer(unsigned short port, int bytes)
+{
+    int found = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        const int fd = std::stoi(entry.path().filename().string());
+        int listening = 0;
+        socklen_t size = sizeof listening;
+        sockaddr_in address{};
+        socklen_t address_size = sizeof address;
+        if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening ||
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &address_size) != 0 ||
+            address.sin_family != AF_INET || ntohs(address.sin_port) != port)
+            continue;
+        REQUIRE(::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes) == 0);
+        ++found;
+    }
+    REQUIRE(found == 1);
+}
+
+}  // namespace
+
+TEST_CASE("HttpServer: whole and streamed answers on either side of 64 KiB arrive whole to a client that reads late",
           "[http][server]")
 {
-    // Up to 64 KiB the answer is written at once in one buffer (what the socket does not take, under the write
-    // timeout: on loopback here the socket took 64 KiB at once even with the client's 4 KiB receive buffer); past
-    // it through Beast's write.
+    // Up to 64 KiB an answer (a whole one, or a stream's last data with its end) is written at once as far as the
+    // socket takes it, and the rest under the write timeout; past it through Beast's write. The server's sockets
+    // take a few KiB at once here (a small send buffer, the client's small receive buffer, a client that reads
+    // only after 100 ms), so every answer below goes through the rest.
     auto handler = [](IncomingRequest& req, ResponseWriter& res) -> asio::awaitable<void> {
-        const std::size_t size = std::stoul(req.target.substr(1));
+        const bool stream = req.target.starts_with("/stream/");
+        const std::size_t size = std::stoul(req.target.substr(stream ? 8 : 1));
         std::string body;
         for (std::size_t i = 0; body.size() < size; ++i)
             body += "<" + std::to_string(i) + ">";
         body.resize(size);
-        co_await res.send(200, "text/plain", body);
+        if (stream) {
+            co_await res.begin_stream(200, "text/plain");
+            co_await res.end_stream(body);
+        } else {
+            co_await res.send(200, "text/plain", body);
+        }
     };
     ServerThread s(HttpServerOptions(), handler);
-    for (const std::size_t size : {std::size_t{60000}, std::size_t{65536}, std::size_t{200000}}) {
-        INFO(size << " bytes");
-        std::string expected;
-        for (std::size_t i = 0; expected.size() < size; ++i)
-            expected += "<" + std::to_string(i) + ">";
-        expected.resize(size);
-        asio::io_context io;
-        tcp::socket client(io);
-        int small = 4096;
-        ::setsockopt(client.native_handle(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
-        client.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s.server.port()));
-        const std::string request = "GET /" + std::to_string(size) + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-        asio::write(client, asio::buffer(request));
-        std::this_thread::sleep_for(100ms);  // the server's write meets a full socket
-        const std::string raw = read_until_closed(client);
-        const std::size_t head_end = raw.find("\r\n\r\n");
-        REQUIRE(head_end != std::string::npos);
-        CHECK_THAT(raw.substr(0, head_end), Catch::Contains("Content-Length: " + std::to_string(size)));
-        CHECK(raw.size() - head_end - 4 == size);
-        CHECK((raw.compare(head_end + 4, std::string::npos, expected) == 0));
+    shrink_listener_send_buffer(s.server.port(), 4096);
+    for (const bool stream : {false, true}) {
+        for (const std::size_t size : {std::size_t{60000}, std::size_t{65536}, std::size_t{200000}}) {
+            INFO((stream ? "streamed, " : "whole, ") << size << " bytes");
+            std::string expected;
+            for (std::size_t i = 0; expected.size() < size; ++i)
+                expected += "<" + std::to_string(i) + ">";
+            expected.resize(size);
+            asio::io_context io;
+            tcp::socket client(io);
+            int small = 4096;
+            ::setsockopt(client.native_handle(), SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+            client.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), s.server.port()));
+            const std::string request = "GET /" + std::string(stream ? "stream/" : "") + std::to_string(size) +
+                                        " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+            asio::write(client, asio::buffer(request));
+            std::this_thread::sleep_for(100ms);  // the server's write meets a full socket
+            const std::string raw = read_until_closed(client);
+            const std::size_t head_end = raw.find("\r\n\r\n");
+            REQUIRE(head_end != std::string::npos);
+            if (stream) {
+                CHECK((dechunk(raw) == expected));
+            } else {
+                CHECK_THAT(raw.substr(0, head_end), Catch::Contains("Content-Length: " + std::to_string(size)));
+                CHECK(raw.size() - head_end - 4 == size);
+                CHECK((raw.compare(head_end + 4, std::string::npos, expected) == 0));
+            }
+        }
     }
 }
 
