@@ -777,9 +777,11 @@ TEST_CASE("cancellation: a tool waiting on a timer and a slowly streaming model 
     SECTION("a tool in flight")
     {
         std::atomic<bool> aborted{false};
+        std::atomic<bool> waiting{false};
         auto wait = adk::FunctionTool::create("wait", "Waits.", json::parse(R"({"type":"object","properties":{}})"),
                                               [&](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
                                                   asio::steady_timer timer(co_await asio::this_coro::executor, 1h);
+                                                  waiting = true;
                                                   auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
                                                   aborted = ec == asio::error::operation_aborted;
                                                   co_return json::object{{"waited", true}};
@@ -790,7 +792,10 @@ TEST_CASE("cancellation: a tool waiting on a timer and a slowly streaming model 
         run(f.ioc, [&]() -> asio::awaitable<void> {
             adk::RunRequest request("u", "s", Content::user("wait"));
             auto stream = co_await f.runner->run(std::move(request));
-            auto first = co_await stream.next();
+            auto first = co_await stream.next();  // the call: it reaches us before the tool runs
+            auto ex = co_await asio::this_coro::executor;
+            while (!waiting)
+                co_await asio::post(ex, asio::use_awaitable);
             f.runner->cancel(first->invocation_id);
             asio::awaitable<std::vector<Event>> rest = drain(stream);
             error = co_await error_of(std::move(rest));

@@ -50,13 +50,15 @@ struct StuckRun {
     asio::io_context ioc;
     std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
     std::shared_ptr<std::atomic<int>> outcome = std::make_shared<std::atomic<int>>(0);
-    adk::Runner runner{{.app_name = "app", .agent = agent(outcome), .session_service = sessions}};
+    std::shared_ptr<std::atomic<bool>> tool_waits = std::make_shared<std::atomic<bool>>(false);
+    adk::Runner runner{{.app_name = "app", .agent = agent(outcome, tool_waits), .session_service = sessions}};
 
-    static std::shared_ptr<FnAgent> agent(std::shared_ptr<std::atomic<int>> flag)
+    static std::shared_ptr<FnAgent> agent(std::shared_ptr<std::atomic<int>> flag, std::shared_ptr<std::atomic<bool>> waits)
     {
-        return std::make_shared<FnAgent>("stuck", [flag](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
+        return std::make_shared<FnAgent>("stuck", [flag, waits](adk::InvocationContext& ctx, adk::EventSink& out) -> asio::awaitable<void> {
             co_await out.emit(ctx.make_event(adk::Content::model("working")));
             asio::steady_timer tool(co_await asio::this_coro::executor, 1h);
+            *waits = true;
             try {
                 co_await tool.async_wait(asio::use_awaitable);
             } catch (const boost::system::system_error& e) {
@@ -72,6 +74,15 @@ struct StuckRun {
     {
         co_await sessions->create_session({"app", "user1", "s"});
         co_return co_await runner.run("user1", "s", adk::Content::user("go"));
+    }
+
+    // Returns once the agent's tool waits. Its first event reaches a caller waiting in next() inside the agent's
+    // emit, before the tool begins: a caller that stops the invocation at once stops it there instead.
+    asio::awaitable<void> until_tool_waits()
+    {
+        auto ex = co_await asio::this_coro::executor;
+        while (!*tool_waits)
+            co_await asio::post(ex, asio::use_awaitable);
     }
 };
 
@@ -382,6 +393,7 @@ TEST_CASE("invariant 4a: Runner::cancel stops the invocation and ends its stream
     run(f.ioc, [&]() -> asio::awaitable<void> {
         auto stream = co_await f.start();
         auto first = co_await stream.next();
+        co_await f.until_tool_waits();
         CHECK(!f.runner.cancel("e-not-running"));
         auto t0 = std::chrono::steady_clock::now();
         CHECK(f.runner.cancel(first->invocation_id));
@@ -407,6 +419,7 @@ TEST_CASE("invariant 4b: Stream::cancel stops the invocation", "[runner][invaria
         auto stream = co_await f.start();
         auto got1 = co_await stream.next();
         CHECK(got1->text() == "working");
+        co_await f.until_tool_waits();
         stream.cancel();
         auto got2 = co_await stream.next();
         CHECK(!got2);
@@ -422,6 +435,7 @@ TEST_CASE("invariant 4c: dropping the stream stops the invocation", "[runner][in
             auto stream = co_await f.start();
             auto got3 = co_await stream.next();
             CHECK(got3->text() == "working");
+            co_await f.until_tool_waits();
         }
         asio::steady_timer t(co_await asio::this_coro::executor, 5ms);
         co_await t.async_wait(asio::use_awaitable);
@@ -667,7 +681,7 @@ TEST_CASE("EventSink::try_emit hands partial events over at once and leaves the 
         } catch (const adk::Error& e) {
             null_refused = e.code() == adk::errc::invalid_argument;
         }
-        // The consumer does not read while this coroutine runs: deltas go into the channel until it is full.
+        // The caller reads nothing until a delta is kept: deltas go into the stream's queue until it is full.
         for (int i = 0; i < 100; ++i) {
             auto delta = std::make_unique<adk::Event>(ctx.make_event(adk::Content::model(std::to_string(i))));
             delta->partial = true;
@@ -685,7 +699,13 @@ TEST_CASE("EventSink::try_emit hands partial events over at once and leaves the 
     adk::Runner runner({.app_name = "app", .agent = producer, .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
         co_await sessions->create_session({"app", "user1", "s"});
-        auto events = co_await adk::test::run_once(runner, "s", "go");
+        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        auto ex = co_await asio::this_coro::executor;
+        while (!kept_when_full)
+            co_await asio::post(ex, asio::use_awaitable);
+        std::vector<adk::Event> events;
+        while (auto ev = co_await stream.next())
+            events.push_back(std::move(*ev));
         REQUIRE(events.size() == 101);
         for (int i = 0; i < 100; ++i)
             CHECK(events[i].text() == std::to_string(i));

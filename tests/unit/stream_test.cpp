@@ -1,6 +1,7 @@
 // Stream<T> / Sink<T>: order, in-band end and failure, backpressure, the ways to stop a producer, and pulled streams;
 // the channel under them (ConcurrentChannel, its buffer made at the first message that waits).
 #include <adk/adk.hpp>
+#include <adk/core/channel.hpp>
 
 #include "support/run.hpp"
 
@@ -13,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -139,6 +141,8 @@ TEST_CASE("Stream::cancel stops the producer and ends the stream", "[stream]")
     run(ioc, [&]() -> asio::awaitable<void> {
         auto got4 = co_await stream.next();
         CHECK(*got4 == 1);
+        // Once the producer sleeps (the item reached this coroutine inside its emit, which has not returned yet).
+        co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
         stream.cancel();
         auto got5 = co_await stream.next();
         CHECK(!got5);
@@ -290,6 +294,147 @@ TEST_CASE("cancelling the coroutine that awaits next() stops the producer", "[st
         CHECK(!got8);  // the stream is over
     }());
     CHECK(*sleeper.outcome == 1);
+}
+
+TEST_CASE("an item emitted while the consumer waits in next() reaches it before the emit returns, on one thread",
+          "[stream]")
+{
+    // The producer on the io_context itself, or on a strand of it (as an invocation's producer is).
+    const bool on_strand = GENERATE(false, true);
+    asio::io_context ioc;
+    asio::any_io_executor ex = ioc.get_executor();
+    if (on_strand)
+        ex = asio::make_strand(ioc);
+    int seen = -1;
+    bool waiting = false;
+    std::vector<int> behind;  // how far behind the producer the consumer was when each emit returned
+    auto producer = [&](adk::Sink<int> sink) -> asio::awaitable<void> {
+        auto here = co_await asio::this_coro::executor;
+        while (!waiting)
+            co_await asio::post(here, asio::use_awaitable);
+        for (int i = 0; i < 100; ++i) {
+            co_await sink.emit(i);
+            behind.push_back(i - seen);
+        }
+    };
+    auto stream = adk::spawn_stream<int>(ex, producer, 8);
+    run(ioc, [&]() -> asio::awaitable<void> {
+        waiting = true;
+        while (auto v = co_await stream.next())
+            seen = *v;
+    }());
+    CHECK(behind == std::vector<int>(100, 0));
+    CHECK(seen == 99);
+}
+
+TEST_CASE("a stream of capacity 0 hands each item from its producer to its consumer, in order", "[stream]")
+{
+    asio::io_context ioc;
+    auto producer = [](adk::Sink<int> sink) -> asio::awaitable<void> {
+        for (int i = 0; i < 100; ++i)
+            co_await sink.emit(i);
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), producer, 0);
+    std::vector<int> got;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        asio::steady_timer pause(co_await asio::this_coro::executor);
+        while (auto v = co_await stream.next()) {
+            got.push_back(*v);
+            if (*v % 10 == 0) {  // now and then the producer arrives first and waits for the consumer
+                pause.expires_after(0s);
+                co_await pause.async_wait(asio::use_awaitable);
+            }
+        }
+    }());
+    std::vector<int> expected(100);
+    std::iota(expected.begin(), expected.end(), 0);
+    CHECK(got == expected);
+}
+
+TEST_CASE("cancelling an emit that waits for room fails that emit alone: its item is dropped, the stream goes on",
+          "[stream]")
+{
+    asio::io_context ioc;
+    asio::cancellation_signal cancel_emit;
+    std::exception_ptr emit_failure;
+    bool emit_done = false;
+    auto producer = [&](adk::Sink<int> sink) -> asio::awaitable<void> {
+        auto ex = co_await asio::this_coro::executor;
+        co_await sink.emit(0);  // fills the queue (capacity 1)
+        asio::steady_timer gate(ex, asio::steady_timer::time_point::max());
+        asio::co_spawn(ex, sink.emit(1), asio::bind_cancellation_slot(cancel_emit.slot(), [&](std::exception_ptr e) {
+                           emit_failure = e;
+                           emit_done = true;
+                           gate.cancel();
+                       }));
+        auto [ec] = co_await gate.async_wait(asio::as_tuple(asio::use_awaitable));
+        CHECK(ec == asio::error::operation_aborted);  // opened by the emit's end
+        co_await sink.emit(2);
+    };
+    auto stream = adk::spawn_stream<int>(ioc.get_executor(), producer, 1);
+    ioc.poll();  // nobody reads yet: the emit of 1 waits for room
+    REQUIRE(!emit_done);
+    cancel_emit.emit(asio::cancellation_type::terminal);
+    ioc.poll();
+    REQUIRE(emit_done);
+    REQUIRE(emit_failure);
+    try {
+        std::rethrow_exception(emit_failure);
+    } catch (const boost::system::system_error& e) {
+        CHECK(e.code() == asio::error::operation_aborted);
+    }
+    std::vector<int> got;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        while (auto v = co_await stream.next())
+            got.push_back(*v);
+    }());
+    CHECK(got == std::vector<int>{0, 2});
+}
+
+TEST_CASE("destroying an io_context frees the coroutines that wait on a stream, the consumer's and the producer's",
+          "[stream]")
+{
+    auto consumer_owns = std::make_shared<int>(1);
+    auto producer_owns = std::make_shared<int>(2);
+    std::weak_ptr<int> consumer_frame = consumer_owns;
+    std::weak_ptr<int> producer_frame = producer_owns;
+    bool consumer_waits = false;
+    int emitted = 0;
+    {
+        asio::io_context ioc;
+        // A consumer that waits for an item that never comes: its producer sleeps.
+        auto consume = [&](std::shared_ptr<int> owns) -> asio::awaitable<void> {
+            auto sleeps = [](adk::Sink<int>) -> asio::awaitable<void> {
+                asio::steady_timer t(co_await asio::this_coro::executor, asio::steady_timer::time_point::max());
+                co_await t.async_wait(asio::use_awaitable);
+            };
+            auto stream = adk::spawn_stream<int>(co_await asio::this_coro::executor, sleeps);
+            consumer_waits = true;
+            co_await stream.next();
+            (void)owns;
+        };
+        asio::co_spawn(ioc, consume(std::move(consumer_owns)), asio::detached);
+        // A producer that waits for room, its consumer asleep.
+        auto fills = [&, owns = std::move(producer_owns)](adk::Sink<int> sink) -> asio::awaitable<void> {
+            co_await sink.emit(0);
+            ++emitted;
+            co_await sink.emit(1);
+            ++emitted;
+        };
+        auto hold = [](adk::Stream<int> stream) -> asio::awaitable<void> {
+            asio::steady_timer t(co_await asio::this_coro::executor, asio::steady_timer::time_point::max());
+            co_await t.async_wait(asio::use_awaitable);
+            (void)stream;
+        };
+        asio::co_spawn(ioc, hold(adk::spawn_stream<int>(ioc.get_executor(), std::move(fills), 1)), asio::detached);
+        ioc.poll();
+        REQUIRE(consumer_waits);
+        REQUIRE(emitted == 1);
+        CHECK(!consumer_frame.expired());
+        CHECK(!producer_frame.expired());
+    }
+    CHECK(consumer_frame.expired());
+    CHECK(producer_frame.expired());
 }
 
 TEST_CASE("a Canceller stops the producer from another thread and next() throws errc::cancelled", "[stream][threads]")

@@ -1,5 +1,6 @@
 #include <adk/testing/scripted_model.hpp>
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -117,8 +118,11 @@ asio::awaitable<Stream<LlmResponse>> ScriptedModel::generate(LlmRequest request,
     }
     bool hang = turn.hang;
     auto producer = [out = std::move(out), hang](Sink<LlmResponse> sink) mutable -> asio::awaitable<void> {
-        for (auto& r : out)
-            co_await sink.emit(std::move(r));
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (i > 0)  // each chunk a wake-up of its own, as a model's chunks come from its socket
+                co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+            co_await sink.emit(std::move(out[i]));
+        }
         if (hang) {
             asio::steady_timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
             co_await forever.async_wait(asio::use_awaitable);

@@ -20,7 +20,8 @@ public:
     class Turn {
     public:
         Turn(LlmResponse response);  // NOLINT: implicit, so a list of responses reads as a script
-        // Streamed as chunks (partial responses) when the agent streams, one response otherwise.
+        // Streamed as chunks (partial responses) when the agent streams, one response otherwise. Chunks come a
+        // turn of the scheduler apart, as a model's chunks that each come from a read of its socket.
         static Turn streamed(std::vector<LlmResponse> chunks);
         // generate() throws this error, as a provider does on a refused request.
         static Turn raise(Error error);
