@@ -699,7 +699,8 @@ TEST_CASE("EventSink::try_emit hands partial events over at once and leaves the 
     adk::Runner runner({.app_name = "app", .agent = producer, .session_service = sessions});
     run(ioc, [&]() -> asio::awaitable<void> {
         co_await sessions->create_session({"app", "user1", "s"});
-        auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
+        adk::Content go = adk::Content::user("go");
+        auto stream = co_await runner.run("user1", "s", std::move(go));
         auto ex = co_await asio::this_coro::executor;
         while (!kept_when_full)
             co_await asio::post(ex, asio::use_awaitable);
