@@ -1,6 +1,7 @@
 #include <adk/core/stream.hpp>
 
 #include <boost/asio/execution/context.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/query.hpp>
 
 #include <mutex>
@@ -21,6 +22,12 @@ std::exception_ptr as_adk_error(std::exception_ptr failure)
         return std::make_exception_ptr(
             Error(errc::agent_failed, "the producer threw something that is not a std::exception; throw adk::Error"));
     }
+}
+
+bool runs_io_context_here(const asio::any_io_executor& ex) noexcept
+{
+    const auto* io = ex.target<asio::io_context::executor_type>();
+    return io && io->running_in_this_thread();
 }
 
 // The queues of an execution context whose waits may be parked (see StreamQueue), for its shutdown: their

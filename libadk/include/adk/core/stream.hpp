@@ -40,6 +40,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace adk {
@@ -151,7 +152,10 @@ public:
     }
 
     // This state's queue, owned with the state (what the queue's waits hold on to).
-    std::shared_ptr<StreamQueue<T>> shared_queue() { return std::shared_ptr<StreamQueue<T>>(this->shared_from_this(), &queue); }
+    std::shared_ptr<StreamQueue<T>> shared_queue()
+    {
+        return std::shared_ptr<StreamQueue<T>>(this->shared_from_this(), &queue);
+    }
 
     StreamQueue<T> queue;
     const std::shared_ptr<StreamReceiver<T>> receiver;  // set: items go to it, only the end through the queue
@@ -408,8 +412,8 @@ public:
     // item out of its box into a frame of its own (one more frame and one more move a call; an Event is 744
     // bytes).
     //
-    // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
-    // no queue's frame and a queue's frame holds nothing of pulling.
+    // DESIGN: not a coroutine: it returns the coroutine of the stream's kind (receive_next or pull_next), so
+    // that neither kind's frame holds what only the other needs.
     asio::awaitable<std::unique_ptr<T>> next_boxed() { return pull_ ? pull_next(pull_) : receive_next(); }
 
     // Stops the producer (a pulled stream's source is released; a pull under way is aborted first, and its
@@ -442,7 +446,8 @@ private:
         co_return std::move(*item);  // Asio builds the optional<T> result from it in place: one move
     }
 
-    // Waiting and the end of the stream are in functions of their own, so that this frame stays small.
+    // The wait is awaited in this frame (a coroutine of its own for it cost a frame a wait); the end of the
+    // stream is in a function of its own.
     asio::awaitable<std::unique_ptr<T>> receive_next()
     {
         if (!state_ || finished_)
@@ -450,8 +455,10 @@ private:
         throw_if_cancelled();
         std::unique_ptr<T> item;
         boost::system::error_code ec;
-        if (!state_->queue.try_receive(item, ec))
-            ec = co_await receive(*state_, item);
+        if (!state_->queue.try_receive(item, ec)) {
+            std::shared_ptr<detail::StreamQueue<T>> queue = state_->shared_queue();
+            std::tie(ec, item) = co_await queue->async_receive(queue, asio::as_tuple(asio::use_awaitable));
+        }
         if (!ec && item)
             co_return item;
         end(ec);
@@ -481,14 +488,6 @@ private:
         if (failure)
             std::rethrow_exception(detail::as_adk_error(failure));
         co_return item;
-    }
-
-    static asio::awaitable<boost::system::error_code> receive(detail::StreamState<T>& state, std::unique_ptr<T>& item)
-    {
-        std::shared_ptr<detail::StreamQueue<T>> queue = state.shared_queue();
-        auto [ec, v] = co_await queue->async_receive(queue, asio::as_tuple(asio::use_awaitable));
-        item = std::move(v);
-        co_return ec;
     }
 
     // The stream ended with `ec` (or an empty item): returns when that is a normal end, throws otherwise.

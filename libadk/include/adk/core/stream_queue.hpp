@@ -7,9 +7,10 @@
 // producer's thread runs that executor. (Boost 1.81's channel posts it: the consumer read each item later, behind
 // every other ready handler, from a cold cache; RESULTS.md 2026-12-05 (evening).) The waits live under the queue's
 // mutex with the items, so a wait never begins while the queue holds what it waits for. Kept from the channel:
-// a parked wait keeps its executor's context running (outstanding work); a wait's cancellation slot completes it
-// with operation_aborted; shutting the execution context down destroys the waits still parked (a service of the
-// context, as Asio's channel service does), so their coroutine frames are freed.
+// a parked wait keeps its executor's context running (outstanding work; a consumer on the producer's context
+// leaves that to the producer's coroutine, which keeps it running until it ends the stream); a wait's cancellation
+// slot completes it with operation_aborted; shutting the execution context down destroys the waits still parked
+// (a service of the context, as Asio's channel service does), so their coroutine frames are freed.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -33,8 +34,13 @@ namespace adk::detail {
 
 namespace asio = boost::asio;
 
+// True when `ex` is a plain io_context's executor and this thread is running that io_context (in stream.cpp, so
+// that this header need not include io_context.hpp).
+bool runs_io_context_here(const asio::any_io_executor& ex) noexcept;
+
 // A completion handler kept until it is run or dropped: move-only, its type erased, on memory Asio recycles per
-// thread. It keeps its executor's context from running out of work while it waits.
+// thread. It keeps its executor's context from running out of work while it waits, unless that context is
+// `kept_running` (one that something else keeps running meanwhile).
 template <class... Args>
 class ParkedHandler {
 public:
@@ -42,13 +48,14 @@ public:
 
     // `fallback`: the executor to run it on when the handler has none of its own.
     template <class Handler>
-    ParkedHandler(Handler handler, const asio::any_io_executor& fallback)
+    ParkedHandler(Handler handler, const asio::any_io_executor& fallback,
+                  const asio::execution_context* kept_running = nullptr)
     {
         using Op = Operation<Handler>;
         asio::recycling_allocator<Op> alloc;
         Op* memory = alloc.allocate(1);
         try {
-            op_ = new (memory) Op(std::move(handler), fallback);
+            op_ = new (memory) Op(std::move(handler), fallback, kept_running);
         } catch (...) {
             alloc.deallocate(memory, 1);
             throw;
@@ -70,7 +77,7 @@ public:
     explicit operator bool() const noexcept { return op_ != nullptr; }
 
     // Runs the handler with `args`: here and now when this thread runs its executor, otherwise queued to it.
-    // The handler must not throw (what it throws would reach the caller).
+    // What the handler throws is rethrown from its io_context's run(), as with asio::dispatch.
     void dispatch(Args... args) { std::exchange(op_, nullptr)->complete(true, std::move(args)...); }
     // Queues the handler with `args` to its executor.
     void post(Args... args) { std::exchange(op_, nullptr)->complete(false, std::move(args)...); }
@@ -88,25 +95,36 @@ private:
     template <class Handler>
     class Operation final : public Base {
     public:
-        Operation(Handler handler, const asio::any_io_executor& fallback)
-            : handler_(std::move(handler)),
-              work_(asio::prefer(asio::get_associated_executor(handler_, fallback),
-                                 asio::execution::outstanding_work.tracked))
+        Operation(Handler handler, const asio::any_io_executor& fallback, const asio::execution_context* kept_running)
+            : handler_(std::move(handler)), executor_(asio::get_associated_executor(handler_, fallback))
         {
+            if (&asio::query(executor_, asio::execution::context) != kept_running)
+                executor_ = asio::prefer(executor_, asio::execution::outstanding_work.tracked);
         }
 
         void complete(bool now, Args&&... args) override
         {
             // The memory goes back before the handler runs, so that the handler can use it again.
-            asio::any_io_executor work = std::move(work_);
-            auto run = [handler = std::move(handler_), ... args = std::move(args)]() mutable {
+            asio::any_io_executor executor = std::move(executor_);
+            Handler handler = std::move(handler_);
+            destroy();
+            // Running it here, as asio::dispatch would, without wrapping it in a function of Asio's: the common
+            // case, a coroutine that waits on the io_context whose thread emits.
+            if (now && runs_io_context_here(executor)) {
+                try {
+                    std::move(handler)(std::move(args)...);
+                } catch (...) {  // where asio::dispatch's would go: out of the context's run()
+                    asio::post(executor, [failure = std::current_exception()] { std::rethrow_exception(failure); });
+                }
+                return;
+            }
+            auto run = [handler = std::move(handler), ... args = std::move(args)]() mutable {
                 std::move(handler)(std::move(args)...);
             };
-            destroy();
             if (now)
-                asio::dispatch(work, std::move(run));
+                asio::dispatch(executor, std::move(run));
             else
-                asio::post(work, std::move(run));
+                asio::post(executor, std::move(run));
         }
 
         void destroy() noexcept override
@@ -118,7 +136,7 @@ private:
 
     private:
         Handler handler_;
-        asio::any_io_executor work_;
+        asio::any_io_executor executor_;  // tracking outstanding work, unless its context is kept running
     };
 
     void reset() noexcept
@@ -163,7 +181,7 @@ public:
 
     // `capacity`: how many items wait before the producer does (0: each item waits for the consumer).
     StreamQueue(const asio::any_io_executor& ex, std::size_t capacity)
-        : ParkedWaits(ex), executor_(ex), capacity_(capacity)
+        : ParkedWaits(ex), executor_(ex), context_(asio::query(ex, asio::execution::context)), capacity_(capacity)
     {
     }
     ~StreamQueue() = default;
@@ -239,31 +257,17 @@ public:
     // Drops what waits in the queue and completes both waits with operation_aborted, now and from now on.
     void close()
     {
-        std::unique_lock lock(mutex_);
-        closed_ = true;
-        ReceiveHandler consumer = std::move(consumer_);
-        SendHandler producer = std::move(producer_);
-        Item held = std::move(producer_item_);
-        std::unique_ptr<Item[]> ring = std::move(ring_);
-        size_ = 0;
-        lock.unlock();
-        if (consumer)
-            consumer.post(asio::error::operation_aborted, nullptr);
-        if (producer)
-            producer.post(asio::error::operation_aborted);
+        Contents taken = take_all();
+        if (taken.consumer)
+            taken.consumer.post(asio::error::operation_aborted, nullptr);
+        if (taken.producer)
+            taken.producer.post(asio::error::operation_aborted);
     }
 
     void drop_waits() noexcept override
     {
-        std::unique_lock lock(mutex_);
-        closed_ = true;
-        ReceiveHandler consumer = std::move(consumer_);
-        SendHandler producer = std::move(producer_);
-        Item held = std::move(producer_item_);
-        std::unique_ptr<Item[]> ring = std::move(ring_);
-        size_ = 0;
-        lock.unlock();
         // Destroyed here, unrun; they may hold the last owner of this queue, so nothing of it is touched after.
+        take_all();
     }
 
 private:
@@ -333,7 +337,9 @@ private:
         std::unique_lock lock(mutex_);
         if (!take(item, ec, producer)) {
             auto slot = asio::get_associated_cancellation_slot(handler);
-            consumer_ = ReceiveHandler(std::forward<Handler>(handler), executor_);
+            // A consumer on the producer's context needs no work of its own: the producer's coroutine keeps that
+            // context running (co_spawn's work) until it ends the stream, which completes this wait.
+            consumer_ = ReceiveHandler(std::forward<Handler>(handler), executor_, &context_);
             ++consumer_wait_;
             if (slot.is_connected())
                 slot.template emplace<CancelWait>(CancelWait{self, &StreamQueue::cancel_receive, consumer_wait_});
@@ -343,6 +349,22 @@ private:
         if (producer)
             producer.post({});
         ReceiveHandler(std::forward<Handler>(handler), executor_).post(ec, std::move(item));
+    }
+
+    // Everything the queue holds, taken out of it when it closes.
+    struct Contents {
+        ReceiveHandler consumer;
+        SendHandler producer;
+        Item producer_item;
+        std::unique_ptr<Item[]> ring;
+    };
+
+    Contents take_all()
+    {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        size_ = 0;
+        return Contents{std::move(consumer_), std::move(producer_), std::move(producer_item_), std::move(ring_)};
     }
 
     // Under the lock: what the consumer gets now, and the producer to wake; false when it must wait.
@@ -404,7 +426,8 @@ private:
         producer.post(asio::error::operation_aborted);
     }
 
-    const asio::any_io_executor executor_;  // runs a handler that has no executor of its own
+    const asio::any_io_executor executor_;  // the producer's; runs a handler that has no executor of its own
+    const asio::execution_context& context_;  // executor_'s
     const std::size_t capacity_;
     std::mutex mutex_;
     std::unique_ptr<Item[]> ring_;  // capacity_ items from head_, size_ of them used
