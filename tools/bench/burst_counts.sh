@@ -13,18 +13,24 @@
 #   CONCURRENCY=50 INVOCATIONS=1000 WARMUP=300 TOP=0 tools/bench/burst_counts.sh     the defaults; TOP: the served
 #                                                  run's functions with the most instructions, inclusive, per invocation
 #   KEEP=DIR tools/bench/burst_counts.sh           callgrind's file of the served window left in DIR/served.callgrind
+#   LAST_LEVEL=1048576 tools/bench/burst_counts.sh the simulated last level's size in bytes (8 MiB by default; 1 MiB
+#                                                  is a core's own second level on this host's kind of CPU)
+#   DELETE_SESSIONS=1 tools/bench/burst_counts.sh  http_bench deletes each session after its run, as agent_bench does
 # Prints a table: instructions, L1 instruction misses, L1 data misses (read + write), last-level misses (read + write)
 # per invocation, and served / in process.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bench_server=${1:-$PWD/build/release/tools/bench/bench_server}
 concurrency=${CONCURRENCY:-50} invocations=${INVOCATIONS:-1000} warmup=${WARMUP:-300} top=${TOP:-0}
+last_level=${LAST_LEVEL:-8388608}
+delete=()
+[ -n "${DELETE_SESSIONS:-}" ] && delete=(--delete-sessions)
 source tools/bench/server_lib.sh  # the release build, start_mock, start_server with $server_prefix
 cmake --build --preset release --target agent_bench >/dev/null
 command -v valgrind >/dev/null || { echo "burst_counts.sh: valgrind is missing (tools/setup.sh installs it)" >&2; exit 1; }
 work=$work/burst_counts
 rm -rf "$work" && mkdir -p "$work"
-cache=(--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
+cache=(--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL="$last_level",16,64)
 
 start_mock burst "$(weather_script "w{t} " 20)" --stamp
 
@@ -37,10 +43,10 @@ counts() {
 server_prefix=(valgrind --tool=callgrind "${cache[@]}" --callgrind-out-file="$work/served")
 BENCH_SERVER=$bench_server start_server cpp "$mock_url"
 "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$server_pid" invocations --concurrency "$concurrency" \
-  --invocations 1 --warmup "$warmup" >"$work/warmup.json" || { echo "burst_counts.sh: the warm-up failed" >&2; exit 1; }
+  --invocations 1 --warmup "$warmup" "${delete[@]}" >"$work/warmup.json" || { echo "burst_counts.sh: the warm-up failed" >&2; exit 1; }
 callgrind_control -z "$server_pid" >/dev/null
 "$bin/bench/http_bench" --url "$base" --app weather --server-pid "$server_pid" invocations --concurrency "$concurrency" \
-  --invocations "$invocations" --warmup 0 >"$work/window.json" || { echo "burst_counts.sh: some invocations failed" >&2; exit 1; }
+  --invocations "$invocations" --warmup 0 "${delete[@]}" >"$work/window.json" || { echo "burst_counts.sh: some invocations failed" >&2; exit 1; }
 callgrind_control -d "$server_pid" >/dev/null
 stop_server
 server_prefix=()
@@ -58,7 +64,7 @@ run_in_process() {  # INVOCATIONS
 read -r l_ir l_i1 l_d1 l_ll < <(run_in_process "$warmup")
 read -r h_ir h_i1 h_d1 h_ll < <(run_in_process $((warmup + invocations)))
 
-echo "workload (a) in bursts at concurrency $concurrency, per invocation ($invocations counted after $warmup); simulated caches: 32 KiB L1, 8 MiB last level"
+echo "workload (a) in bursts at concurrency $concurrency, per invocation ($invocations counted after $warmup); simulated caches: 32 KiB L1, $((last_level / 1024)) KiB last level${delete:+, each session deleted after its run}"
 echo "| | instructions | L1 instruction misses | L1 data misses | last-level misses |"
 echo "|---|---|---|---|---|"
 awk -v n="$invocations" -v sir="$s_ir" -v si1="$s_i1" -v sd1="$s_d1" -v sll="$s_ll" \

@@ -5,7 +5,10 @@
 # within 1.2x of what it is at 50, for both, and that the server at 50 cost within 1.5x of the runtime in
 # process: what serving over HTTP adds (the request, the session routes, the SSE frames, the run log). In process
 # twice: reading the events with Stream::next() (most callers), and taking each as it is made (--consumer receiver,
-# a StreamReceiver, as the API server's run does).
+# a StreamReceiver, as the API server's run does). Served twice: as a server runs by default (each session kept,
+# each finished run's frames kept 30 s for a client that comes back), and keeping nothing, as agent_bench does
+# (http_bench deletes each session after its run, the server runs with --run_grace 0): the same work as in
+# process, without the memory a server holds for its users growing by an invocation's worth each time.
 #   tools/bench/bursts.sh [quick]
 #   BENCH_SERVER=... AGENT_BENCH=... tools/bench/bursts.sh    other builds' binaries (a build kept from before a change)
 # Prints one JSON line per measurement and a table with the ratios. One run each: compare within a sitting.
@@ -34,6 +37,10 @@ start_server cpp "$burst"
 measure cpp invocations --concurrency 50 --invocations $c50 --warmup 300
 measure cpp invocations --concurrency 1000 --invocations $c1000 --warmup 300
 stop_server
+start_server cpp "$burst" --run_grace 0
+measure cpp_keeping_nothing invocations --concurrency 50 --invocations $c50 --warmup 300 --delete-sessions
+measure cpp_keeping_nothing invocations --concurrency 1000 --invocations $c1000 --warmup 300 --delete-sessions
+stop_server
 
 node - "$results" <<'JS'
 const fs = require('node:fs');
@@ -45,9 +52,11 @@ const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '-');
 console.log('\n| workload (a), chunks as fast as the mock writes them | CPU per invocation at 50 | at 1,000 | 1,000 / 50 (target 1.2x) |');
 console.log('|---|---|---|---|');
 for (const [name, label] of [['in_process_next', 'runtime in process (agent_bench), Stream::next()'],
-  ['in_process_receiver', 'runtime in process (agent_bench), a StreamReceiver'], ['cpp', 'server (bench_server api_server)']]) {
+  ['in_process_receiver', 'runtime in process (agent_bench), a StreamReceiver'], ['cpp', 'server (bench_server api_server)'],
+  ['cpp_keeping_nothing', 'server keeping nothing (sessions deleted, --run_grace 0)']]) {
   const a = cpu(get(name, 50)), b = cpu(get(name, 1000));
   console.log(`| ${label} | ${fmt(a)} ms | ${fmt(b)} ms | ${ratio(b, a)} |`);
 }
-console.log(`\nserver / in process at concurrency 50 (target 1.5x): ${ratio(cpu(get('cpp', 50)), cpu(get('in_process_next', 50)))}`);
+console.log(`\nserver / in process at concurrency 50 (target 1.5x): ${ratio(cpu(get('cpp', 50)), cpu(get('in_process_next', 50)))}` +
+  `; keeping nothing: ${ratio(cpu(get('cpp_keeping_nothing', 50)), cpu(get('in_process_next', 50)))}`);
 JS

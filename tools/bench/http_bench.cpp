@@ -3,6 +3,7 @@
 // HTTP client, one thread, so that it costs little of the 2 cores beside the server and mock-llm.
 //
 //   http_bench --url BASE --app APP --server-pid PID invocations --concurrency N --invocations N [--warmup N]
+//              [--delete-sessions]
 //   http_bench --url BASE --app APP --server-pid PID streams --streams N
 //   http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]
 //   http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] [--settle S]
@@ -11,7 +12,9 @@
 // invocations: each invocation creates a session (POST /apps/APP/users/u/sessions) and runs it (POST /run_sse,
 // "streaming": true), reading every frame; `concurrency` at a time. Prints invocations/s, latency p50 and
 // p99, frames per invocation, and the server's CPU per invocation (utime + stime of every thread of
-// --server-pid over the measured run, from /proc/PID/stat) and its RSS.
+// --server-pid over the measured run, from /proc/PID/stat) and its RSS. With --delete-sessions each session is
+// deleted (DELETE /apps/APP/users/u/sessions/ID) once its run is read, as agent_bench deletes its own: the same
+// work as the runtime in process, with the server's memory not growing by a session an invocation.
 // With --a2a-rpc URL (an A2A JSON-RPC endpoint) each invocation is one A2A task instead: SendStreamingMessage
 // (--a2a-version 1.0, the default) or 0.3's message/stream (--a2a-version 0.3), in a new context, its SSE stream
 // read to the end, which must hold the task's COMPLETED status and no JSON-RPC error.
@@ -85,6 +88,7 @@ struct Options {
     int seconds = 20;
     int settle = 2;
     bool drain = false;
+    bool delete_sessions = false;    // invocations: each session deleted after its run
     std::string window_file;         // paced: told when the window starts and ends
     std::string a2a_rpc;             // an A2A JSON-RPC endpoint: each invocation is an A2A task
     std::string a2a_version = "1.0";  // or "0.3"
@@ -189,6 +193,15 @@ public:
         co_return std::string(json::parse(body).at("id").as_string());
     }
 
+    asio::awaitable<void> delete_session(const std::string& session)
+    {
+        adk::net::HttpRequest req("DELETE", o_.url + "/apps/" + o_.app + "/users/u/sessions/" + session);
+        adk::net::HttpResponse res = co_await client_.send(std::move(req));
+        std::string body = co_await res.read_all();
+        if (res.status() != 200 && res.status() != 204)
+            throw std::runtime_error("delete session: " + std::to_string(res.status()) + " " + body.substr(0, 200));
+    }
+
     adk::net::HttpRequest run_request(const std::string& session) const
     {
         adk::net::HttpRequest req("POST", o_.url + "/run_sse");
@@ -274,7 +287,10 @@ public:
             if (frame.find("data: {\"error\"") != std::string_view::npos)
                 throw std::runtime_error("an error frame: " + std::string(frame));
         };
-        co_return co_await read_frames(res, check);
+        const long frames = co_await read_frames(res, check);
+        if (o_.delete_sessions)
+            co_await delete_session(session);
+        co_return frames;
     }
 
     void invocations()
@@ -662,7 +678,7 @@ private:
 
     void phase_streams_warmup()
     {
-        // Runs against the stalled model would hold their streams: create and delete sessions only.
+        // Runs against the stalled model would hold their streams: create sessions only.
         auto worker = [&]() -> asio::awaitable<void> {
             for (int i = 0; i < 20; ++i)
                 co_await create_session();
@@ -699,6 +715,10 @@ int main(int argc, char** argv)
             o.drain = true;
             continue;
         }
+        if (a == "--delete-sessions") {
+            o.delete_sessions = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::cerr << "http_bench: " << a << " needs a value\n";
             return 2;
@@ -724,7 +744,8 @@ int main(int argc, char** argv)
     }
     if (o.url.empty() || o.server_pid <= 0 || o.mode.empty()) {
         std::cerr << "usage: http_bench --url BASE --app APP --server-pid PID invocations --concurrency N "
-                     "--invocations N [--warmup N] [--a2a-rpc URL [--a2a-version 1.0|0.3]]\n"
+                     "--invocations N [--warmup N] [--delete-sessions]\n"
+                     "       [--a2a-rpc URL [--a2a-version 1.0|0.3]]\n"
                      "       http_bench --url BASE --app APP --server-pid PID streams --streams N\n"
                      "       http_bench --url BASE --app APP --server-pid PID stuck --clients N [--seconds S] [--drain]\n"
                      "       http_bench --url BASE --app APP --server-pid PID paced --concurrency N [--seconds S] "
