@@ -14,7 +14,8 @@
 // p99, frames per invocation, and the server's CPU per invocation (utime + stime of every thread of
 // --server-pid over the measured run, from /proc/PID/stat) and its RSS. With --delete-sessions each session is
 // deleted (DELETE /apps/APP/users/u/sessions/ID) once its run is read, as agent_bench deletes its own: the same
-// work as the runtime in process, with the server's memory not growing by a session an invocation.
+// work as the runtime in process, with the server's memory not growing by a session an invocation (ADK's routes
+// only: an A2A task has no session to delete).
 // With --a2a-rpc URL (an A2A JSON-RPC endpoint) each invocation is one A2A task instead: SendStreamingMessage
 // (--a2a-version 1.0, the default) or 0.3's message/stream (--a2a-version 0.3), in a new context, its SSE stream
 // read to the end, which must hold the task's COMPLETED status and no JSON-RPC error.
@@ -61,6 +62,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -190,7 +192,14 @@ public:
         std::string body = co_await res.read_all();
         if (res.status() != 200)
             throw std::runtime_error("create session: " + std::to_string(res.status()) + " " + body.substr(0, 200));
-        co_return std::string(json::parse(body).at("id").as_string());
+        std::string id(json::parse(body).at("id").as_string());
+        // It goes into the paths of the run and the delete: unreserved URL characters only (UUIDs, ADK's ids).
+        const bool plain = !id.empty() && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](unsigned char c) {
+            return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~';
+        });
+        if (!plain)
+            throw std::runtime_error("create session: the server answered an id that is not a plain path segment");
+        co_return id;
     }
 
     asio::awaitable<void> delete_session(const std::string& session)
