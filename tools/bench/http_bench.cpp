@@ -62,7 +62,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -192,19 +191,13 @@ public:
         std::string body = co_await res.read_all();
         if (res.status() != 200)
             throw std::runtime_error("create session: " + std::to_string(res.status()) + " " + body.substr(0, 200));
-        std::string id(json::parse(body).at("id").as_string());
-        // It goes into the paths of the run and the delete: unreserved URL characters only (UUIDs, ADK's ids).
-        const bool plain = !id.empty() && id.size() <= 128 && std::all_of(id.begin(), id.end(), [](unsigned char c) {
-            return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~';
-        });
-        if (!plain)
-            throw std::runtime_error("create session: the server answered an id that is not a plain path segment");
-        co_return id;
+        co_return std::string(json::parse(body).at("id").as_string());
     }
 
     asio::awaitable<void> delete_session(const std::string& session)
     {
-        adk::net::HttpRequest req("DELETE", o_.url + "/apps/" + o_.app + "/users/u/sessions/" + session);
+        adk::net::HttpRequest req("DELETE", o_.url + "/apps/" + adk::net::encode_path_segment(o_.app) +
+                                                "/users/u/sessions/" + adk::net::encode_path_segment(session));
         adk::net::HttpResponse res = co_await client_.send(std::move(req));
         std::string body = co_await res.read_all();
         if (res.status() != 200 && res.status() != 204)
