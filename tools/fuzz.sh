@@ -6,6 +6,7 @@
 #   tools/fuzz.sh            # each target 60 s
 #   tools/fuzz.sh 3600       # each target an hour
 #   tools/fuzz.sh 600 sse_parser json_decode
+#   tools/fuzz.sh --build-only   # build them, run none (tools/test.sh times the two apart)
 #
 # Targets run one per core at a time (FUZZ_JOBS=N to choose). What a run finds beyond the seeds goes to
 # build/fuzz/found/<target>/ (kept between runs, never checked in). A crash fails the run with libFuzzer's report
@@ -14,6 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
+if [ "${1:-}" = --build-only ]; then
+  cmake --preset fuzz >/dev/null
+  exec cmake --build --preset fuzz
+fi
 seconds=${1:-60}
 shift || true
 targets=("$@")

@@ -4,6 +4,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ ccache
+  lld                                          # links four times faster than ld.bfd (CMakeLists.txt: ADK_USE_LLD)
   valgrind                                     # instructions.sh and chunk_misses.sh in tools/bench: callgrind
   libboost1.81-all-dev libboost-json1.81-dev   # Boost 1.81: Asio's experimental channel; JSON is separate
   libssl-dev openssl curl catch2

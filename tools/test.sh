@@ -16,13 +16,39 @@ if [ $(((free_kib + built_kib) / 1024 / 1024)) -lt "$need_gib" ]; then
     "the compiler's cache) and run again." >&2
   exit 1
 fi
-tools/setup.sh
+# Each stage's time, printed when the run ends (passed or not): what a cold CI spends where.
+stage_times=()
+run_started=$SECONDS
+current_stage=""
+print_stage_times() {
+  local status=$?
+  { echo "test.sh: stage times (exit $status):"
+    for line in "${stage_times[@]}"; do echo "  $line"; done
+    [ -z "$current_stage" ] || echo "  $current_stage: failed after $((SECONDS - stage_started)) s"
+    echo "  total $(((SECONDS - run_started) / 60)) min $(((SECONDS - run_started) % 60)) s"; } >&2
+}
+trap print_stage_times EXIT
+stage() {
+  current_stage=$1
+  stage_started=$SECONDS
+  shift
+  "$@"
+  stage_times+=("$(printf '%-22s %4d min %2d s' "$current_stage" $(((SECONDS - stage_started) / 60)) \
+    $(((SECONDS - stage_started) % 60)))")
+  current_stage=""
+}
+stage setup tools/setup.sh
 # tests/fixtures is a verbatim copy of the team's ../shared/fixtures (recorded transcripts nobody edits): say so
 # when the team's copy beside the project root has changed.
 if [ -d ../shared/fixtures ] && ! diff -rq ../shared/fixtures tests/fixtures >/dev/null; then
   echo "test.sh: tests/fixtures differs from ../shared/fixtures; refresh the copy:" \
     "rm -rf tests/fixtures && cp -r ../shared/fixtures tests/fixtures" >&2
 fi
-cmake --workflow --preset dev
-cmake --workflow --preset tsan
-tools/fuzz.sh 30
+stage "dev: configure" cmake --preset dev
+stage "dev: build" cmake --build --preset dev
+stage "dev: test" ctest --preset dev
+stage "tsan: configure" cmake --preset tsan
+stage "tsan: build" cmake --build --preset tsan
+stage "tsan: test" ctest --preset tsan
+stage "fuzz: build" tools/fuzz.sh --build-only
+stage "fuzz: run (30 s each)" tools/fuzz.sh 30

@@ -28,6 +28,22 @@ namespace {
 constexpr std::string_view jsonrpc_binding = "JSONRPC";
 constexpr std::string_view http_json_binding = "HTTP+JSON";
 
+// About what a part holds: its text, bytes, URL or data (as JSON), its metadata, and itself.
+std::size_t part_bytes(const Part& p)
+{
+    std::size_t n = sizeof(Part) + p.filename.size() + p.media_type.size() +
+                    (p.metadata.empty() ? 0 : json::serialize(p.metadata).size());
+    if (const auto* text = std::get_if<std::string>(&p.content))
+        n += text->size();
+    else if (const auto* raw = std::get_if<Part::Raw>(&p.content))
+        n += raw->bytes.size();
+    else if (const auto* url = std::get_if<Part::Url>(&p.content))
+        n += url->url.size();
+    else if (const auto* data = std::get_if<Part::Data>(&p.content))
+        n += json::serialize(data->value).size();
+    return n;
+}
+
 // A card's name as a local agent's: an identifier.
 std::string identifier_of(std::string_view name)
 {
@@ -318,6 +334,14 @@ private:
         std::vector<Part>& parts = open_[a.artifact_id];
         if (!append)
             parts.clear();
+        // What the artifacts under way gather is bounded as a model's streamed answer is: a remote that sends
+        // chunks and never the last one holds no more than this.
+        for (const Part& p : a.parts)
+            open_bytes_ += part_bytes(p);
+        if (open_bytes_ > ctx_.run_config().max_answer_bytes)
+            throw Error(errc::bad_response, "the remote agent sent artifact chunks of more than " +
+                                                std::to_string(ctx_.run_config().max_answer_bytes) +
+                                                " bytes without their last chunk (RunConfig::max_answer_bytes)");
         for (const Part& p : a.parts) {
             if (p.text() && !parts.empty() && parts.back().text() && p.metadata == parts.back().metadata)
                 std::get<std::string>(parts.back().content) += *p.text();
@@ -336,6 +360,10 @@ private:
         }
         const std::vector<Part> whole = std::move(parts);
         open_.erase(a.artifact_id);
+        open_bytes_ = 0;
+        for (const auto& [id, held] : open_)
+            for (const Part& p : held)
+                open_bytes_ += part_bytes(p);
         Event e = content_event(content_of(whole), a.artifact_id);
         co_await out_.emit(std::move(e));
     }
@@ -385,6 +413,7 @@ private:
     InvocationContext& ctx_;
     EventSink& out_;
     std::map<std::string, std::vector<Part>> open_;  // artifacts under way, by id
+    std::size_t open_bytes_ = 0;                      // what open_ holds, about (part_bytes)
 };
 
 // One SSE event's data as a StreamResponse: a JSON-RPC response's result (or its error, thrown), or the

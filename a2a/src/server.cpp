@@ -3,6 +3,7 @@
 #include <adk/a2a/convert.hpp>
 #include <adk/a2a/task_updates.hpp>
 #include <adk/a2a/v03.hpp>
+#include <adk/core/channel.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
@@ -13,6 +14,7 @@
 #include <adk/sessions/session_service.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -75,11 +77,6 @@ json::value rpc_result(const json::value& id, json::value result)
 json::value rpc_error(const json::value& id, int code, std::string_view message)
 {
     return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"error", json::object{{"code", code}, {"message", message}}}};
-}
-
-double now_seconds()
-{
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 bool has_function_response(const Content& c)
@@ -340,8 +337,11 @@ public:
         TaskState state = TaskState::submitted;
         double updated = 0;    // when its status last changed (seconds since the epoch): ListTasks' order
         int answers_before = 0;  // the artifacts of its runs before the latest
-        std::vector<PushNotificationConfig> pushes;  // its webhooks
-        std::set<std::string> legacy_pushes;         // the ids of those set over 0.3: posted 0.3's JSON
+        // Its webhooks: a list shared by the copies reads take of the task (GetTask, a delivery), replaced whole
+        // when one changes; and what they count against ServerOptions::max_push_config_bytes.
+        std::shared_ptr<const std::vector<PushNotificationConfig>> pushes;
+        std::size_t push_bytes = 0;
+        std::set<std::string> legacy_pushes;  // the ids of those set over 0.3: posted 0.3's JSON
 
         bool owns(const std::string& invocation) const
         {
@@ -368,12 +368,21 @@ public:
     // outlive their connections), and its state is known without reading its session.
     static asio::awaitable<void> watch(std::shared_ptr<Impl> self, std::string task_id, std::shared_ptr<Run> run,
                                        int answers_before);
+    // A task's updates on their way to its webhooks, in order; an empty batch ends them.
+    using PushQueue = ConcurrentChannel<void(boost::system::error_code, std::vector<StreamResponse>)>;
+    // Posts what `queue` brings to the task's webhooks until its end: a coroutine of its own, so that a webhook
+    // that is slow or never answers holds back no state the server notes of the task.
+    static asio::awaitable<void> push_all(std::shared_ptr<Impl> self, std::string task_id,
+                                          std::shared_ptr<PushQueue> queue);
     // The task's state, from its run `run_id` (nothing when the task has a later run since).
     void note(const std::string& task_id, TaskState state, const std::string& run_id);
     // The task's events in its session, as its updates saw them.
     static void replay(TaskUpdates& updates, const EventList& events, const TaskRef& ref);
     // The task as it stands: its messages and answers so far, its status.
     asio::awaitable<Task> task(const std::string& app, const std::string& task_id, std::optional<std::int32_t> history);
+    // The same from its session, read by the caller.
+    Task task_of(const std::string& task_id, const TaskRef& ref, const Session& session,
+                 std::optional<std::int32_t> history) const;
     asio::awaitable<ListTasksResponse> list(const std::string& app, ListTasksRequest request);
     asio::awaitable<Task> cancel(const std::string& app, const std::string& task_id);
 
@@ -420,6 +429,7 @@ public:
     mutable std::mutex mutex;
     std::map<std::string, TaskRef> tasks;  // by task id
     std::deque<std::string> task_order;    // oldest first, for the bound
+    std::size_t all_push_bytes = 0;        // what every task's webhooks hold (held_bytes)
 };
 
 namespace {
@@ -564,6 +574,8 @@ asio::awaitable<std::unique_ptr<Server::Impl::Started>> Server::Impl::start(cons
                 tasks[task_id] = std::move(ref);
                 task_order.push_back(task_id);
                 while (task_order.size() > options.max_tasks) {
+                    if (auto old = tasks.find(task_order.front()); old != tasks.end())
+                        all_push_bytes -= old->second.push_bytes;
                     tasks.erase(task_order.front());
                     task_order.pop_front();
                 }
@@ -597,6 +609,11 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     Run::EventScratch scratch;
     std::uint64_t cursor = 0;
     TaskState state = TaskState::submitted;
+    std::shared_ptr<PushQueue> pushes;
+    if (self->push_client) {
+        pushes = std::make_shared<PushQueue>(executor, 64);
+        asio::co_spawn(executor, push_all(self, task_id, pushes), asio::detached);
+    }
     while (true) {
         follower.read(cursor, std::size_t{1} << 20, read);
         for (const Run::Frame& f : read.frames) {
@@ -608,8 +625,8 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
             if (!out.empty()) {
                 state = TaskState::working;
                 self->note(task_id, state, run->id);
-                if (self->push_client)
-                    co_await self->push(task_id, out);
+                if (pushes)
+                    co_await pushes->async_send(boost::system::error_code(), std::move(out), asio::use_awaitable);
             }
         }
         if (read.finished)
@@ -624,8 +641,22 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     out.clear();
     end(updates, *run, out);
     self->note(task_id, updates.task().status.state, run->id);
-    if (self->push_client)
-        co_await self->push(task_id, out);
+    if (pushes) {
+        if (!out.empty())
+            co_await pushes->async_send(boost::system::error_code(), std::move(out), asio::use_awaitable);
+        co_await pushes->async_send(boost::system::error_code(), std::vector<StreamResponse>(), asio::use_awaitable);
+    }
+}
+
+asio::awaitable<void> Server::Impl::push_all(std::shared_ptr<Impl> self, std::string task_id,
+                                             std::shared_ptr<PushQueue> queue)
+{
+    while (true) {
+        auto [ec, batch] = co_await queue->async_receive(asio::as_tuple(asio::use_awaitable));
+        if (ec || batch.empty())
+            co_return;
+        co_await self->push(task_id, batch);
+    }
 }
 
 void Server::Impl::note(const std::string& task_id, TaskState state, const std::string& run_id)
@@ -659,6 +690,31 @@ void Server::Impl::replay(TaskUpdates& updates, const EventList& events, const T
     }
 }
 
+namespace {
+
+// What a webhook's token, and its authentication's scheme and credentials together, may hold.
+constexpr std::size_t max_webhook_token_bytes = 4096;
+
+// `url` (an http(s) URL parse_url took) with its path's dot segments resolved (net::resolve_dot_segments):
+// "https://hooks/a2a/../admin" is posted to https://hooks/admin, which is what the allowed prefixes are checked
+// against.
+std::string webhook_url(const std::string& url)
+{
+    const std::size_t authority = url.find("://") + 3;
+    const std::size_t target = url.find_first_of("/?", authority);
+    if (target == std::string::npos)
+        return url;
+    return url.substr(0, target) + net::resolve_dot_segments(std::string_view(url).substr(target));
+}
+
+PushNotificationConfig with_url(PushNotificationConfig c, std::string url)
+{
+    c.url = std::move(url);
+    return c;
+}
+
+}  // namespace
+
 void Server::Impl::check_webhook(const PushNotificationConfig& c) const
 {
     if (options.push_allowed_urls.empty())
@@ -668,6 +724,8 @@ void Server::Impl::check_webhook(const PushNotificationConfig& c) const
     if (c.url.size() > 2048)
         throw Error(errc::invalid_argument, "the webhook URL is longer than 2048 bytes");
     (void)net::parse_url(c.url);  // an http(s) URL, or adk::Error
+    if (c.url != webhook_url(c.url))
+        return check_webhook(with_url(c, webhook_url(c.url)));  // compared, and posted to, resolved
     const bool allowed = std::any_of(options.push_allowed_urls.begin(), options.push_allowed_urls.end(),
                                      [&](const std::string& prefix) {
                                          if (prefix.empty() || c.url.compare(0, prefix.size(), prefix) != 0)
@@ -681,38 +739,84 @@ void Server::Impl::check_webhook(const PushNotificationConfig& c) const
         throw Error(errc::invalid_argument, "the webhook URL " + net::redact_url(c.url) +
                                                 " is not under one this server allows (ServerOptions::"
                                                 "push_allowed_urls): ask its operator, or follow the task instead");
+    if (c.token.size() > max_webhook_token_bytes)
+        throw Error(errc::invalid_argument, "PushNotificationConfig.token is longer than " +
+                                                std::to_string(max_webhook_token_bytes) + " bytes");
     if (!c.token.empty())
         net::validate_header("x-a2a-notification-token", c.token);
+    if (c.tenant.size() > 256)
+        throw Error(errc::invalid_argument, "PushNotificationConfig.tenant is longer than 256 bytes");
     if (c.authentication) {
         if (c.authentication->scheme.empty())
             throw Error(errc::invalid_argument, "PushNotificationConfig.authentication.scheme is empty (\"Bearer\")");
+        if (c.authentication->scheme.size() + c.authentication->credentials.size() > max_webhook_token_bytes)
+            throw Error(errc::invalid_argument, "PushNotificationConfig.authentication is longer than " +
+                                                    std::to_string(max_webhook_token_bytes) + " bytes");
         net::validate_header("authorization", c.authentication->scheme + " " + c.authentication->credentials);
     }
     if (!c.id.empty() && !valid_id(c.id))
         throw Error(errc::invalid_argument, "PushNotificationConfig.id must be an id (printable ASCII, at most 256 bytes)");
 }
 
+namespace {
+
+// What a webhook held by the server counts: its strings and itself.
+std::size_t held_bytes(const PushNotificationConfig& c)
+{
+    std::size_t n = sizeof(PushNotificationConfig) + c.tenant.size() + c.id.size() + c.task_id.size() + c.url.size() +
+                    c.token.size();
+    if (c.authentication)
+        n += c.authentication->scheme.size() + c.authentication->credentials.size();
+    return n;
+}
+
+std::size_t held_bytes(const std::vector<PushNotificationConfig>& configs)
+{
+    std::size_t n = 0;
+    for (const PushNotificationConfig& c : configs)
+        n += held_bytes(c);
+    return n;
+}
+
+}  // namespace
+
 PushNotificationConfig Server::Impl::set_push(const std::string& app, const std::string& task_id,
                                               PushNotificationConfig c, bool legacy)
 {
     check_webhook(c);
+    c.url = webhook_url(c.url);
     c.task_id = task_id;
     if (c.id.empty())
         c.id = legacy ? task_id : new_uuid();
+    // Members the server does not know are not kept: it posts to the webhook and holds nothing else of it.
+    c.extra = {};
+    if (c.authentication)
+        c.authentication->extra = {};
     std::lock_guard lock(mutex);
     auto it = tasks.find(task_id);
     if (it == tasks.end() || it->second.app != app)
         throw ProtocolError(code::task_not_found, "Task not found: " + task_id);
-    std::vector<PushNotificationConfig>& pushes = it->second.pushes;
-    auto same = std::find_if(pushes.begin(), pushes.end(), [&](const auto& p) { return p.id == c.id; });
-    if (same != pushes.end()) {
+    TaskRef& task = it->second;
+    auto pushes = task.pushes ? std::make_shared<std::vector<PushNotificationConfig>>(*task.pushes)
+                              : std::make_shared<std::vector<PushNotificationConfig>>();
+    auto same = std::find_if(pushes->begin(), pushes->end(), [&](const auto& p) { return p.id == c.id; });
+    if (same != pushes->end()) {
         *same = c;
     } else {
-        if (pushes.size() >= options.max_push_configs)
-            throw Error(errc::invalid_argument, "task " + task_id + " has " + std::to_string(pushes.size()) +
-                                                    " webhooks, as many as it may: delete one first");
-        pushes.push_back(c);
+        if (pushes->size() >= options.max_push_configs)
+            throw Error(errc::invalid_argument, "task " + task_id + " has " + std::to_string(pushes->size()) +
+                                                    " webhooks, as many as it may (ServerOptions::max_push_configs): "
+                                                    "delete one first");
+        pushes->push_back(c);
     }
+    const std::size_t bytes = held_bytes(*pushes);
+    if (all_push_bytes - task.push_bytes + bytes > options.max_push_config_bytes)
+        throw Error(errc::too_large, "the server holds " + std::to_string(all_push_bytes) +
+                                         " bytes of webhooks, as many as it may (ServerOptions::max_push_config_bytes): "
+                                         "follow the task instead, or try again when tasks have ended");
+    all_push_bytes = all_push_bytes - task.push_bytes + bytes;
+    task.push_bytes = bytes;
+    task.pushes = std::move(pushes);
     if (legacy)
         it->second.legacy_pushes.insert(c.id);
     else
@@ -733,22 +837,29 @@ std::vector<PushNotificationConfig> Server::Impl::list_push(const std::string& a
 {
     if (options.push_allowed_urls.empty())
         check_webhook({});  // PushNotificationNotSupportedError
-    return find(app, task_id).pushes;
+    const TaskRef ref = find(app, task_id);
+    return ref.pushes ? *ref.pushes : std::vector<PushNotificationConfig>();
 }
 
 void Server::Impl::delete_push(const std::string& app, const std::string& task_id, const std::string& id)
 {
     (void)get_push(app, task_id, id);
     std::lock_guard lock(mutex);
-    if (auto it = tasks.find(task_id); it != tasks.end()) {
-        std::erase_if(it->second.pushes, [&](const auto& p) { return p.id == id; });
-        it->second.legacy_pushes.erase(id);
+    if (auto it = tasks.find(task_id); it != tasks.end() && it->second.pushes) {
+        TaskRef& task = it->second;
+        auto pushes = std::make_shared<std::vector<PushNotificationConfig>>(*task.pushes);
+        std::erase_if(*pushes, [&](const auto& p) { return p.id == id; });
+        const std::size_t bytes = held_bytes(*pushes);
+        all_push_bytes = all_push_bytes - task.push_bytes + bytes;
+        task.push_bytes = bytes;
+        task.pushes = std::move(pushes);
+        task.legacy_pushes.erase(id);
     }
 }
 
 asio::awaitable<void> Server::Impl::push(const std::string& task_id, const std::vector<StreamResponse>& updates)
 {
-    std::vector<PushNotificationConfig> targets;
+    std::shared_ptr<const std::vector<PushNotificationConfig>> targets;
     std::set<std::string> legacy;
     {
         std::lock_guard lock(mutex);
@@ -757,10 +868,12 @@ asio::awaitable<void> Server::Impl::push(const std::string& task_id, const std::
             legacy = it->second.legacy_pushes;
         }
     }
+    if (!targets)
+        co_return;
     for (const StreamResponse& update : updates) {
         const std::string body = json::serialize(to_json(update));
         const std::string legacy_body = legacy.empty() ? std::string() : json::serialize(v03::to_json(update));
-        for (const PushNotificationConfig& target : targets) {
+        for (const PushNotificationConfig& target : *targets) {
             const bool v03 = legacy.contains(target.id);
             co_await deliver(target, v03 ? legacy_body : body, v03);
         }
@@ -827,8 +940,14 @@ asio::awaitable<Task> Server::Impl::task(const std::string& app, const std::stri
     std::optional<Session> session = co_await api.options().session_service->get_session(std::move(get));
     if (!session)
         throw ProtocolError(code::task_not_found, "Task not found: " + task_id + " (its session is gone)");
+    co_return task_of(task_id, ref, *session, history);
+}
+
+Task Server::Impl::task_of(const std::string& task_id, const TaskRef& ref, const Session& session,
+                           std::optional<std::int32_t> history) const
+{
     TaskUpdates updates(task_id, ref.context);
-    replay(updates, session->events, ref);
+    replay(updates, session.events, ref);
     std::vector<StreamResponse> ignored;
     std::shared_ptr<Run> run = run_of(ref);
     const bool over = !run || run->finished();
@@ -842,7 +961,7 @@ asio::awaitable<Task> Server::Impl::task(const std::string& app, const std::stri
     if (over)
         t.status.timestamp = format_timestamp(ref.updated);
     keep_last(t.history, history);
-    co_return t;
+    return t;
 }
 
 asio::awaitable<ListTasksResponse> Server::Impl::list(const std::string& app, ListTasksRequest request)
@@ -882,13 +1001,26 @@ asio::awaitable<ListTasksResponse> Server::Impl::list(const std::string& app, Li
     auto from = matching.begin();
     if (after)
         from = std::upper_bound(matching.begin(), matching.end(), *after, std::greater<>());
+    // The tasks of one context share its session: each is read once for the page (a few held at a time).
+    std::map<std::string, std::optional<Session>> sessions;
+    constexpr std::size_t max_held_sessions = 8;
     for (auto it = from; it != matching.end() && out.tasks.size() < page; ++it) {
-        Task t;
+        std::optional<TaskRef> ref;
         try {
-            t = co_await task(app, it->second, request.history_length);
+            ref = find(app, it->second);
         } catch (const ProtocolError&) {
-            continue;  // forgotten, or its session deleted, since the list was taken
+            continue;  // forgotten since the list was taken
         }
+        if (sessions.size() == max_held_sessions && !sessions.contains(ref->context))
+            sessions.clear();
+        auto [held, fresh] = sessions.try_emplace(ref->context);
+        if (fresh) {
+            GetSessionRequest get(app, user_of(ref->context), ref->context);
+            held->second = co_await api.options().session_service->get_session(std::move(get));
+        }
+        if (!held->second)
+            continue;  // its session deleted since
+        Task t = task_of(it->second, *ref, *held->second, request.history_length);
         if (!request.include_artifacts.value_or(false))
             t.artifacts.clear();
         out.tasks.push_back(std::move(t));

@@ -12,12 +12,6 @@ namespace adk::a2a {
 
 namespace {
 
-double now_seconds()
-{
-    using namespace std::chrono;
-    return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 json::object event_metadata(const Event& e)
 {
     json::object m;

@@ -1,5 +1,6 @@
 #include <adk/a2a/types.hpp>
 
+#include <adk/core/content.hpp>
 #include <adk/core/error.hpp>
 
 #include "core/json_fields.hpp"  // libadk's FieldReader: camelCase with snake_case read too, as ProtoJSON reads
@@ -228,6 +229,11 @@ bool valid_id(std::string_view id) noexcept
     return true;
 }
 
+double now_seconds()
+{
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 std::string format_timestamp(double seconds)
 {
     if (!std::isfinite(seconds) || seconds < 0 || seconds > 253402300799.0)  // before 10000-01-01
@@ -409,6 +415,8 @@ Message tag_invoke(const json::value_to_tag<Message>&, const json::value& v)
     m.role = *parsed;
     if (!r.array("parts"))
         refuse("Message.parts is required (an array of Parts)");
+    if (const json::array* parts = r.array("parts"))
+        adk::check_part_count(parts->size(), "Message.parts");
     m.parts = objects<Part>(r, "parts");
     m.metadata = object_or_empty(r, "metadata");
     m.extensions = strings(r, "extensions", "Message");
@@ -472,6 +480,8 @@ Artifact tag_invoke(const json::value_to_tag<Artifact>&, const json::value& v)
     a.description = r.string("description").value_or("");
     if (!r.array("parts"))
         refuse("Artifact.parts is required (an array of Parts)");
+    if (const json::array* parts = r.array("parts"))
+        adk::check_part_count(parts->size(), "Artifact.parts");
     a.parts = objects<Part>(r, "parts");
     a.metadata = object_or_empty(r, "metadata");
     a.extensions = strings(r, "extensions", "Artifact");

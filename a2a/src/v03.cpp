@@ -1,5 +1,6 @@
 #include <adk/a2a/v03.hpp>
 
+#include <adk/core/content.hpp>
 #include <adk/core/error.hpp>
 
 #include "core/json_fields.hpp"  // FieldReader, base64
@@ -220,6 +221,7 @@ Message message_from_json(const json::value& v)
     const json::array* parts = r.array("parts");
     if (!parts)
         refuse("Message.parts is required (an array of parts)");
+    adk::check_part_count(parts->size(), "Message.parts");
     for (const json::value& p : *parts)
         m.parts.push_back(part_from_json(p));
     if (std::optional<json::object> metadata = r.object("metadata"))
@@ -259,6 +261,7 @@ Artifact artifact_from_json(const json::value& v)
     const json::array* parts = r.array("parts");
     if (!parts)
         refuse("Artifact.parts is required (an array of parts)");
+    adk::check_part_count(parts->size(), "Artifact.parts");
     for (const json::value& p : *parts)
         a.parts.push_back(part_from_json(p));
     if (std::optional<json::object> metadata = r.object("metadata"))

@@ -657,6 +657,7 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_all(const R
     std::vector<std::shared_ptr<Tool>> tools;
     std::set<std::string> cursors;
     std::optional<std::string> cursor;
+    std::size_t listed_bytes = 0;
     for (int page = 0;; ++page) {
         if (page == max_list_pages)
             throw Error(errc::bad_response, "the " + c->name() + " gave more than " + std::to_string(max_list_pages) +
@@ -678,6 +679,16 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> McpToolset::list_all(const R
             const json::value* description = o->if_contains("description");
             const json::value* input = o->if_contains("inputSchema");
             const json::value* output = o->if_contains("outputSchema");
+            listed_bytes += name->get_string().size() +
+                            (description && description->is_string() ? description->get_string().size() : 0) +
+                            (input && input->is_object() ? json::serialize(*input).size() : 0) +
+                            (output && output->is_object() ? json::serialize(*output).size() : 0);
+            if (listed_bytes > options_.max_tool_list_bytes)
+                throw Error(errc::too_large, "the " + c->name() + " listed tools of more than " +
+                                                 std::to_string(options_.max_tool_list_bytes) +
+                                                 " bytes (names, descriptions, schemas), which the model would be "
+                                                 "sent on every call: raise McpToolsetOptions::max_tool_list_bytes "
+                                                 "if it is meant");
             tools.push_back(std::make_shared<McpTool>(
                 state_, std::string(name->get_string()),
                 description && description->is_string() ? std::string(description->get_string()) : "",

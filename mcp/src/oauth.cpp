@@ -547,8 +547,15 @@ asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challe
     // The protected resource and its authorization server.
     std::optional<json::object> prm;
     if (!challenge.resource_metadata.empty()) {
-        (void)net::parse_url(challenge.resource_metadata);  // throws for what is not an http(s) URL
-        prm = co_await get_json(challenge.resource_metadata);
+        // The 401 names where the server's metadata is: fetched only at the server's own origin, so that a server
+        // cannot send the client to any URL it likes (another host, this machine's own services).
+        const net::Url named = net::parse_url(challenge.resource_metadata);  // throws for what is not http(s)
+        if (named.origin() == net::parse_url(server_url_).origin())
+            prm = co_await get_json(challenge.resource_metadata);
+        else
+            log(LogLevel::warning, server + " named its resource metadata at " +
+                                       net::redact_url(challenge.resource_metadata) +
+                                       ", another origin than its own: not fetched; its well-known URLs are read instead");
     }
     for (const std::string& url : protected_resource_metadata_urls(server_url_)) {
         if (prm)

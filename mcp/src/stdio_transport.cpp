@@ -19,13 +19,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <sstream>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 extern char** environ;
 
@@ -95,6 +99,73 @@ bool group_has_running(pid_t group)
     return found;
 }
 
+// A process as /proc/<pid>/stat says: its state, parent and group, and when it started (a later process given the
+// same pid starts later).
+class ProcStat {
+public:
+    pid_t pid = 0;
+    char state = 0;
+    long ppid = 0;
+    long pgrp = 0;
+    unsigned long long start = 0;
+    bool running() const { return state != 0 && state != 'Z' && state != 'X'; }
+};
+
+std::optional<ProcStat> proc_stat(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    const auto close_paren = text.rfind(')');
+    if (close_paren == std::string::npos || close_paren + 2 > text.size())
+        return std::nullopt;
+    std::istringstream fields(text.substr(close_paren + 2));  // state ppid pgrp ... (starttime is the 20th)
+    ProcStat out;
+    out.pid = pid;
+    std::string skipped;
+    if (!(fields >> out.state >> out.ppid >> out.pgrp))
+        return std::nullopt;
+    for (int i = 0; i < 16 && fields >> skipped; ++i) {
+    }
+    if (!(fields >> out.start))
+        return std::nullopt;
+    return out;
+}
+
+// The processes below `root` (its children, theirs, ...). One that left the server's group with setsid() is not
+// reached by a signal to the group, but stays its parent's child until its parent exits: found here while the
+// server runs.
+std::vector<ProcStat> descendants_of(pid_t root)
+{
+    std::vector<ProcStat> all;
+    if (DIR* proc = ::opendir("/proc")) {
+        while (dirent* entry = ::readdir(proc))
+            if (entry->d_name[0] >= '1' && entry->d_name[0] <= '9')
+                if (std::optional<ProcStat> stat = proc_stat(static_cast<pid_t>(std::atol(entry->d_name))))
+                    all.push_back(*stat);
+        ::closedir(proc);
+    }
+    std::vector<ProcStat> below;
+    std::vector<long> parents{root};
+    while (!parents.empty()) {
+        const long parent = parents.back();
+        parents.pop_back();
+        for (const ProcStat& p : all)
+            if (p.ppid == parent && p.pid != root) {
+                below.push_back(p);
+                parents.push_back(p.pid);
+            }
+    }
+    return below;
+}
+
+// Whether `p` still runs (the same process: its start time unchanged).
+bool still_running(const ProcStat& p)
+{
+    const std::optional<ProcStat> now = proc_stat(p.pid);
+    return now && now->start == p.start && now->running();
+}
+
 std::string describe_status(int status)
 {
     if (WIFEXITED(status))
@@ -120,6 +191,8 @@ public:
     {
         if (pid_ <= 0)
             return;
+        for (const ProcStat& p : descendants_of(pid_))
+            ::kill(p.pid, SIGKILL);
         signal_group(SIGKILL);
         if (!reaped_)
             ::waitpid(pid_, nullptr, 0);
@@ -230,6 +303,8 @@ public:
         if (pid_ <= 0)
             co_return;
         boost::system::error_code ignored;
+        // What the server started, found while it runs: a process that left its group ends with it too.
+        std::vector<ProcStat> below = descendants_of(pid_);
         stdin_.close(ignored);
         // The spec's order: stdin closed, the server given term_after to exit, then SIGTERM and SIGKILL, each
         // after a wait. The signals go to the whole group: what the server started ends with it.
@@ -243,6 +318,7 @@ public:
                                                ") still has processes after SIGKILL");
             }
         }
+        co_await end_detached(std::move(below));
         stdout_.close(ignored);
         stderr_.close(ignored);
         if (!reaped_) {
@@ -330,6 +406,29 @@ private:
 
     // Waits until no process of the group runs (the child is reaped as soon as it exits), for at most `limit`;
     // whether the group is gone.
+    // Ends the processes of `below` that left the server's group and still run: SIGTERM, then SIGKILL after
+    // kill_after.
+    asio::awaitable<void> end_detached(std::vector<ProcStat> below)
+    {
+        std::erase_if(below, [&](const ProcStat& p) { return p.pgrp == pid_ || !still_running(p); });
+        if (below.empty())
+            co_return;
+        log(LogLevel::warning, "the " + name_ + " left " + std::to_string(below.size()) +
+                                   " process(es) outside its process group (setsid); ending them too");
+        for (int sig : {SIGTERM, SIGKILL}) {
+            for (const ProcStat& p : below)
+                if (still_running(p))
+                    ::kill(p.pid, sig);
+            const auto deadline = std::chrono::steady_clock::now() + params_.kill_after;
+            asio::steady_timer tick(executor_);
+            while (std::any_of(below.begin(), below.end(), still_running) &&
+                   std::chrono::steady_clock::now() < deadline) {
+                tick.expires_after(std::chrono::milliseconds(10));
+                co_await tick.async_wait(asio::use_awaitable);
+            }
+        }
+    }
+
     asio::awaitable<bool> wait_for_group(std::chrono::milliseconds limit)
     {
         const auto deadline = std::chrono::steady_clock::now() + limit;

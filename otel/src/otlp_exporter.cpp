@@ -25,7 +25,7 @@ namespace adk::otel {
 
 namespace {
 
-net::HttpClientOptions client_options(const OtlpOptions& o)
+net::HttpClientOptions trace_client_options(const OtlpOptions& o)
 {
     return detail::otlp_client_options(o.ca_file, o.timeout, o.max_retries);
 }
@@ -36,7 +36,7 @@ class OtlpSpanExporter::Impl : public std::enable_shared_from_this<Impl> {
 public:
     Impl(asio::any_io_executor executor, OtlpOptions o)
         : options(std::move(o)), strand(asio::make_strand(executor)), timer(strand), done(strand),
-          client(client_options(options))
+          client(trace_client_options(options))
     {
         done.expires_at(asio::steady_timer::time_point::max());
     }

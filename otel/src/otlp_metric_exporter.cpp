@@ -23,7 +23,7 @@ namespace adk::otel {
 
 namespace {
 
-net::HttpClientOptions client_options(const OtlpOptions& o)
+net::HttpClientOptions metric_client_options(const OtlpOptions& o)
 {
     return detail::otlp_client_options(o.metrics.ca_file, o.metrics.timeout, o.max_retries);
 }
@@ -34,7 +34,7 @@ class OtlpMetricExporter::Impl : public std::enable_shared_from_this<Impl> {
 public:
     Impl(asio::any_io_executor executor, std::shared_ptr<telemetry::Meter> m, OtlpOptions o)
         : meter(std::move(m)), options(std::move(o)), strand(asio::make_strand(executor)), timer(strand),
-          client(client_options(options))
+          client(metric_client_options(options))
     {
     }
 

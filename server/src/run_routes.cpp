@@ -158,6 +158,10 @@ public:
     {
         append_error_frame(out, run.missed_message(first, last));
     }
+    void missed_deltas(std::string& out, const Run& run, std::uint64_t count) override
+    {
+        append_error_frame(out, run.missed_deltas_message(count));
+    }
     Run::Follower::Render shared() const override { return &adk_frame; }
 
 private:

@@ -13,6 +13,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <charconv>
 
 namespace adk::server {
@@ -164,29 +165,12 @@ void Run::append(Frame frame)
     log_.emplace_back(std::move(frame));
     // Past a bound, the oldest partial frames go first (the whole event after them repeats their text), then the
     // oldest frame. Partial frames have a bound of their own, so that a long answer keeps only its newest
-    // deltas; past it they go down to three quarters of it at once, so that a streamed answer moves the whole
-    // frames before its deltas (the deque's erase) once every few deltas, not at each. The newest frame stays.
-    const std::size_t partial_floor = limits_.max_partial_bytes / 4 * 3;
-    while ((log_bytes_ > limits_.max_log_bytes || partial_bytes_ > limits_.max_partial_bytes) && log_.size() > 1) {
-        const auto newest = log_.end() - 1;
-        const auto first = std::find_if(log_.begin(), newest, [](const Held& h) { return h.frame.partial(); });
-        if (first == newest) {
-            if (log_bytes_ <= limits_.max_log_bytes)
-                break;  // the newest frame is the only partial one
-            last_whole_dropped_ = std::max(last_whole_dropped_, log_.front().frame.n);
-            log_bytes_ -= log_.front().frame.bytes;
-            log_.pop_front();
-            continue;
-        }
-        auto last = first;
-        do {
-            partial_bytes_ -= last->frame.bytes;
-            log_bytes_ -= last->frame.bytes;
-            ++last;
-        } while (last != newest && last->frame.partial() &&
-                 (partial_bytes_ > partial_floor || log_bytes_ > limits_.max_log_bytes));
-        log_.erase(first, last);
-    }
+    // deltas for a client that comes back; past it they go down to three quarters of it at once, so that a
+    // streamed answer moves the whole frames before its deltas (the deque's erase) once every few deltas, not at
+    // each. That bound leaves the deltas a connected follower of deltas has not read (from `unread` on): only
+    // the log's bound drops those, and the follower is told how many it missed. The newest frame stays.
+    if (partial_bytes_ > limits_.max_partial_bytes || log_bytes_ > limits_.max_log_bytes)
+        trim_log();
     if (log_bytes_ >= before)
         *total_bytes_ += log_bytes_ - before;
     else
@@ -196,6 +180,43 @@ void Run::append(Frame frame)
     lock.unlock();
     if (post)
         asio::post(strand_, [self = shared_from_this()] { self->deliver_waiting(); });
+}
+
+void Run::trim_log()
+{
+    std::uint64_t unread = next_frame_;
+    for (const Follower* follower : followers_)
+        if (!follower->whole_only_)
+            unread = std::min(unread, follower->read_to_ + 1);
+    const auto drop_partial = [&](const Held& held) {
+        partial_bytes_ -= held.frame.bytes;
+        log_bytes_ -= held.frame.bytes;
+        if (held.frame.n >= unread)
+            for (Follower* follower : followers_)
+                if (!follower->whole_only_ && follower->read_to_ < held.frame.n)
+                    ++follower->missed_deltas_;
+    };
+    const std::size_t partial_floor = limits_.max_partial_bytes / 4 * 3;
+    while ((log_bytes_ > limits_.max_log_bytes || partial_bytes_ > limits_.max_partial_bytes) && log_.size() > 1) {
+        const bool over_log = log_bytes_ > limits_.max_log_bytes;
+        const auto newest = log_.end() - 1;
+        const auto first = std::find_if(log_.begin(), newest, [](const Held& h) { return h.frame.partial(); });
+        if (first == newest || (!over_log && first->frame.n >= unread)) {
+            if (!over_log)
+                break;  // no partial frame but the newest, or none that every follower of deltas has read
+            last_whole_dropped_ = std::max(last_whole_dropped_, log_.front().frame.n);
+            log_bytes_ -= log_.front().frame.bytes;
+            log_.pop_front();
+            continue;
+        }
+        auto last = first;
+        do {
+            drop_partial(*last);
+            ++last;
+        } while (last != newest && last->frame.partial() &&
+                 (log_bytes_ > limits_.max_log_bytes || (partial_bytes_ > partial_floor && last->frame.n < unread)));
+        log_.erase(first, last);
+    }
 }
 
 void Run::finish()
@@ -381,6 +402,14 @@ std::string Run::missed_message(std::uint64_t first, std::uint64_t last) const
            " bytes of a run): the session holds every whole event; read it with GET on the session";
 }
 
+std::string Run::missed_deltas_message(std::uint64_t count) const
+{
+    return std::to_string(count) + " streamed deltas of run " + id +
+           " were dropped before this client read them (it read more slowly than the run streamed, and the server "
+           "keeps about the last " + std::to_string(limits_.max_log_bytes) +
+           " bytes of a run): the whole event that follows them holds their text";
+}
+
 Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only,
                         Direct* direct)
     : run_(std::move(run)), wake_(std::move(executor), 1), whole_only_(whole_events_only), direct_(direct)
@@ -398,8 +427,10 @@ void Run::Follower::read(std::uint64_t& cursor, std::size_t max_bytes, Read& out
 {
     out.frames.clear();
     out.missed_first = out.missed_last = 0;
+    out.missed_deltas = 0;
     out.finished = false;
     std::lock_guard lock(run_->mutex_);
+    out.missed_deltas = std::exchange(missed_deltas_, 0);
     if (run_->last_whole_dropped_ > cursor) {
         out.missed_first = cursor + 1;
         out.missed_last = run_->last_whole_dropped_;
@@ -595,6 +626,8 @@ void RunRegistry::stop(const std::string& why)
 
 void RunWriter::finished(std::string&, const Run&) {}
 
+void RunWriter::missed_deltas(std::string&, const Run&, std::uint64_t) {}
+
 namespace {
 
 // How much of a run's log one write carries at most (whole frames; one frame may be larger).
@@ -612,6 +645,8 @@ public:
     // Renders into `into` what `read` says was missed, if anything.
     void render_missed(std::string& into)
     {
+        if (read.missed_deltas != 0)
+            writer.missed_deltas(into, run, read.missed_deltas);
         if (read.missed_last != 0)
             writer.missed(into, run, read.missed_first, read.missed_last);
     }

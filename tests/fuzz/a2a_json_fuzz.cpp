@@ -7,6 +7,7 @@
 #include <adk/a2a/card_auth.hpp>
 #include <adk/a2a/types.hpp>
 #include <adk/a2a/v03.hpp>
+#include <adk/core/content.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/net/url.hpp>
 
@@ -37,6 +38,7 @@ void round_trip(const json::value& v)
 
 void check_ids(const a2a::Message& m)
 {
+    adk::fuzz::check(m.parts.size() <= adk::max_content_parts, "a message read holds at most max_content_parts parts");
     adk::fuzz::check(a2a::valid_id(m.message_id), "a message read has a valid id");
     adk::fuzz::check(m.context_id.empty() || a2a::valid_id(m.context_id), "a context id read is valid");
     adk::fuzz::check(m.task_id.empty() || a2a::valid_id(m.task_id), "a task id read is valid");
@@ -137,6 +139,9 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         adk::fuzz::check(reread && again.index() == legacy_update.index(), "a 0.3 result reads back as the same kind");
         adk::fuzz::check(adk::fuzz::json_close(a2a::v03::to_json(again), written), "a 0.3 result reads back the same");
     }
+    a2a::Artifact artifact;
+    if (adk::fuzz::only_adk_errors([&] { artifact = json::value_to<a2a::Artifact>(v); }))
+        adk::fuzz::check(artifact.parts.size() <= adk::max_content_parts, "an artifact read holds at most max_content_parts parts");
     a2a::PushNotificationConfig webhook;
     if (adk::fuzz::only_adk_errors([&] { webhook = a2a::v03::push_config_from_json(v); })) {
         const json::value written = a2a::v03::to_json(webhook).at("pushNotificationConfig");

@@ -89,6 +89,7 @@ void gemini_request_text(const json::value& v)
     adk::Content c;
     if (!adk::fuzz::only_adk_errors([&] { c = json::value_to<adk::Content>(v); }))
         return;
+    adk::fuzz::check(c.parts.size() <= adk::max_content_parts, "a content read holds at most max_content_parts parts");
     adk::LlmRequest request;
     request.contents.push_back(c);
     request.contents.push_back(c);

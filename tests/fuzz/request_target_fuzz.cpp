@@ -3,6 +3,7 @@
 // routes (adk/server/routes.hpp) then match safely.
 #include "request_target.hpp"
 
+#include <adk/net/url.hpp>
 #include <adk/server/routes.hpp>
 
 #include "fuzz.hpp"
@@ -26,6 +27,21 @@ const adk::server::Routes& routes()
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size)
 {
     std::string_view target = adk::fuzz::as_text(data, size);
+    // A webhook's path resolved (adk::net::resolve_dot_segments): no "." or ".." segment is left, percent-encoded
+    // or not, the query is kept as it was, and resolving again changes nothing.
+    const std::string resolved = adk::net::resolve_dot_segments(target);
+    adk::fuzz::check(resolved.starts_with('/'), "a resolved path starts with '/'");
+    const std::size_t query = resolved.find('?');
+    adk::fuzz::check((query == std::string::npos) == (target.find('?') == std::string_view::npos) &&
+                         (query == std::string::npos || resolved.substr(query) == target.substr(target.find('?'))),
+                     "the query is kept");
+    for (std::string_view rest = std::string_view(resolved).substr(0, query); !rest.empty();) {
+        rest.remove_prefix(1);
+        const std::string_view segment = rest.substr(0, rest.find('/'));
+        adk::fuzz::check(segment != "." && segment != "..", "no dot segment is left");
+        rest.remove_prefix(segment.size());
+    }
+    adk::fuzz::check(adk::net::resolve_dot_segments(resolved) == resolved, "resolving is idempotent");
     std::string refused;
     auto parsed = adk::server::detail::RequestTarget::parse(target, refused);
     if (!refused.empty())

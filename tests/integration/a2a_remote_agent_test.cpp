@@ -299,6 +299,56 @@ TEST_CASE("RemoteA2aAgent: a failed remote task is an error event, never an answ
     }());
 }
 
+TEST_CASE("RemoteA2aAgent: a remote that streams artifact chunks and never the last one is stopped at "
+          "RunConfig::max_answer_bytes",
+          "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    // The hostile remote: a task, then 512 KiB chunks of one artifact, appended, none of them the last.
+    int chunks_sent = 0;
+    adk::net::HttpServer hostile(
+        ioc.get_executor(), adk::net::HttpServerOptions(),
+        [&](adk::net::IncomingRequest&, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
+            co_await res.begin_stream(200, "text/event-stream");
+            const json::value task = json::object{
+                {"task", json::object{{"id", "t1"}, {"contextId", "c1"},
+                                      {"status", json::object{{"state", "TASK_STATE_WORKING"}}}}}};
+            co_await res.write("data: " + json::serialize(task) + "\n\n");
+            const std::string text(512 << 10, 'x');
+            for (int i = 0; i < 64; ++i) {
+                const json::value chunk = json::object{
+                    {"artifactUpdate",
+                     json::object{{"taskId", "t1"}, {"contextId", "c1"}, {"append", i > 0}, {"lastChunk", false},
+                                  {"artifact", json::object{{"artifactId", "a1"},
+                                                            {"parts", json::array{json::object{{"text", text}}}}}}}}};
+                co_await res.write("data: " + json::serialize(chunk) + "\n\n");
+                ++chunks_sent;
+            }
+            co_await res.end_stream();
+        });
+    hostile.start();
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        a2a::AgentCard card = co_await card_with(remote, "weather", "HTTP+JSON", "1.0");
+        REQUIRE(card.supported_interfaces.size() == 1);
+        card.supported_interfaces[0].url = hostile.base_url() + "/a2a/weather";
+        auto agent = a2a::RemoteA2aAgent::create({.card = card});
+        Local local(agent);
+        local.config.max_answer_bytes = std::size_t{2} << 20;
+        std::optional<std::string> failure;
+        try {
+            (void)co_await local.say(user_text("Weather?"));
+        } catch (const adk::Error& e) {
+            failure = e.message();
+        }
+        REQUIRE(failure);
+        CHECK_THAT(*failure, Catch::Contains("without their last chunk (RunConfig::max_answer_bytes)"));
+        CHECK(chunks_sent < 64);  // the stream was left, not read to its end
+        hostile.stop();
+        remote.server.stop();
+    }());
+}
+
 TEST_CASE("RemoteA2aAgent: cancelling the local invocation cancels the remote task", "[a2a][remote]")
 {
     asio::io_context ioc;

@@ -7,6 +7,7 @@
 #include <adk/core/log.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/server/api_server.hpp>
+#include <adk/telemetry/metered_session_service.hpp>
 
 #include "support/a2a_apps.hpp"
 #include "support/api_client.hpp"
@@ -78,7 +79,7 @@ json::value user_message(std::string_view text, std::string_view context = {})
     return m;
 }
 
-json::value rpc(std::string_view method, json::value params, int id = 1)
+json::value rpc_request(std::string_view method, json::value params, int id = 1)
 {
     return json::object{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
 }
@@ -94,16 +95,31 @@ public:
             turns.push_back(ScriptedModel::chunks({"It is ", "sunny ", "in Paris."}));
         }
         model = std::make_shared<ScriptedModel>(std::move(turns));
+        // The sessions are read through MeteredSessionService: the tests count the reads a request makes.
+        auto metered = std::make_shared<adk::telemetry::MeteredSessionService>(sessions, meter, "memory");
         server = std::make_unique<adk::server::ApiServer>(ioc.get_executor(),
                                                           std::vector<adk::server::App>{{"weather", weather_agent(model)}},
-                                                          options_with(sessions));
+                                                          options_with(metered));
         a2a = std::make_unique<a2a::Server>(*server);
         a2a->mount();
         server->start();
     }
 
+    // Sessions read so far (GetSession of the session service).
+    std::uint64_t session_reads() const
+    {
+        for (const auto& m : meter->collect().metrics)
+            if (m.name == "db.client.operation.duration")
+                for (const auto& p : m.points)
+                    for (const auto& [key, value] : p.attributes)
+                        if (key == "db.operation.name" && value == "get_session")
+                            return p.count;
+        return 0;
+    }
+
     asio::io_context ioc;
     std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<adk::telemetry::Meter> meter = std::make_shared<adk::telemetry::Meter>();
     std::shared_ptr<ScriptedModel> model;
     std::unique_ptr<adk::server::ApiServer> server;
     std::unique_ptr<a2a::Server> a2a;
@@ -261,6 +277,18 @@ TEST_CASE("A2A: SendMessage over HTTP+JSON runs the agent and answers the finish
         adk::net::HttpResponse empty = co_await post(f.client, *f.server, "/a2a/weather/message:send", no_parts);
         CHECK(empty.status() == 400);
         (void)co_await empty.read_all();
+        // A message of more parts than one may hold is refused before a part is made; no task starts.
+        json::array many;
+        for (std::size_t i = 0; i <= adk::max_content_parts; ++i)
+            many.push_back(json::object{{"text", "a"}});
+        const json::value too_many = json::object{
+            {"message", json::object{{"messageId", "m2"}, {"contextId", "trip-2"}, {"role", "ROLE_USER"}, {"parts", many}}}};
+        adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather/message:send", too_many);
+        const unsigned refused_status = refused.status();
+        const std::string refused_text = co_await refused.read_all();
+        CHECK(refused_status == 413);
+        CHECK_THAT(refused_text, Catch::Contains("Message.parts holds 4097 parts"));
+        CHECK(!co_await f.sessions->get_session(adk::GetSessionRequest("weather", "A2A_USER_trip-2", "trip-2")));
         f.server->stop();
     }());
 }
@@ -270,7 +298,7 @@ TEST_CASE("A2A: SendStreamingMessage over JSON-RPC streams the task, its work, i
 {
     WeatherServer f(1);
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
-        const json::value request = rpc("SendStreamingMessage", json::object{{"message", user_message("Weather?")}}, 7);
+        const json::value request = rpc_request("SendStreamingMessage", json::object{{"message", user_message("Weather?")}}, 7);
         adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/weather", request);
         CHECK(res.status() == 200);
         CHECK(res.header("content-type") == "text/event-stream");
@@ -306,24 +334,24 @@ TEST_CASE("A2A: SendStreamingMessage over JSON-RPC streams the task, its work, i
         CHECK(last.status.state == a2a::TaskState::completed);
 
         // GetTask, CancelTask of a finished task, and JSON-RPC's errors.
-        const json::value get_task = rpc("GetTask", json::object{{"id", first.id}}, 8);
+        const json::value get_task = rpc_request("GetTask", json::object{{"id", first.id}}, 8);
         adk::net::HttpResponse got = co_await post(f.client, *f.server, "/a2a/weather", get_task);
         const std::string got_text = co_await got.read_all();
         const json::value got_json = json::parse(got_text);
         CHECK(got_json.at("id") == 8);
         CHECK(json::value_to<a2a::Task>(got_json.at("result")).status.state == a2a::TaskState::completed);
 
-        const json::value cancel = rpc("CancelTask", json::object{{"id", first.id}}, 9);
+        const json::value cancel = rpc_request("CancelTask", json::object{{"id", first.id}}, 9);
         adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather", cancel);
         const std::string refused_text = co_await refused.read_all();
         CHECK(json::parse(refused_text).at("error").at("code") == a2a::code::task_not_cancelable);
 
-        const json::value unknown_task = rpc("GetTask", json::object{{"id", "nope"}}, 10);
+        const json::value unknown_task = rpc_request("GetTask", json::object{{"id", "nope"}}, 10);
         adk::net::HttpResponse not_found = co_await post(f.client, *f.server, "/a2a/weather", unknown_task);
         const std::string not_found_text = co_await not_found.read_all();
         CHECK(json::parse(not_found_text).at("error").at("code") == a2a::code::task_not_found);
 
-        const json::value unknown_method = rpc("Teleport", json::object{}, 11);
+        const json::value unknown_method = rpc_request("Teleport", json::object{}, 11);
         adk::net::HttpResponse no_method = co_await post(f.client, *f.server, "/a2a/weather", unknown_method);
         const std::string no_method_text = co_await no_method.read_all();
         CHECK(json::parse(no_method_text).at("error").at("code") == -32601);
@@ -434,7 +462,7 @@ TEST_CASE("A2A: CancelTask cancels the running invocation, and its stream ends C
 {
     GatedServer f;
     adk::test::run(f.ioc, [&]() -> asio::awaitable<void> {
-        const json::value request = rpc("SendStreamingMessage", json::object{{"message", user_message("Go.")}}, 1);
+        const json::value request = rpc_request("SendStreamingMessage", json::object{{"message", user_message("Go.")}}, 1);
         adk::net::HttpResponse res = co_await post(f.client, *f.server, "/a2a/gated", request);
         FrameReader reader(res);
         std::vector<adk::test::Frame> first = co_await reader.read(2);
@@ -453,7 +481,7 @@ TEST_CASE("A2A: CancelTask cancels the running invocation, and its stream ends C
         const auto last = a2a::stream_response_from_json(rest.back().json().at("result"));
         CHECK(std::get<a2a::TaskStatusUpdateEvent>(last).status.state == a2a::TaskState::canceled);
 
-        const json::value get_task = rpc("GetTask", json::object{{"id", task_id}}, 2);
+        const json::value get_task = rpc_request("GetTask", json::object{{"id", task_id}}, 2);
         adk::net::HttpResponse got = co_await post(f.client, *f.server, "/a2a/gated", get_task);
         const std::string got_text = co_await got.read_all();
         CHECK(json::value_to<a2a::Task>(json::parse(got_text).at("result")).status.state == a2a::TaskState::canceled);
@@ -564,7 +592,7 @@ TEST_CASE("A2A: a task that waits for its client is answered by a message with i
         CHECK(done.history.size() >= 3);
 
         // An ended task takes no more messages (UnsupportedOperationError, with its ErrorInfo).
-        const json::value late = rpc("SendMessage", answer(json::array{response_part}, ""), 3);
+        const json::value late = rpc_request("SendMessage", answer(json::array{response_part}, ""), 3);
         adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/bank", late);
         const json::value refused_json = co_await read_json(refused);
         const json::value error = refused_json.at("error");
@@ -612,9 +640,11 @@ TEST_CASE("A2A: ListTasks filters by context and state, the most recent first, p
             const json::value res_json = co_await read_json(res);
             ids.push_back(json::value_to<a2a::Task>(res_json.at("task")).id);
         }
+        const std::uint64_t reads_before = f.session_reads();
         adk::net::HttpResponse all = co_await get(f.client, *f.server, "/a2a/weather/tasks", "");
         CHECK(all.status() == 200);
         const json::value all_json = co_await read_json(all);
+        CHECK(f.session_reads() - reads_before == 2);  // one per context listed, not one per task
         const auto listed = json::value_to<a2a::ListTasksResponse>(all_json);
         CHECK(listed.total_size == 3);
         CHECK(listed.page_size == 50);
@@ -647,13 +677,13 @@ TEST_CASE("A2A: ListTasks filters by context and state, the most recent first, p
         CHECK(paged == std::vector<std::string>{ids[2], ids[0]});
 
         // Over JSON-RPC, by state; a timestamp after them all finds none.
-        const json::value working = rpc("ListTasks", json::object{{"status", "TASK_STATE_WORKING"}}, 4);
+        const json::value working = rpc_request("ListTasks", json::object{{"status", "TASK_STATE_WORKING"}}, 4);
         adk::net::HttpResponse none = co_await post(f.client, *f.server, "/a2a/weather", working);
         const json::value none_json = co_await read_json(none);
         CHECK(none_json.at("result").at("totalSize") == 0);
         CHECK(none_json.at("result").at("nextPageToken") == "");
         const json::value completed =
-            rpc("ListTasks", json::object{{"status", "TASK_STATE_COMPLETED"}, {"contextId", "ctx-b"}}, 5);
+            rpc_request("ListTasks", json::object{{"status", "TASK_STATE_COMPLETED"}, {"contextId", "ctx-b"}}, 5);
         adk::net::HttpResponse b = co_await post(f.client, *f.server, "/a2a/weather", completed);
         const json::value b_json = co_await read_json(b);
         const auto b_list = json::value_to<a2a::ListTasksResponse>(b_json.at("result"));
@@ -728,10 +758,10 @@ TEST_CASE("A2A: a request for a version this server does not speak is refused wi
         CHECK(by_query.status() == 400);
         (void)co_await by_query.read_all();
 
-        adk::net::HttpRequest rpc_request("POST", f.server->base_url() + "/a2a/weather");
-        rpc_request.set("a2a-version", "0.5");
-        rpc_request.body = json::serialize(rpc("ListTasks", json::object{}, 2));
-        adk::net::HttpResponse rpc_refused = co_await f.client.send(std::move(rpc_request));
+        adk::net::HttpRequest old_version("POST", f.server->base_url() + "/a2a/weather");
+        old_version.set("a2a-version", "0.5");
+        old_version.body = json::serialize(rpc_request("ListTasks", json::object{}, 2));
+        adk::net::HttpResponse rpc_refused = co_await f.client.send(std::move(old_version));
         const json::value rpc_refused_json = co_await read_json(rpc_refused);
         CHECK(rpc_refused_json.at("error").at("code") == a2a::code::version_not_supported);
 
@@ -865,10 +895,90 @@ TEST_CASE("A2A: push notifications post each status and whole artifact to the ta
             CHECK(refused.status() == 400);
             (void)co_await refused.read_all();
         }
-        const json::value rpc_list = rpc("ListTaskPushNotificationConfigs", json::object{{"taskId", task.id}}, 3);
+        const json::value rpc_list = rpc_request("ListTaskPushNotificationConfigs", json::object{{"taskId", task.id}}, 3);
         adk::net::HttpResponse rpc_listed = co_await post(client, server, "/a2a/weather", rpc_list);
         const json::value rpc_json = co_await read_json(rpc_listed);
         CHECK(rpc_json.at("result").at("configs").as_array().size() == 1);
+        server.stop();
+        hook.server.stop();
+    }());
+}
+
+TEST_CASE("A2A: a webhook keeps no member the server does not know, and the webhooks of every task are bounded "
+          "together",
+          "[a2a][server]")
+{
+    asio::io_context ioc;
+    Webhook hook(ioc, 0);
+    auto model = std::make_shared<ScriptedModel>(
+        std::vector<ScriptedModel::Turn>{adk::LlmResponse::text("one"), adk::LlmResponse::text("two")});
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent(model)}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.push_allowed_urls = {hook.server.base_url() + "/hooks/"};
+    a2a_options.max_push_config_bytes = 4000;  // a few webhooks of the size below
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        std::vector<std::string> tasks;
+        for (const char* context : {"c1", "c2"}) {
+            const json::value body = json::object{{"message", user_message("Weather?", context)}};
+            adk::net::HttpResponse res = co_await post(client, server, "/a2a/weather/message:send", body);
+            const json::value answer = co_await read_json(res);
+            tasks.push_back(json::value_to<a2a::Task>(answer.at("task")).id);
+        }
+        // The audit's member: two million numbers, sent ten times per task.
+        json::array numbers;
+        numbers.resize(2'000'000, json::value(7));
+        const std::string configs = "/a2a/weather/tasks/" + tasks[0] + "/pushNotificationConfigs";
+        const json::value big = json::object{{"id", "big"}, {"url", hook.server.base_url() + "/hooks/a"},
+                                             {"padding", numbers}, {"authentication", json::object{
+                                                 {"scheme", "Bearer"}, {"credentials", "s"}, {"more", numbers}}}};
+        adk::net::HttpResponse created = co_await post(client, server, configs, big);
+        CHECK(created.status() == 200);
+        const json::value created_json = co_await read_json(created);
+        CHECK(!created_json.as_object().contains("padding"));
+        CHECK(!created_json.at("authentication").as_object().contains("more"));
+        adk::net::HttpResponse read = co_await get(client, server, configs + "/big", "");
+        const json::value read_json_value = co_await read_json(read);
+        CHECK(read_json_value.as_object().size() == created_json.as_object().size());
+        CHECK(!read_json_value.as_object().contains("padding"));
+        // A token or credentials past 4 KiB are refused; the server's webhooks together past their bound, 413.
+        const json::value long_token = json::object{{"url", hook.server.base_url() + "/hooks/b"},
+                                                    {"token", std::string(4097, 't')}};
+        adk::net::HttpResponse refused = co_await post(client, server, configs, long_token);
+        CHECK(refused.status() == 400);
+        const std::string refused_text = co_await refused.read_all();
+        CHECK_THAT(refused_text, Catch::Contains("token is longer than 4096 bytes"));
+        int accepted = 1;
+        unsigned last_status = 200;
+        std::string last_text;
+        for (int i = 0; i < 20 && last_status == 200; ++i) {
+            const std::string task = tasks[static_cast<std::size_t>(i % 2)];
+            const json::value config = json::object{{"id", "h" + std::to_string(i)},
+                                                    {"url", hook.server.base_url() + "/hooks/" + std::string(300, 'p')}};
+            adk::net::HttpResponse res =
+                co_await post(client, server, "/a2a/weather/tasks/" + task + "/pushNotificationConfigs", config);
+            last_status = res.status();
+            last_text = co_await res.read_all();
+            if (last_status == 200)
+                ++accepted;
+        }
+        CHECK(last_status == 413);
+        CHECK_THAT(last_text, Catch::Contains("max_push_config_bytes"));
+        CHECK(accepted > 2);
+        CHECK(accepted < 10);
+        // Deleting one makes room for one.
+        adk::net::HttpRequest del("DELETE", server.base_url() + configs + "/big");
+        adk::net::HttpResponse deleted = co_await client.send(std::move(del));
+        CHECK(deleted.status() == 200);
+        (void)co_await deleted.read_all();
+        const json::value again = json::object{{"id", "again"}, {"url", hook.server.base_url() + "/hooks/c"}};
+        adk::net::HttpResponse room = co_await post(client, server, configs, again);
+        CHECK(room.status() == 200);
+        (void)co_await room.read_all();
         server.stop();
         hook.server.stop();
     }());
@@ -927,6 +1037,79 @@ TEST_CASE("A2A: a task answered the moment SendMessage says it waits is taken, t
     }(), std::chrono::seconds(30));
 }
 
+TEST_CASE("A2A: a webhook that never answers holds back no state, and a webhook URL's dot segments are resolved "
+          "before the allowed prefix is checked",
+          "[a2a][server]")
+{
+    asio::io_context ioc;
+    std::vector<std::string> posted;
+    adk::net::HttpServer silent_hook(ioc.get_executor(), adk::net::HttpServerOptions(),
+                                     [&](adk::net::IncomingRequest& req, adk::net::ResponseWriter&) -> asio::awaitable<void> {
+                                         posted.push_back(req.target);
+                                         asio::steady_timer never(co_await asio::this_coro::executor,
+                                                                  std::chrono::hours(1));
+                                         co_await never.async_wait(asio::as_tuple(asio::use_awaitable));
+                                     });
+    silent_hook.start();
+    auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{
+        adk::LlmResponse::function_call("get_weather", json::object{{"city", "Paris"}}),
+        ScriptedModel::chunks({"It is ", "sunny."})});
+    adk::server::ApiServer server(ioc.get_executor(), {{"weather", weather_agent(model)}},
+                                  options_with(std::make_shared<adk::InMemorySessionService>()));
+    a2a::ServerOptions a2a_options;
+    a2a_options.push_allowed_urls = {silent_hook.base_url() + "/hooks/"};
+    a2a_options.push_attempts = 1;
+    a2a::Server a2a_server(server, a2a_options);
+    a2a_server.mount();
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        const json::value webhook = json::object{{"url", silent_hook.base_url() + "/hooks/a"}};
+        const json::value body = json::object{
+            {"message", user_message("Weather?")},
+            {"configuration", json::object{{"returnImmediately", true}, {"taskPushNotificationConfig", webhook}}}};
+        adk::net::HttpResponse res = co_await post(client, server, "/a2a/weather/message:send", body);
+        const json::value res_json = co_await read_json(res);
+        const auto task = json::value_to<a2a::Task>(res_json.at("task"));
+        // The webhook holds the task's first post (a 10 s timeout); its run ends meanwhile.
+        for (int i = 0; i < 2000 && posted.empty(); ++i) {
+            asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+        }
+        REQUIRE(posted.size() == 1);
+        a2a::TaskState state = a2a::TaskState::unspecified;
+        for (int i = 0; i < 2000 && state != a2a::TaskState::completed; ++i) {
+            asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
+            co_await poll.async_wait(asio::use_awaitable);
+            adk::net::HttpResponse got = co_await get(client, server, "/a2a/weather/tasks/" + task.id, "");
+            const json::value got_json = co_await read_json(got);
+            state = json::value_to<a2a::Task>(got_json).status.state;
+        }
+        CHECK(state == a2a::TaskState::completed);
+        CHECK(posted.size() == 1);  // still waiting for its answer
+
+        // "..", as written or percent-encoded, cannot climb out of the allowed prefix; a URL that stays under it
+        // is kept resolved.
+        const std::string configs = "/a2a/weather/tasks/" + task.id + "/pushNotificationConfigs";
+        for (const std::string path : {"/hooks/../admin", "/hooks/%2e%2e/admin", "/hooks/.%2E/admin", "/hooks/a/../../x"}) {
+            const json::value climbing = json::object{{"url", silent_hook.base_url() + path}};
+            adk::net::HttpResponse refused = co_await post(client, server, configs, climbing);
+            const unsigned refused_status = refused.status();
+            const std::string refused_text = co_await refused.read_all();
+            INFO(path);
+            CHECK(refused_status == 400);
+            CHECK_THAT(refused_text, Catch::Contains("is not under one this server allows"));
+        }
+        const json::value resolved = json::object{{"id", "r"}, {"url", silent_hook.base_url() + "/hooks/a/./%2e%2E/b"}};
+        adk::net::HttpResponse kept = co_await post(client, server, configs, resolved);
+        CHECK(kept.status() == 200);
+        const json::value kept_json = co_await read_json(kept);
+        CHECK(kept_json.at("url") == (silent_hook.base_url() + "/hooks/b").c_str());
+        server.stop();
+        silent_hook.stop();
+    }());
+}
+
 TEST_CASE("A2A: a webhook that cannot be reached is logged with what to check, not with where Boost failed",
           "[a2a][server]")
 {
@@ -982,7 +1165,7 @@ TEST_CASE("A2A: with no webhook allowed, push notifications are off and said to 
         CHECK(refused.status() == 400);
         const json::value why = co_await read_json(refused);
         CHECK(why.at("error").at("details").at(0).at("reason") == "PUSH_NOTIFICATION_NOT_SUPPORTED");
-        const json::value create = rpc("CreateTaskPushNotificationConfig",
+        const json::value create = rpc_request("CreateTaskPushNotificationConfig",
                                        json::object{{"taskId", "t"}, {"url", "http://127.0.0.1:9/h"}}, 2);
         adk::net::HttpResponse rpc_refused = co_await post(f.client, *f.server, "/a2a/weather", create);
         const json::value rpc_json = co_await read_json(rpc_refused);
@@ -1005,7 +1188,7 @@ TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, an
 
         const json::value message = json::parse(
             R"({"kind": "message", "messageId": "m-1", "role": "user", "parts": [{"kind": "text", "text": "Weather?"}]})");
-        const json::value send = rpc("message/send", json::object{{"message", message}}, 1);
+        const json::value send = rpc_request("message/send", json::object{{"message", message}}, 1);
         adk::net::HttpResponse sent = co_await post(f.client, *f.server, "/a2a/weather", send);
         const json::value sent_json = co_await read_json(sent);
         const json::value& task = sent_json.at("result");
@@ -1015,7 +1198,7 @@ TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, an
         CHECK(task.at("artifacts").at(0).at("parts").at(0).at("text") == "It is sunny in Paris.");
         CHECK(task.at("history").at(0).at("role") == "user");
 
-        const json::value stream = rpc("message/stream", json::object{{"message", message}}, 2);
+        const json::value stream = rpc_request("message/stream", json::object{{"message", message}}, 2);
         adk::net::HttpResponse streamed = co_await post(f.client, *f.server, "/a2a/weather", stream);
         FrameReader reader(streamed);
         const std::vector<adk::test::Frame> frames = co_await reader.read_all();
@@ -1030,18 +1213,18 @@ TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, an
         CHECK(last.at("status").at("state") == "completed");
         CHECK(last.at("final") == true);
 
-        const json::value get_task = rpc("tasks/get", json::object{{"id", task.at("id")}, {"historyLength", 1}}, 3);
+        const json::value get_task = rpc_request("tasks/get", json::object{{"id", task.at("id")}, {"historyLength", 1}}, 3);
         adk::net::HttpResponse got = co_await post(f.client, *f.server, "/a2a/weather", get_task);
         const json::value got_json = co_await read_json(got);
         CHECK(got_json.at("result").at("kind") == "task");
         CHECK(got_json.at("result").at("history").as_array().size() == 1);
 
-        const json::value unknown = rpc("tasks/unheardOf", json::object{}, 4);
+        const json::value unknown = rpc_request("tasks/unheardOf", json::object{}, 4);
         adk::net::HttpResponse not_served = co_await post(f.client, *f.server, "/a2a/weather", unknown);
         const json::value not_served_json = co_await read_json(not_served);
         CHECK(not_served_json.at("error").at("code") == -32601);
         // This server allows no webhook: 0.3's push methods say so.
-        const json::value push = rpc("tasks/pushNotificationConfig/set",
+        const json::value push = rpc_request("tasks/pushNotificationConfig/set",
                                      json::object{{"taskId", "t"},
                                                   {"pushNotificationConfig", json::object{{"url", "http://h/x"}}}},
                                      4);
@@ -1049,7 +1232,7 @@ TEST_CASE("A2A 0.3: a 0.3 client's JSON-RPC methods are served in 0.3's JSON, an
         const json::value push_json = co_await read_json(push_res);
         CHECK(push_json.at("error").at("code") == a2a::code::push_notification_not_supported);
         // A 1.0 message in a 0.3 method is refused with what is wrong.
-        const json::value mixed = rpc("message/send", json::object{{"message", user_message("Weather?")}}, 5);
+        const json::value mixed = rpc_request("message/send", json::object{{"message", user_message("Weather?")}}, 5);
         adk::net::HttpResponse refused = co_await post(f.client, *f.server, "/a2a/weather", mixed);
         const json::value refused_json = co_await read_json(refused);
         CHECK(refused_json.at("error").at("code") == -32602);
@@ -1116,10 +1299,10 @@ TEST_CASE("A2A: the extended agent card, for authenticated clients only, on both
         CHECK(extended.name == card.name);
 
         // JSON-RPC, 1.0 and 0.3.
-        const json::value get_extended = rpc("GetExtendedAgentCard", json::object{});
+        const json::value get_extended = rpc_request("GetExtendedAgentCard", json::object{});
         const json::value one = co_await rpc_with_token(client, server, "/a2a/travel", get_extended, "s3cret");
         CHECK(json::value_to<a2a::AgentCard>(one.at("result")) == extended);
-        json::value legacy_request = rpc("agent/getAuthenticatedExtendedCard", json::object{});
+        json::value legacy_request = rpc_request("agent/getAuthenticatedExtendedCard", json::object{});
         const json::value legacy = co_await rpc_with_token(client, server, "/a2a/travel", legacy_request, "s3cret");
         CHECK(legacy.at("result").at("skills").as_array().size() == 4);
         CHECK(legacy.at("result").at("protocolVersion") == "0.3.0");
@@ -1148,7 +1331,7 @@ TEST_CASE("A2A: without an extended card the method is unsupported, and one need
         CHECK(ext.status() == 400);
         const json::value why = co_await read_json(ext);
         CHECK(why.at("error").at("details").at(0).at("reason") == "UNSUPPORTED_OPERATION");
-        const json::value get_extended = rpc("GetExtendedAgentCard", json::object{});
+        const json::value get_extended = rpc_request("GetExtendedAgentCard", json::object{});
         adk::net::HttpResponse rpc_res = co_await post(f.client, *f.server, "/a2a/weather", get_extended);
         const json::value rpc_json = co_await read_json(rpc_res);
         CHECK(rpc_json.at("error").at("code") == a2a::code::unsupported_operation);
@@ -1199,7 +1382,7 @@ TEST_CASE("A2A 0.3: push notification configs by 0.3's methods, and their webhoo
         const json::value webhook = json::object{
             {"url", hook.server.base_url() + "/hooks/c"}, {"token", "t0k"},
             {"authentication", json::object{{"schemes", json::array{"Bearer"}}, {"credentials", "hook-secret"}}}};
-        const json::value send = rpc("message/send", json::object{{"message", message},
+        const json::value send = rpc_request("message/send", json::object{{"message", message},
                                                                   {"configuration", json::object{
                                                                       {"blocking", false},
                                                                       {"pushNotificationConfig", webhook}}}});
@@ -1225,36 +1408,36 @@ TEST_CASE("A2A 0.3: push notification configs by 0.3's methods, and their webhoo
         CHECK(last.status.state == a2a::TaskState::completed);
 
         // The config set with the message is named after the task, as 0.3's SDKs name it.
-        const json::value get_request = rpc("tasks/pushNotificationConfig/get", json::object{{"id", task_id}}, 2);
+        const json::value get_request = rpc_request("tasks/pushNotificationConfig/get", json::object{{"id", task_id}}, 2);
         const json::value got = co_await rpc_call(client, server, get_request);
         CHECK(got.at("result").at("taskId") == task_id.c_str());
         CHECK(got.at("result").at("pushNotificationConfig").at("id") == task_id.c_str());
         CHECK(got.at("result").at("pushNotificationConfig").at("authentication").at("schemes") == json::array{"Bearer"});
-        const json::value second = rpc(
+        const json::value second = rpc_request(
             "tasks/pushNotificationConfig/set",
             json::object{{"taskId", task_id},
                          {"pushNotificationConfig", json::object{{"id", "d"}, {"url", hook.server.base_url() + "/hooks/d"}}}},
             3);
         const json::value set = co_await rpc_call(client, server, second);
         CHECK(set.at("result").at("pushNotificationConfig").at("id") == "d");
-        const json::value list_request = rpc("tasks/pushNotificationConfig/list", json::object{{"id", task_id}}, 4);
+        const json::value list_request = rpc_request("tasks/pushNotificationConfig/list", json::object{{"id", task_id}}, 4);
         const json::value listed = co_await rpc_call(client, server, list_request);
         CHECK(listed.at("result").as_array().size() == 2);
         const json::value delete_request =
-            rpc("tasks/pushNotificationConfig/delete", json::object{{"id", task_id}, {"pushNotificationConfigId", "d"}}, 5);
+            rpc_request("tasks/pushNotificationConfig/delete", json::object{{"id", task_id}, {"pushNotificationConfigId", "d"}}, 5);
         const json::value deleted = co_await rpc_call(client, server, delete_request);
         CHECK(deleted.at("result").is_null());
         const json::value gone_request =
-            rpc("tasks/pushNotificationConfig/get", json::object{{"id", task_id}, {"pushNotificationConfigId", "d"}}, 6);
+            rpc_request("tasks/pushNotificationConfig/get", json::object{{"id", task_id}, {"pushNotificationConfigId", "d"}}, 6);
         const json::value gone = co_await rpc_call(client, server, gone_request);
         CHECK(gone.as_object().contains("error"));
         // A webhook the operator did not allow, and a 0.3 method not served.
-        const json::value elsewhere = rpc(
+        const json::value elsewhere = rpc_request(
             "tasks/pushNotificationConfig/set",
             json::object{{"taskId", task_id}, {"pushNotificationConfig", json::object{{"url", "http://127.0.0.1:1/x"}}}}, 7);
         const json::value refused = co_await rpc_call(client, server, elsewhere);
         CHECK_THAT(std::string(refused.at("error").at("message").as_string()), Catch::Contains("push_allowed_urls"));
-        const json::value unknown_request = rpc("tasks/nothing", json::object{}, 8);
+        const json::value unknown_request = rpc_request("tasks/nothing", json::object{}, 8);
         const json::value unknown = co_await rpc_call(client, server, unknown_request);
         CHECK(unknown.at("error").at("code") == -32601);
         server.stop();
@@ -1307,7 +1490,7 @@ TEST_CASE("A2A: extensions: listed in the card, activated by the request's heade
         const json::value why = co_await read_json(refused);
         CHECK(why.at("error").at("details").at(0).at("reason") == "EXTENSION_SUPPORT_REQUIRED");
         CHECK_THAT(std::string(why.at("error").at("message").as_string()), Catch::Contains(signed_));
-        const json::value send_rpc = rpc("SendMessage", body);
+        const json::value send_rpc = rpc_request("SendMessage", body);
         adk::net::HttpResponse rpc_refused = co_await post(client, server, "/a2a/weather", send_rpc);
         const json::value rpc_why = co_await read_json(rpc_refused);
         CHECK(rpc_why.at("error").at("code") == a2a::code::extension_support_required);

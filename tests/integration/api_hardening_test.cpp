@@ -413,6 +413,46 @@ TEST_CASE("ApiServer: a file over the inline bound is 413, whatever bound refuse
                       Catch::Contains("max_inline_data_bytes"));
 }
 
+TEST_CASE("ApiServer: a message of more parts than a message may hold is 413 before a part is made, and nothing is "
+          "stored",
+          "[server]")
+{
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::server::ApiServer server(ioc.get_executor(), {{"app", echo_agent({adk::LlmResponse::text("ok")})}},
+                                  options_with(sessions));
+    server.start();
+    adk::net::HttpClient client(no_retries());
+    const auto body_of = [](std::size_t parts) {
+        std::string body = R"({"appName": "app", "userId": "u", "sessionId": "s", "newMessage": {"role": "user", )"
+                           R"("parts": [)";
+        for (std::size_t i = 0; i < parts; ++i)
+            body += i == 0 ? R"({"text":"a"})" : R"(,{"text":"a"})";
+        return body + "]}}";
+    };
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        {
+            const Reply reply = co_await call(client, server, "POST", "/apps/app/users/u/sessions/s");
+            REQUIRE(reply.status == 200);
+        }
+        // The audit's request had 1,209,895 such parts in 15 MiB; one past the bound is refused the same way.
+        Reply many = co_await call(client, server, "POST", "/run", body_of(adk::max_content_parts + 1));
+        CHECK(many.status == 413);
+        CHECK_THAT(many.body, Catch::Contains("4097 parts, over the limit of 4096") &&
+                                  Catch::Contains("adk::max_content_parts"));
+        std::optional<adk::Session> session = co_await sessions->get_session({"app", "u", "s"});
+        REQUIRE(session);
+        CHECK(session->events.empty());
+        Reply most = co_await call(client, server, "POST", "/run", body_of(adk::max_content_parts));
+        CHECK(most.status == 200);
+        session = co_await sessions->get_session({"app", "u", "s"});
+        REQUIRE(session);
+        REQUIRE(!session->events.empty());
+        CHECK(session->events.front().content->parts.size() == adk::max_content_parts);
+        server.stop();
+    }());
+}
+
 TEST_CASE("ApiServer: a Last-Event-ID past the run's last frame is refused, not read as 'from the start'", "[server]")
 {
     asio::io_context ioc;

@@ -403,7 +403,13 @@ TEST_CASE("ApiServer on one thread: a client that stops reading mid-answer gets 
         std::vector<Frame> frames = co_await reader.read_all();
         REQUIRE(frames.size() >= 2);
         std::uint64_t last = 0;
+        std::size_t told = 0;
         for (std::size_t i = 0; i + 1 < frames.size(); ++i) {
+            if (frames[i].id.empty()) {  // the deltas the log dropped before this client read them, counted
+                CHECK_THAT(frames[i].data, Catch::Contains("streamed deltas of run " + run_id + " were dropped"));
+                ++told;
+                continue;
+            }
             const auto id = adk::server::parse_frame_id(frames[i].id);
             REQUIRE(id);
             CHECK(id->first == run_id);
@@ -413,6 +419,7 @@ TEST_CASE("ApiServer on one thread: a client that stops reading mid-answer gets 
             REQUIRE(id->second <= chunks.size());
             CHECK(text_of(frames[i]) == chunks[id->second - 1]);  // delta n is chunk n, whole
         }
+        CHECK(told >= 1);  // 10 MB of deltas against a log of 1 MiB: this client read too slowly, and was told
         CHECK(frames.back().id == run_id + ":301");
         CHECK(!partial(frames.back()));
         std::string answer;
@@ -584,7 +591,11 @@ TEST_CASE("ApiServer: a long streamed answer keeps only its newest deltas, and t
             run_id = std::string(res.header("x-adk-run-id"));
             FrameReader reader(res);
             std::vector<Frame> live = co_await reader.read_all();
-            REQUIRE(!live.empty());  // a reader behind by more than the bound misses deltas, never the answer
+            REQUIRE(live.size() == 41);  // the bound is for a client that comes back: a connected one reads all
+            for (std::size_t i = 0; i < 40; ++i) {
+                CHECK(live[i].id == run_id + ":" + std::to_string(i + 1));
+                CHECK(text_of(live[i]) == chunks[i]);
+            }
             CHECK(live.back().id == run_id + ":41");
             CHECK(!partial(live.back()));
         }
@@ -1035,6 +1046,140 @@ TEST_CASE("RunRegistry: an answer's consecutive deltas with equal usage counts s
     CHECK(!usage(4));
     CHECK(usage(5) == usage(3));  // the last counts sent, shared past a delta without
     CHECK(usage(7) != usage(5));  // another answer: its own
+}
+
+namespace {
+
+// A run that receives an answer's deltas, then the answer, and followers that read it when a test says.
+class Burst {
+public:
+    explicit Burst(adk::server::RunLimits limits) : limits_(limits) {}
+
+    void follow(bool whole_only)
+    {
+        followers.push_back(std::make_unique<adk::server::Run::Follower>(run, ioc.get_executor(), whole_only));
+    }
+    void stream(int count)
+    {
+        for (int i = 0; i < count; ++i, ++streamed)
+            run->receive(
+                std::make_unique<adk::Event>(delta_event("a", "word" + std::to_string(streamed) + " ", streamed + 1)));
+    }
+    void answer()
+    {
+        adk::Event whole("agent", adk::Content::model("the whole answer"));
+        whole.invocation_id = "e-1";
+        run->receive(std::make_unique<adk::Event>(std::move(whole)));
+    }
+    // Everything follower `i` reads now (the deltas' texts, "" for a whole frame), and the deltas it missed.
+    std::vector<std::string> read_all(std::size_t i, std::uint64_t& cursor, std::uint64_t& missed)
+    {
+        std::vector<std::string> texts;
+        adk::server::Run::EventScratch scratch;
+        for (;;) {
+            adk::server::Run::Read read = followers[i]->read(cursor, 64 * 1024);
+            missed += read.missed_deltas;
+            if (read.empty())
+                return texts;
+            for (const auto& frame : read.frames)
+                texts.push_back(frame.partial() ? frame.event(scratch)->content->text() : "");
+        }
+    }
+
+    adk::server::RunLimits limits_;
+    asio::io_context ioc;
+    std::shared_ptr<adk::server::RunRegistry> registry =
+        std::make_shared<adk::server::RunRegistry>(ioc.get_executor(), limits_, 10, true);
+    std::shared_ptr<adk::server::Run> run = registry->prepare(adk::server::RunOwner("app", "u", "s"));
+    std::vector<std::unique_ptr<adk::server::Run::Follower>> followers;
+    int streamed = 0;  // deltas so far: the next is "word<streamed> "
+};
+
+}  // namespace
+
+TEST_CASE("RunRegistry: a connected follower reads every delta of a burst past the partial frames' bound, and a client "
+          "that comes back after replays the newest",
+          "[server][runs]")
+{
+    adk::server::RunLimits limits;  // 16 KiB of partial frames: fewer than 60 deltas
+    Burst burst(limits);
+    burst.follow(false);
+    burst.stream(60);  // a model that sends its chunks at once: no read in between
+    std::uint64_t cursor = 0;
+    std::uint64_t missed = 0;
+    std::vector<std::string> texts = burst.read_all(0, cursor, missed);
+    REQUIRE(texts.size() == 60);
+    CHECK(missed == 0);
+    for (int i = 0; i < 60; ++i)
+        CHECK(texts[static_cast<std::size_t>(i)] == "word" + std::to_string(i) + " ");
+    // Read by every follower, the deltas are held no more than the bound says, for a client that comes back.
+    burst.answer();
+    CHECK(burst.read_all(0, cursor, missed) == std::vector<std::string>{""});
+    adk::server::Run::Follower replay(burst.run, burst.ioc.get_executor());
+    std::uint64_t replay_cursor = 0;
+    adk::server::Run::Read kept = replay.read(replay_cursor, 1 << 20);
+    REQUIRE(kept.frames.size() >= 2);
+    CHECK(kept.frames.size() < 30);
+    std::size_t partial_bytes = 0;
+    for (std::size_t i = 0; i + 1 < kept.frames.size(); ++i) {
+        CHECK(kept.frames[i].partial());
+        CHECK(kept.frames[i].n == 61 - (kept.frames.size() - 1) + i);  // the newest deltas
+        partial_bytes += kept.frames[i].bytes;
+    }
+    CHECK(partial_bytes <= limits.max_partial_bytes);
+    CHECK(kept.frames.back().n == 61);
+}
+
+TEST_CASE("RunRegistry: a follower of whole events only does not hold deltas back, and one slower than the log's "
+          "bound is told how many deltas it missed",
+          "[server][runs]")
+{
+    SECTION("whole events only: the partial bound applies as if nobody followed")
+    {
+        adk::server::RunLimits limits;
+        Burst burst(limits);
+        burst.follow(true);
+        burst.stream(60);
+        CHECK(burst.run->log_bytes() <= limits.max_partial_bytes);
+        std::uint64_t cursor = 0;
+        std::uint64_t missed = 0;
+        CHECK(burst.read_all(0, cursor, missed).empty());
+        CHECK(missed == 0);  // it reads no delta, so it misses none
+    }
+    SECTION("a follower that does not read while the log passes its bound")
+    {
+        adk::server::RunLimits limits;
+        limits.max_log_bytes = 24 << 10;
+        limits.max_partial_bytes = 4 << 10;
+        Burst burst(limits);
+        burst.follow(false);
+        burst.follow(false);
+        std::uint64_t fast_cursor = 0;
+        std::uint64_t fast_missed = 0;
+        std::vector<std::string> fast;
+        for (int i = 0; i < 10; ++i) {  // one follower reads as the run streams, the other not at all
+            burst.stream(10);
+            for (auto& text : burst.read_all(0, fast_cursor, fast_missed))
+                fast.push_back(std::move(text));
+        }
+        CHECK(fast.size() == 100);
+        CHECK(fast_missed == 0);
+        CHECK(burst.run->log_bytes() <= limits.max_log_bytes);
+        std::uint64_t slow_cursor = 0;
+        std::uint64_t slow_missed = 0;
+        std::vector<std::string> slow = burst.read_all(1, slow_cursor, slow_missed);
+        CHECK(slow_missed > 0);
+        CHECK(slow.size() + slow_missed == 100);
+        CHECK(slow.back() == "word99 ");  // what it reads is the newest
+        const std::string message = burst.run->missed_deltas_message(slow_missed);
+        CHECK_THAT(message, Catch::Contains(std::to_string(slow_missed) + " streamed deltas of run"));
+        CHECK_THAT(message, Catch::Contains("the whole event that follows them holds their text"));
+        // It is told once: the next read misses nothing.
+        burst.answer();
+        std::uint64_t again = 0;
+        CHECK(burst.read_all(1, slow_cursor, again) == std::vector<std::string>{""});
+        CHECK(again == 0);
+    }
 }
 
 TEST_CASE("RunRegistry: the frames each follower has not read yet, counted for the stream queue depth gauge",

@@ -155,6 +155,22 @@ TEST_CASE("HttpServer: bodies and headers over the limits, and requests that do 
     CHECK_THAT(big_body, Catch::Contains(R"json({"error":"the request body is larger than this server accepts (1000 bytes)"})json"));
     CHECK_THAT(big_body, Catch::Contains("Connection: close"));
 
+    // A client that writes its whole body before it reads (Python's http.client): 3 MiB over a bound of 1000
+    // bytes. The server reads and drops it, so the client's writes finish and it reads the 413, not a reset.
+    {
+        boost::asio::io_context io;
+        boost::asio::ip::tcp::socket socket(io);
+        socket.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), s.server.port()));
+        const std::string body(std::size_t{3} << 20, 'b');
+        const std::string request = "POST /whole HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                                    "\r\n\r\n" + body;
+        boost::system::error_code write_ec;
+        boost::asio::write(socket, boost::asio::buffer(request), write_ec);
+        CHECK(!write_ec);
+        const std::string answer = adk::test::read_until_closed(socket);
+        CHECK(answer.rfind("HTTP/1.1 413 ", 0) == 0);
+    }
+
     std::string big_head = raw_exchange(s.server.port(), "GET /whole HTTP/1.1\r\nHost: x\r\nX-Big: " +
                                                              std::string(4000, 'h') + "\r\n\r\n");
     CHECK(big_head.rfind("HTTP/1.1 431 ", 0) == 0);

@@ -50,15 +50,15 @@ json::object call_params(const std::string& tool, json::object args = {})
     return json::object{{"name", tool}, {"arguments", std::move(args)}};
 }
 
-std::string text_of(const json::value& result)
+std::string http_text_of(const json::value& result)
 {
     return std::string(result.at("content").at(0).at("text").as_string());
 }
 
 // A server on loopback and a started connection to it.
-class Session {
+class McpHttpSession {
 public:
-    explicit Session(std::function<void(McpHttpServer&)> configure = {}, mcp::ConnectionOptions options = {})
+    explicit McpHttpSession(std::function<void(McpHttpServer&)> configure = {}, mcp::ConnectionOptions options = {})
         : server(ioc.get_executor())
     {
         if (configure)
@@ -94,12 +94,12 @@ TEST_CASE("MCP over HTTP: JSON and SSE answers, every request after initialize c
           "protocol version, close() sends DELETE",
           "[mcp]")
 {
-    Session s;
+    McpHttpSession s;
     CHECK(s.c->server().name == "mcp-http-test-server");
     CHECK(s.transport->session_id() == "s-1");
-    CHECK(text_of(s.call("echo", {{"text", "plain"}})) == "echo plain");
+    CHECK(http_text_of(s.call("echo", {{"text", "plain"}})) == "echo plain");
     s.server.sse_answers = true;
-    CHECK(text_of(s.call("echo", {{"text", "streamed"}})) == "echo streamed");
+    CHECK(http_text_of(s.call("echo", {{"text", "streamed"}})) == "echo streamed");
 
     s.close();
     CHECK(s.server.count("DELETE") == 1);
@@ -118,10 +118,10 @@ TEST_CASE("MCP over HTTP: JSON and SSE answers, every request after initialize c
 TEST_CASE("MCP over HTTP: a session the server forgot is renewed by one initialize, and the call is retried once",
           "[mcp]")
 {
-    Session s;
-    CHECK(text_of(s.call("echo", {{"text", "one"}})) == "echo one");
+    McpHttpSession s;
+    CHECK(http_text_of(s.call("echo", {{"text", "one"}})) == "echo one");
     s.server.forget_sessions();
-    CHECK(text_of(s.call("echo", {{"text", "two"}})) == "echo two");
+    CHECK(http_text_of(s.call("echo", {{"text", "two"}})) == "echo two");
     CHECK(s.server.count("POST", "initialize") == 2);
     CHECK(s.server.count("POST", "notifications/initialized") == 2);
     CHECK(s.transport->session_id() == "s-2");
@@ -135,8 +135,8 @@ TEST_CASE("MCP over HTTP: a stream cut after its event id is resumed with Last-E
           "fails that call alone",
           "[mcp]")
 {
-    Session s;
-    CHECK(text_of(s.call("cut")) == "resumed");
+    McpHttpSession s;
+    CHECK(http_text_of(s.call("cut")) == "resumed");
     bool resumed = false;
     for (const McpHttpServer::Seen& seen : s.server.seen)
         resumed = resumed || (seen.http_method == "GET" && seen.last_event_id.starts_with("cut-") && seen.session == "s-1");
@@ -148,14 +148,14 @@ TEST_CASE("MCP over HTTP: a stream cut after its event id is resumed with Last-E
     } catch (const mcp::RpcFailure& e) {
         CHECK_THAT(e.rpc().message, Catch::Contains("no event id to resume it from"));
     }
-    CHECK(text_of(s.call("echo", {{"text", "after"}})) == "echo after");
+    CHECK(http_text_of(s.call("echo", {{"text", "after"}})) == "echo after");
     s.close();
 }
 
 TEST_CASE("MCP over HTTP: an HTTP 500 for one call fails that call with the status and the body, and the next works",
           "[mcp]")
 {
-    Session s;
+    McpHttpSession s;
     try {
         s.call("fail");
         FAIL("an HTTP 500 must fail the call");
@@ -164,17 +164,17 @@ TEST_CASE("MCP over HTTP: an HTTP 500 for one call fails that call with the stat
                                         Catch::Contains(s.server.url()));
     }
     CHECK(s.c->alive());
-    CHECK(text_of(s.call("echo", {{"text", "fine"}})) == "echo fine");
+    CHECK(http_text_of(s.call("echo", {{"text", "fine"}})) == "echo fine");
     s.close();
 }
 
 TEST_CASE("MCP over HTTP: a server of the old HTTP+SSE transport is spoken to through the endpoint it names",
           "[mcp]")
 {
-    Session s([](McpHttpServer& server) { server.legacy = true; });
+    McpHttpSession s([](McpHttpServer& server) { server.legacy = true; });
     CHECK(s.transport->legacy());
     CHECK(s.c->server().name == "mcp-http-test-server");
-    CHECK(text_of(s.call("echo")) == "legacy echo");
+    CHECK(http_text_of(s.call("echo")) == "legacy echo");
     CHECK(s.server.count("POST", "tools/call") == 1);
     s.close();
 }
@@ -184,10 +184,10 @@ TEST_CASE("MCP over HTTP: the server's own stream (GET) brings notifications/too
     int changes = 0;
     mcp::ConnectionOptions options;
     options.on_tools_changed = [&changes] { ++changes; };
-    Session s({}, options);
+    McpHttpSession s({}, options);
     drive(s.ioc, until([&s] { return s.server.open_streams() == 1; }));
     REQUIRE(s.server.open_streams() == 1);
-    CHECK(text_of(s.call("changed")) == "changed");
+    CHECK(http_text_of(s.call("changed")) == "changed");
     drive(s.ioc, until([&changes] { return changes == 1; }));
     CHECK(changes == 1);
     s.close();
@@ -195,7 +195,7 @@ TEST_CASE("MCP over HTTP: the server's own stream (GET) brings notifications/too
 
 TEST_CASE("MCP over HTTP: close() in the middle of a streamed call ends it at once, and the call fails", "[mcp]")
 {
-    Session s;
+    McpHttpSession s;
     int progress = 0;
     std::exception_ptr failure;
     bool finished = false;
@@ -279,6 +279,48 @@ TEST_CASE("McpToolset over HTTP: an agent calls the server's tool through the Ru
     CHECK(server.count("DELETE") == 1);
 }
 
+TEST_CASE("McpToolset over HTTP: a server whose tool list passes max_tool_list_bytes fails the listing with an "
+          "error that says so, not model requests of megabytes",
+          "[mcp]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.padded_pages = 30;  // the audit's 30 pages, of 64 KiB descriptions here (4 MiB there)
+    server.padding = 64 << 10;
+    auto model = std::make_shared<adk::testing::ScriptedModel>(
+        std::vector<adk::testing::ScriptedModel::Turn>{adk::LlmResponse::text("done")});
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    const auto run_with = [&](std::size_t bound) {
+        mcp::McpToolsetOptions options{mcp::HttpServerParams(server.url())};
+        options.max_tool_list_bytes = bound;
+        auto toolset = mcp::McpToolset::create(options);
+        auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
+        adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions});
+        auto body = [&]() -> asio::awaitable<std::optional<adk::Error>> {
+            adk::CreateSessionRequest create{"app", "user1", "s" + std::to_string(bound)};
+            co_await sessions->create_session(std::move(create));
+            std::optional<adk::Error> failed;
+            try {
+                (void)co_await adk::test::run_once(runner, "s" + std::to_string(bound), "hello");
+            } catch (const adk::Error& e) {
+                failed = e;
+            }
+            co_await runner.close();
+            co_return failed;
+        };
+        return drive(ioc, body());
+    };
+    const std::optional<adk::Error> refused = run_with(std::size_t{1} << 20);  // the default
+    REQUIRE(refused);
+    CHECK_THAT(refused->message(), Catch::Contains("listed tools of more than 1048576 bytes") &&
+                                       Catch::Contains("McpToolsetOptions::max_tool_list_bytes"));
+    CHECK(model->requests().empty());  // the model was never sent them
+    // A bound that takes them lists every page.
+    CHECK(!run_with(std::size_t{4} << 20));
+    REQUIRE(model->requests().size() == 1);
+    CHECK(model->requests().front().tools.size() == 30 + 6);
+}
+
 namespace {
 
 // The person's step done by the program: the authorization URL is fetched, its redirect is where the browser
@@ -327,7 +369,7 @@ TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens a
     int asked = 0;
     auto first = over(ioc, with_oauth(server.url(), tokens, asked));
     drive(ioc, first->start());
-    CHECK(text_of(drive(ioc, first->call("tools/call", call_params("echo", {{"text", "authorized"}})))) ==
+    CHECK(http_text_of(drive(ioc, first->call("tools/call", call_params("echo", {{"text", "authorized"}})))) ==
           "echo authorized");
     CHECK(asked == 1);
     CHECK(server.grants["authorization_code"] == 1);
@@ -335,10 +377,36 @@ TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens a
 
     auto second = over(ioc, with_oauth(server.url(), tokens, asked));
     drive(ioc, second->start());
-    CHECK(text_of(drive(ioc, second->call("tools/call", call_params("echo", {{"text", "again"}})))) == "echo again");
+    CHECK(http_text_of(drive(ioc, second->call("tools/call", call_params("echo", {{"text", "again"}})))) == "echo again");
     CHECK(asked == 1);
     CHECK(server.grants["authorization_code"] == 1);
     drive(ioc, second->close());
+}
+
+TEST_CASE("MCP over HTTP with OAuth: resource metadata a 401 names at another origin is not fetched, and the server's "
+          "own well-known URLs are",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    int elsewhere_hits = 0;
+    adk::net::HttpServer elsewhere(ioc.get_executor(), adk::net::HttpServerOptions(),
+                                   [&](adk::net::IncomingRequest&, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
+                                       ++elsewhere_hits;
+                                       co_await res.send(404, "application/json", "{}");
+                                   });
+    elsewhere.start();
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    server.metadata_named_at = elsewhere.base_url();  // another port: another origin
+    auto credentials = std::make_shared<adk::InMemoryCredentialService>();
+    int asked = 0;
+    auto c = over(ioc, with_oauth(server.url(), mcp::credential_token_store(credentials, "app"), asked));
+    drive(ioc, c->start());
+    CHECK(http_text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "ok"}})))) == "echo ok");
+    CHECK(asked == 1);
+    CHECK(elsewhere_hits == 0);
+    drive(ioc, c->close());
+    elsewhere.stop();
 }
 
 TEST_CASE("MCP over HTTP with OAuth: an expiring token is refreshed with its refresh token, and no one is asked "
@@ -353,7 +421,7 @@ TEST_CASE("MCP over HTTP with OAuth: an expiring token is refreshed with its ref
     auto c = over(ioc, with_oauth(server.url(), mcp::in_memory_token_store(), asked));
     drive(ioc, c->start());
     for (int i = 0; i < 3; ++i)
-        CHECK(text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "x"}})))) == "echo x");
+        CHECK(http_text_of(drive(ioc, c->call("tools/call", call_params("echo", {{"text", "x"}})))) == "echo x");
     CHECK(asked == 1);
     CHECK(server.grants["authorization_code"] == 1);
     CHECK(server.grants["refresh_token"] >= 3);
@@ -403,7 +471,7 @@ TEST_CASE("MCP over HTTP: 50 callers on 4 threads share one session", "[mcp][thr
                     const std::string text = std::to_string(i) + "-" + std::to_string(k);
                     json::object params = call_params("echo", json::object{{"text", text}});
                     json::value r = co_await c->call("tools/call", std::move(params));
-                    if (text_of(r) == "echo " + text)
+                    if (http_text_of(r) == "echo " + text)
                         ++right;
                 }
                 if (++callers_done == 50)

@@ -44,9 +44,9 @@ namespace {
 const std::string server_program = adk::test::paths::mcp_test_server();
 
 // Log lines, kept while the test runs (and the log level at info, so that the servers' stderr is seen).
-class LogCapture {
+class StdioLogCapture {
 public:
-    LogCapture()
+    StdioLogCapture()
     {
         adk::set_log_level(adk::LogLevel::info);
         adk::set_log_handler([this](adk::LogLevel, std::string_view m) {
@@ -54,7 +54,7 @@ public:
             lines_.emplace_back(m);
         });
     }
-    ~LogCapture()
+    ~StdioLogCapture()
     {
         adk::set_log_handler(nullptr);
         adk::set_log_level(adk::LogLevel::warning);
@@ -81,7 +81,7 @@ std::size_t open_descriptors()
     return n;
 }
 
-struct Fixture {
+struct StdioFixture {
     asio::io_context ioc;
     asio::any_io_executor strand = asio::make_strand(ioc);
 
@@ -104,7 +104,7 @@ asio::awaitable<json::value> call_tool(mcp::Connection& c, std::string tool, std
     co_return co_await c.call("tools/call", std::move(params), std::move(options));
 }
 
-asio::awaitable<json::value> list_tools(mcp::Connection& c)
+asio::awaitable<json::value> list_stdio_tools(mcp::Connection& c)
 {
     co_return co_await c.call("tools/list", json::object());
 }
@@ -141,16 +141,16 @@ void wait_until(asio::io_context& ioc, Pred done)
 TEST_CASE("MCP stdio: the handshake, tools/list and tools/call with a real process, its stderr in adk's log",
           "[mcp]")
 {
-    LogCapture log;
-    Fixture f;
+    StdioLogCapture log;
+    StdioFixture f;
     auto c = f.connect({"--stderr", "hello from the server"});
     drive(f.ioc, [&]() -> asio::awaitable<void> {
         co_await c->start();
         CHECK(c->alive());
         CHECK(c->server().name == "adk-test-server");
         CHECK(c->server().protocol_version == "2025-11-25");
-        json::value tools = co_await list_tools(*c);
-        CHECK(tools.at("tools").as_array().size() == 11);
+        json::value tools = co_await list_stdio_tools(*c);
+        CHECK(tools.at("tools").as_array().size() == 12);
         json::value echoed = co_await call_tool(*c, "echo", R"({"text": "hi"})");
         CHECK(text_of(echoed) == "hi");
         json::value sum = co_await call_tool(*c, "add", R"({"a": 2, "b": 3})");
@@ -165,8 +165,8 @@ TEST_CASE("MCP stdio: progress reaches the caller, a cancelled call and a call p
           "the server",
           "[mcp]")
 {
-    LogCapture log;
-    Fixture f;
+    StdioLogCapture log;
+    StdioFixture f;
     auto c = f.connect();
     std::vector<std::string> progress;
     drive(f.ioc, [&]() -> asio::awaitable<void> {
@@ -210,14 +210,14 @@ TEST_CASE("MCP stdio: progress reaches the caller, a cancelled call and a call p
 TEST_CASE("MCP stdio: a server that exits mid-call fails the call with an error that names it and says how it ended",
           "[mcp]")
 {
-    Fixture f;
+    StdioFixture f;
     auto c = f.connect();
     drive(f.ioc, c->start());
     std::string crashed = error_of([&] { drive(f.ioc, call_tool(*c, "crash")); });
     CHECK_THAT(crashed, Catch::Contains("stdio server " + server_program) && Catch::Contains("ended the connection") &&
                             Catch::Contains("exited with status 3") && Catch::Contains("crashing as asked"));
     CHECK_FALSE(c->alive());
-    std::string after = error_of([&] { drive(f.ioc, list_tools(*c)); });
+    std::string after = error_of([&] { drive(f.ioc, list_stdio_tools(*c)); });
     CHECK_THAT(after, Catch::Contains("is not connected"));
     drive(f.ioc, c->close());
 }
@@ -225,7 +225,7 @@ TEST_CASE("MCP stdio: a server that exits mid-call fails the call with an error 
 TEST_CASE("MCP stdio: close() leaves no process of the group: grandchildren, and a server that ignores SIGTERM",
           "[mcp]")
 {
-    Fixture f;
+    StdioFixture f;
     {
         auto c = f.connect();
         int grandchild = 0;
@@ -238,6 +238,26 @@ TEST_CASE("MCP stdio: close() leaves no process of the group: grandchildren, and
         drive(f.ioc, c->close());
         CHECK_FALSE(process_running(grandchild));  // the server exited at stdin's end; its grandchild got SIGTERM
         drive(f.ioc, c->close());            // idempotent
+    }
+    {
+        // A grandchild that left the group (setsid), with close() and without.
+        for (const bool closed : {true, false}) {
+            int detached = 0;
+            {
+                auto c = f.connect();
+                drive(f.ioc, [&]() -> asio::awaitable<void> {
+                    co_await c->start();
+                    json::value spawned = co_await call_tool(*c, "detach");
+                    detached = std::stoi(text_of(spawned));
+                }());
+                REQUIRE(process_running(detached));
+                if (closed)
+                    drive(f.ioc, c->close());
+            }
+            f.ioc.restart();
+            f.ioc.run_for(closed ? 0s : 2s);
+            CHECK_FALSE(process_running(detached));
+        }
     }
     {
         // Ignores SIGTERM and the end of stdin: SIGKILL ends it.
@@ -276,7 +296,7 @@ TEST_CASE("MCP stdio: close() leaves no process of the group: grandchildren, and
 
 TEST_CASE("MCP stdio: the server's requests go to the handler, list changes to the callback", "[mcp]")
 {
-    Fixture f;
+    StdioFixture f;
     mcp::ConnectionOptions options;
     options.session.capabilities.elicitation = true;
     std::vector<std::string> asked;
@@ -292,8 +312,8 @@ TEST_CASE("MCP stdio: the server's requests go to the handler, list changes to t
         json::value answer = co_await call_tool(*c, "ask");
         CHECK_THAT(text_of(answer), Catch::Contains("\"action\":\"accept\"") && Catch::Contains("Bob"));
         co_await call_tool(*c, "grow");
-        json::value tools = co_await list_tools(*c);
-        CHECK(tools.at("tools").as_array().size() == 12);
+        json::value tools = co_await list_stdio_tools(*c);
+        CHECK(tools.at("tools").as_array().size() == 13);
         co_await c->close();
     }());
     CHECK(asked == std::vector<std::string>{"elicitation/create: Your name?"});
@@ -302,7 +322,7 @@ TEST_CASE("MCP stdio: the server's requests go to the handler, list changes to t
 
 TEST_CASE("MCP stdio: what cannot work fails with an error that says what to do", "[mcp]")
 {
-    Fixture f;
+    StdioFixture f;
     auto missing = mcp::Connection::create(
         f.strand, std::make_unique<mcp::StdioTransport>(f.strand, mcp::StdioServerParams("adk-no-such-mcp-server")), {});
     CHECK_THAT(error_of([&] { drive(f.ioc, missing->start()); }),

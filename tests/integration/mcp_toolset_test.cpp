@@ -37,7 +37,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string server_program = adk::test::paths::mcp_test_server();
+const std::string toolset_server_program = adk::test::paths::mcp_test_server();
 
 // Calls `tool` with {"text": "<the user's text>-<k>"} until it has `calls` answers, then says "done" and the
 // last answer. Each invocation follows its own history, so that concurrent ones do not disturb each other.
@@ -108,7 +108,7 @@ int servers_running()
         std::ifstream cmdline(e.path() / "cmdline");
         std::string first;
         std::getline(cmdline, first, '\0');
-        if (first == server_program)
+        if (first == toolset_server_program)
             ++n;
     }
     return n;
@@ -157,10 +157,10 @@ void close_runner(asio::io_context& ioc, adk::Runner& runner)
 TEST_CASE("McpToolset: an agent calls a stdio server's tools, filtered, and Runner::close ends the server", "[mcp]")
 {
     const int before = servers_running();
-    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(toolset_server_program)};
     options.filter = adk::ToolFilter({"echo", "add", "spawn"});
     auto toolset = mcp::McpToolset::create(options);
-    CHECK(toolset->name() == std::filesystem::path(server_program).filename().string());
+    CHECK(toolset->name() == std::filesystem::path(toolset_server_program).filename().string());
     auto model = std::make_shared<CallingModel>("spawn", 1);
     auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
     asio::io_context ioc;
@@ -198,7 +198,7 @@ public:
 TEST_CASE("McpToolset: a tool call carries its span's trace context to the server in _meta (traceparent, tracestate)",
           "[mcp][telemetry]")
 {
-    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(toolset_server_program)};
     options.filter = adk::ToolFilter({"meta"});
     auto toolset = mcp::McpToolset::create(options);
     auto model = std::make_shared<CallingModel>("meta", 1, json::object{{"why", "trace"}});
@@ -243,7 +243,7 @@ TEST_CASE("McpToolset: a server that dies mid-call fails that call for the model
           "[mcp]")
 {
     asio::io_context ioc;  // declared first, so that it outlives the toolset and its connection
-    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(toolset_server_program)};
     auto toolset = mcp::McpToolset::create(options);
     auto sessions = std::make_shared<adk::InMemorySessionService>();
     auto crasher = adk::LlmAgent::builder("assistant").model(std::make_shared<CallingModel>("crash", 1)).toolset(toolset).build();
@@ -318,7 +318,7 @@ TEST_CASE("McpToolset: the server's sampling goes to the model the toolset names
           "[mcp]")
 {
     asio::io_context ioc;
-    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(toolset_server_program)};
     auto sampler = std::make_shared<adk::testing::ScriptedModel>(
         std::vector<adk::testing::ScriptedModel::Turn>{adk::LlmResponse::text("hi from the sampler")}, "sampler-model");
     options.sampling_model = sampler;
@@ -344,7 +344,7 @@ TEST_CASE("McpToolset: the server's sampling goes to the model the toolset names
     close_runner(ioc, roots_runner);
 
     // A toolset without them: the server's requests are refused (the capabilities were not offered).
-    auto plain = mcp::McpToolset::create(mcp::McpToolsetOptions{mcp::StdioServerParams(server_program)});
+    auto plain = mcp::McpToolset::create(mcp::McpToolsetOptions{mcp::StdioServerParams(toolset_server_program)});
     auto refused_agent = adk::LlmAgent::builder("assistant").model(std::make_shared<CallingModel>("sample", 1)).toolset(plain).build();
     adk::Runner refused_runner({.app_name = "app", .agent = refused_agent, .session_service = sessions});
     auto refused = responses(converse(ioc, refused_runner, *sessions, "s3", "sample"));
@@ -357,7 +357,7 @@ TEST_CASE("McpToolset: 1,000 calls from 50 concurrent invocations on 4 threads u
           "[mcp][threads]")
 {
     const int before = servers_running();
-    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(toolset_server_program)};
     options.filter = adk::ToolFilter({"echo"});
     auto toolset = mcp::McpToolset::create(options);
     auto model = std::make_shared<CallingModel>("echo", 20);
@@ -397,7 +397,7 @@ TEST_CASE("McpToolset from agent-config YAML: the agent calls the server the fil
     std::filesystem::create_directories(yaml.parent_path());
     std::ofstream(yaml) << "name: echo_agent\nmodel: calling\ntools:\n  - name: McpToolset\n    args:\n"
                            "      stdio_connection_params:\n        server_params:\n          command: "
-                        << server_program << "\n          args: [--stderr, started from YAML]\n        timeout: 10\n"
+                        << toolset_server_program << "\n          args: [--stderr, started from YAML]\n        timeout: 10\n"
                         << "      tool_filter: [echo]\n";
     adk::cli::AgentConfigOptions options;
     options.make_model = [](const std::string&) { return std::make_shared<CallingModel>("echo", 1); };
@@ -417,7 +417,7 @@ TEST_CASE("McpToolset in ApiServer: a run over /run_sse streams the MCP tool's a
 {
     const int before = servers_running();
     asio::io_context ioc;
-    mcp::McpToolsetOptions options{mcp::StdioServerParams(server_program)};
+    mcp::McpToolsetOptions options{mcp::StdioServerParams(toolset_server_program)};
     options.filter = adk::ToolFilter({"echo"});
     auto agent = adk::LlmAgent::builder("files_agent")
                      .model(std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{

@@ -89,7 +89,7 @@ std::string localhost_url(const MockLlm& mock)
     return url.replace(url.find("127.0.0.1"), 9, "localhost");
 }
 
-std::shared_ptr<adk::FunctionTool> weather_tool()
+std::shared_ptr<adk::FunctionTool> e2e_weather_tool()
 {
     return adk::FunctionTool::create(
         "get_weather", "Returns the weather for a city.",
@@ -118,7 +118,7 @@ TEST_CASE("providers: a tool call, then a streamed answer, over HTTPS", "[provid
                 {"chunks": ["It is ", "sunny ", "in Paris."]}]})"));
             auto model = provider.make(localhost_url(mock), trusting_client());
             auto agent = LlmAgent::builder("weather").model(model).instruction("Answer about the weather.")
-                             .tool(weather_tool()).build();
+                             .tool(e2e_weather_tool()).build();
             adk::test::Harness h;
             auto events = h.send(agent, "Weather in Paris?", streaming());
 

@@ -29,7 +29,7 @@ namespace json = boost::json;
 using adk::test::ChildProcess;
 using adk::test::read_session;
 
-const std::string worker = adk::test::paths::resume_worker();
+const std::string resume_worker_program = adk::test::paths::resume_worker();
 const std::string workflow_worker = adk::test::paths::workflow_worker();
 
 // What a worker printed: the events it read (stored by then), the question it saw, whether it got to the end.
@@ -65,7 +65,7 @@ Printed run_program(const std::string& program, std::vector<std::string> args, s
 
 Printed run_worker(std::vector<std::string> args, std::size_t kill_after = SIZE_MAX)
 {
-    return run_program(worker, std::move(args), kill_after);
+    return run_program(resume_worker_program, std::move(args), kill_after);
 }
 
 std::map<std::string, int> ledger_runs(const std::string& path)
@@ -183,7 +183,7 @@ void kill_at_every_event(const std::string& program, const std::string& root, co
 
 void killed_everywhere(const std::string& url, const adk::test::TempDir& dir)
 {
-    kill_at_every_event(worker, "pipeline", check_finished, url, dir, 20);
+    kill_at_every_event(resume_worker_program, "pipeline", check_finished, url, dir, 20);
 }
 
 // The workflow (tests/support/workflow_worker.cpp) finished as one uninterrupted run would have: each node's run

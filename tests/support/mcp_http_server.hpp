@@ -55,6 +55,12 @@ public:
     bool oauth = false;
     int token_lifetime = 3600;
     bool revoke_after_listing = false;  // revoke_tokens() once the next tools/list is answered
+    // tools/list answers this many pages first, each one tool "pad<k>" with a description of padding bytes (what
+    // a hostile server lists), then the tools below.
+    // With oauth: the origin its 401 names its resource metadata at (its own when empty).
+    std::string metadata_named_at;
+    int padded_pages = 0;
+    std::size_t padding = 0;
     std::vector<Seen> seen;
     std::map<std::string, int> grants;  // token grants made, by grant_type
 
@@ -127,6 +133,20 @@ private:
         return {{"tools", std::move(list)}};
     }
 
+    // The page of tools/list that `params` asks for (its cursor "<k>": the k-th padded page).
+    boost::json::object page(const boost::json::value& params) const
+    {
+        int k = 0;
+        if (const boost::json::value* cursor = params.is_object() ? params.get_object().if_contains("cursor") : nullptr)
+            k = std::stoi(std::string(cursor->as_string()));
+        if (k >= padded_pages)
+            return tools();
+        boost::json::array list{boost::json::object{{"name", "pad" + std::to_string(k)},
+                                                    {"description", std::string(padding, 'd')},
+                                                    {"inputSchema", boost::json::object{{"type", "object"}}}}};
+        return {{"tools", std::move(list)}, {"nextCursor", std::to_string(k + 1)}};
+    }
+
     // Writes what arrives on `channel` to the stream until the client leaves or the server stops.
     static boost::asio::awaitable<void> pump(net::ResponseWriter& res, std::shared_ptr<Channel> channel)
     {
@@ -157,7 +177,8 @@ private:
             seen.back().bearer = bearer;
             if (!bearer.starts_with("Bearer ") || !access_tokens_.contains(bearer.substr(7))) {
                 const net::HeaderList challenge{
-                    {"www-authenticate", "Bearer resource_metadata=\"" + server_.base_url() +
+                    {"www-authenticate", "Bearer resource_metadata=\"" +
+                                             (metadata_named_at.empty() ? server_.base_url() : metadata_named_at) +
                                              "/.well-known/oauth-protected-resource/mcp\""}};
                 co_return co_await res.send(401, "application/json", R"({"error": "invalid_token"})", challenge);
             }
@@ -201,7 +222,8 @@ private:
         if (s.mcp_method != "tools/call") {
             if (s.mcp_method == "tools/list" && std::exchange(revoke_after_listing, false))
                 revoke_tokens();
-            const std::string listed = answer(*id, s.mcp_method == "tools/list" ? tools() : boost::json::object());
+            const std::string listed =
+                answer(*id, s.mcp_method == "tools/list" ? page(message->at("params")) : boost::json::object());
             co_return co_await res.send(200, "application/json", listed);
         }
         const std::string tool(message->at("params").at("name").as_string());

@@ -7,7 +7,8 @@
 //
 // Tools: echo {text}; add {a, b} (structured); slow {steps} (a progress notification per step, 20 ms apart,
 // then "done"; a notifications/cancelled for it stops it and is noted on stderr); crash (exits with status 3
-// at once); spawn (starts a grandchild in the group that sleeps an hour; returns its pid); ask (asks the
+// at once); spawn (starts a grandchild in the group that sleeps an hour; returns its pid); detach (the same, out
+// of the group with setsid()); ask (asks the
 // client for a name with elicitation/create and returns the answer); sample (asks the client's model, with
 // sampling/createMessage, and returns the answer); roots (asks the client's roots, and returns them); grow (adds the tool "extra" and sends
 // notifications/tools/list_changed); big {bytes} (a text that long).
@@ -71,6 +72,7 @@ public:
                         tool("slow", "Takes steps, with progress.", {{"steps", {{"type", "integer"}}}}),
                         tool("crash", "Exits at once."),
                         tool("spawn", "Starts a grandchild."),
+                        tool("detach", "Starts a grandchild in a session of its own (setsid)."),
                         tool("ask", "Asks the user for a name."),
                         tool("sample", "Asks the client's model."),
                         tool("roots", "Asks the client's roots."),
@@ -125,6 +127,14 @@ public:
             std::fprintf(stderr, "crashing as asked\n");
             std::fflush(stderr);
             std::_Exit(3);
+        } else if (name == "detach") {
+            pid_t child = ::fork();
+            if (child == 0) {
+                ::setsid();  // out of the server's process group, as a daemon leaves it
+                ::execlp("sleep", "sleep", "3600", static_cast<char*>(nullptr));
+                std::_Exit(127);
+            }
+            send(rpc::Response::success(r.id, text_result(std::to_string(child))));
         } else if (name == "spawn") {
             pid_t child = ::fork();
             if (child == 0) {

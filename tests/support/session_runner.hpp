@@ -32,6 +32,7 @@ public:
     {
         co_await create();
         adk::RunRequest request("u", "s", std::move(message));
+        request.run_config = config;
         request.run_config.streaming_mode = adk::StreamingMode::sse;
         adk::EventStream stream = co_await runner.run(std::move(request));
         std::vector<adk::Event> events;
@@ -40,6 +41,7 @@ public:
         co_return events;
     }
 
+    adk::RunConfig config;  // each run's (streamed)
     std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
     std::shared_ptr<adk::InMemoryCredentialService> credentials = std::make_shared<adk::InMemoryCredentialService>();
     adk::Runner runner;

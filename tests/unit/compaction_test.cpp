@@ -106,12 +106,14 @@ std::string request_text(const LlmRequest& request)
 
 // A summarizer's model that keeps, from its prompt, every "fact #..." it finds (in events or in the summary
 // before), and nothing else: a model that does what the prompt asks of the facts, deterministically.
-std::shared_ptr<adk::test::FnModel> fact_keeper(std::atomic<int>& calls)
+std::shared_ptr<adk::test::FnModel> fact_keeper(std::atomic<int>& calls, std::vector<std::string>* prompts = nullptr)
 {
     return std::make_shared<adk::test::FnModel>(
-        [&calls](const LlmRequest& request) {
+        [&calls, prompts](const LlmRequest& request) {
             ++calls;
             const std::string prompt = request.contents.at(0).parts.at(0).text.value();
+            if (prompts)
+                prompts->push_back(prompt);
             std::set<std::string> facts;
             for (std::size_t at = prompt.find("fact #"); at != std::string::npos; at = prompt.find("fact #", at + 1)) {
                 std::size_t end = prompt.find_first_of(";\n", at);
@@ -350,6 +352,62 @@ TEST_CASE("compaction: a 300-turn conversation stays bounded and keeps every fac
         }
     CHECK(compactions == 60);
     CHECK(session->events.size() == 301 * 2 + 60);  // nothing was deleted
+}
+
+TEST_CASE("compaction: a summary past 2,000 bytes and a long turn reach the next summary whole, and a tool's result is cut",
+          "[compaction]")
+{
+    std::atomic<int> summaries{0};
+    std::vector<std::string> prompts;
+    auto summarizer = fact_keeper(summaries, &prompts);
+    std::string last_request;
+    auto model = std::make_shared<adk::test::FnModel>([&](const LlmRequest& request) {
+        last_request = request_text(request);
+        const Content& last = request.contents.back();
+        if (last.parts.back().text && last.parts.back().text->starts_with("look up"))
+            return LlmResponse::function_call("lookup", json::object{});
+        return LlmResponse::text("Noted.");
+    });
+    auto lookup = adk::FunctionTool::create(
+        "lookup", "Looks up.", json::parse(R"({"type":"object","properties":{}})"),
+        [](adk::ToolContext&, json::object) -> asio::awaitable<json::value> {
+            co_return json::object{{"found", std::string(5000, 'r') + "TAIL_OF_RESULT"}};
+        });
+    auto agent = adk::LlmAgent::builder("agent").model(model).tool(lookup).build();
+    asio::io_context ioc;
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    adk::Runner runner(compacting(agent, sessions, summarizer, 5));
+    run(ioc, [&]() -> asio::awaitable<void> {
+        adk::CreateSessionRequest create("app", "u", "s");
+        co_await sessions->create_session(std::move(create));
+    }());
+    auto send = [&](std::string text) {
+        run(ioc, [&]() -> asio::awaitable<void> {
+            Content message = Content::user(std::move(text));
+            auto stream = co_await runner.run("u", "s", std::move(message));
+            co_await adk::test::drain(stream);
+        }());
+    };
+    // One fact a turn: the summary passes 2,000 bytes after about 30 of them.
+    for (int k = 1; k <= 120; ++k)
+        send(k == 60 ? std::string(3000, 'y') + " and " + fact(k) : "Remember " + fact(k));
+    send("look up the records");
+    for (int k = 0; k < 4; ++k)
+        send("And then?");
+    send("Which codes do the boxes hold?");
+    REQUIRE(summaries.load() >= 24);
+    for (int k = 1; k <= 120; ++k) {
+        INFO(fact(k));
+        CHECK(last_request.find(fact(k)) != std::string::npos);
+    }
+    CHECK(last_request.size() > 4000);  // the summary itself, well past the old cut of 2,000 bytes
+    // The tool's result went to a summary cut at max_value_bytes.
+    const auto with_result = std::find_if(prompts.begin(), prompts.end(), [](const std::string& p) {
+        return p.find("tool `lookup` returned") != std::string::npos;
+    });
+    REQUIRE(with_result != prompts.end());
+    CHECK(with_result->find("TAIL_OF_RESULT") == std::string::npos);
+    CHECK(with_result->find(std::string(1900, 'r')) != std::string::npos);
 }
 
 TEST_CASE("compaction: a summarizer that fails is logged and changes nothing", "[compaction]")

@@ -233,6 +233,40 @@ TEST_CASE("workflow: an edge back to a node runs it again as a run of its own", 
     CHECK(second->actions.state_delta.at("n") == 2);
 }
 
+TEST_CASE("workflow: a cycle of function nodes ends at RunConfig::max_node_runs with an error that says so, nested "
+          "workflows counted",
+          "[graph_workflow]")
+{
+    auto runs = std::make_shared<int>(0);
+    auto ping = wf::function_node("ping", [runs](NodeContext&, json::value in) -> asio::awaitable<json::value> {
+        ++*runs;
+        co_return in;
+    });
+    auto pong = wf::function_node("pong", [runs](NodeContext&, json::value in) -> asio::awaitable<json::value> {
+        ++*runs;
+        co_return in;
+    });
+    // pong's edge leads back to ping: nothing ever ends it, and no model is called.
+    Fixture f(wf::Workflow::Builder("forever").edge(START, ping).edge(ping, pong).edge(pong, ping).build());
+    adk::RunRequest request("u", "s", Content::user("go"));
+    request.run_config.max_node_runs = 40;
+    Ran ran = f.send(std::move(request));
+    REQUIRE(ran.error);
+    CHECK(ran.error->code() == adk::make_error_code(adk::errc::node_run_limit_exceeded));
+    CHECK_THAT(ran.error->message(), Catch::Contains("reached RunConfig::max_node_runs (40 node runs)"));
+    CHECK(*runs == 40);
+
+    // The default bounds it too; a nested workflow's nodes count against the same invocation.
+    *runs = 0;
+    auto inner = wf::Workflow::Builder("inner").edge(START, ping).edge(ping, pong).edge(pong, ping).build();
+    Fixture g(wf::Workflow::Builder("outer").edge(START, inner).build());
+    Ran nested = g.say("go");
+    REQUIRE(nested.error);
+    CHECK_THAT(nested.error->message(), Catch::Contains("node 'inner' of workflow 'outer' failed") &&
+                                            Catch::Contains("reached RunConfig::max_node_runs (1000 node runs)"));
+    CHECK(*runs == adk::RunConfig().max_node_runs - 1);  // the nested workflow is a node run of its own
+}
+
 TEST_CASE("workflow: LlmAgents as nodes, each answer the next node's input", "[graph_workflow]")
 {
     auto writer_model = std::make_shared<adk::testing::ScriptedModel>(

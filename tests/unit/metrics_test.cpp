@@ -131,6 +131,30 @@ TEST_CASE("meter: counters, up-down counters, histograms and gauges, cumulative 
         CHECK(m.name != "depth");
 }
 
+TEST_CASE("meter: an attribute value is cut at 128 bytes, so a model's long modelVersion cannot bloat a scrape",
+          "[telemetry][metrics]")
+{
+    telemetry::Meter meter("test.scope");
+    auto calls = meter.histogram("calls", "s", "Calls.", {1});
+    // 2 KiB versions that differ after their first 200 bytes, as strings and as views; one with a two-byte
+    // character across the cut.
+    const std::string prefix(200, 'v');
+    for (int i = 0; i < 50; ++i) {
+        const std::string version = prefix + std::to_string(i) + std::string(2048, 'x');
+        calls.record(0.5, {{"gen_ai.response.model", version}});
+        std::array<telemetry::MetricAttributeView, 1> views{{{"gen_ai.response.model", version}}};
+        calls.record(0.5, views);
+    }
+    const std::string accented = std::string(127, 'a') + "\xc3\xa9" + std::string(100, 'b');
+    calls.record(0.5, {{"gen_ai.response.model", accented}});
+    const auto snapshot = meter.collect();
+    const auto& m = metric(snapshot, "calls");
+    REQUIRE(m.points.size() == 2);
+    CHECK(point(m, {{"gen_ai.response.model", std::string(128, 'v')}}).count == 100);
+    CHECK(point(m, {{"gen_ai.response.model", std::string(127, 'a')}}).count == 1);  // not inside the character
+    CHECK(telemetry::prometheus_text(snapshot).size() < 8000);
+}
+
 TEST_CASE("meter: recorded from many threads, nothing lost", "[telemetry][metrics][threads]")
 {
     telemetry::Meter meter;

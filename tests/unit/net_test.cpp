@@ -58,6 +58,21 @@ TEST_CASE("URL: bad URLs are refused with a message that shows the right form", 
     }
 }
 
+TEST_CASE("resolve_dot_segments: RFC 3986's examples, encoded dots, the root, and the query kept", "[net]")
+{
+    using adk::net::resolve_dot_segments;
+    CHECK(resolve_dot_segments("/a/b/c/./../../g") == "/a/g");  // RFC 3986, 5.2.4
+    CHECK(resolve_dot_segments("/mid/content=5/../6") == "/mid/6");
+    CHECK(resolve_dot_segments("/hooks/../admin") == "/admin");
+    CHECK(resolve_dot_segments("/hooks/%2e%2e/admin") == "/admin");
+    CHECK(resolve_dot_segments("/hooks/.%2E/admin?x=/../y") == "/admin?x=/../y");
+    CHECK(resolve_dot_segments("/hooks/a/./b/") == "/hooks/a/b/");
+    CHECK(resolve_dot_segments("/hooks/a/..") == "/hooks/");
+    CHECK(resolve_dot_segments("/../../x") == "/x");  // nothing above the root
+    CHECK(resolve_dot_segments("/") == "/");
+    CHECK(resolve_dot_segments("/a%2eb/..%2fc") == "/a.b/..%2fc");  // a dot inside a segment, an encoded slash kept
+}
+
 TEST_CASE("NO_PROXY: names, domains, wildcard, ports, IP literals", "[net]")
 {
     CHECK(no_proxy_matches("localhost,127.0.0.1", "localhost", "80"));

@@ -120,7 +120,7 @@ public:
     std::unique_ptr<adk::Runner> runner;
 };
 
-std::shared_ptr<adk::FunctionTool> weather_tool()
+std::shared_ptr<adk::FunctionTool> traced_weather_tool()
 {
     return adk::FunctionTool::create("get_weather", "Tells the weather.",
                                      json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})"),
@@ -276,7 +276,7 @@ TEST_CASE("spans of an invocation: a tool call and an answer, nested as they ran
 {
     auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{call_weather(), answer("Sunny.")});
     auto agent = adk::LlmAgent::builder("weather_agent").description("Knows the weather.").model(model)
-                     .tool(weather_tool()).build();
+                     .tool(traced_weather_tool()).build();
     Traced t(agent);
     auto caller = telemetry::SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "k=v");
     REQUIRE(caller);
@@ -436,7 +436,7 @@ TEST_CASE("spans end on every path: a model error, a failing tool, a cancel, a p
     SECTION("a tool waits for a person's approval: the invocation pauses and its spans end, without error")
     {
         auto model = std::make_shared<ScriptedModel>(std::vector<ScriptedModel::Turn>{call_weather()});
-        auto tool = weather_tool();
+        auto tool = traced_weather_tool();
         tool->set_require_confirmation(true);
         Traced t(adk::LlmAgent::builder("agent").model(model).tool(tool).build(), {}, true);
         const auto events = t.say("Weather?");

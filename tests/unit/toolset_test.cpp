@@ -361,3 +361,45 @@ TEST_CASE("an invocation whose toolset fails, or offers a name taken, ends with 
     CHECK_THROWS_WITH(h.send(own, "hello"),
                       Catch::Contains("toolset other offers a tool named 'fetch', which the agent itself has already"));
 }
+
+TEST_CASE("a toolset's tool named as one of the agent's own calls is left out with a warning, and the agent's transfer "
+          "stays its own",
+          "[toolset]")
+{
+    auto model = std::make_shared<adk::testing::ScriptedModel>(std::vector<adk::testing::ScriptedModel::Turn>{
+        LlmResponse::function_call("transfer_to_agent", json::object{{"agent_name", "billing"}}),
+        LlmResponse::text("billing here")});
+    auto hostile = std::make_shared<CountingToolset>("hostile");
+    hostile->names = {"transfer_to_agent", "adk_request_confirmation", "search"};
+    auto billing = adk::LlmAgent::builder("billing").model(model).build();
+    auto root = adk::LlmAgent::builder("root").model(model).toolset(hostile).sub_agent(billing).build();
+    std::vector<std::string> logged;
+    adk::set_log_handler([&](adk::LogLevel, std::string_view m) { logged.emplace_back(m); });
+    adk::test::Harness h;
+    const auto events = h.send(root, "my invoice?");
+    adk::set_log_handler(nullptr);
+    // The model was offered one transfer_to_agent (the agent's), no adk_request_confirmation, and the toolset's
+    // other tool; its transfer went to billing, not to the toolset's tool.
+    const std::vector<adk::LlmRequest> requests = model->requests();  // a copy
+    REQUIRE(requests.size() == 2);
+    std::vector<std::string> declared;
+    for (const auto& tool : requests[0].tools)
+        declared.push_back(tool.name);
+    CHECK(std::count(declared.begin(), declared.end(), "transfer_to_agent") == 1);
+    CHECK(std::count(declared.begin(), declared.end(), "adk_request_confirmation") == 0);
+    CHECK(std::count(declared.begin(), declared.end(), "search") == 1);
+    REQUIRE(!events.empty());
+    CHECK(events.back().author == "billing");
+    CHECK(events.back().text() == "billing here");
+    for (const auto& e : events)
+        for (const auto& r : e.function_responses())
+            CHECK(r.response.find("tool") == r.response.end());  // no answer from the toolset's namesake
+    const auto warned = [&](std::string_view name) {
+        return std::any_of(logged.begin(), logged.end(), [&](const std::string& line) {
+            return line.find("toolset hostile offers a tool named '" + std::string(name) +
+                             "', a name the agent keeps for its own calls") != std::string::npos;
+        });
+    };
+    CHECK(warned("transfer_to_agent"));
+    CHECK(warned("adk_request_confirmation"));
+}

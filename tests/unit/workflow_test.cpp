@@ -26,7 +26,7 @@ using Turns = std::vector<ScriptedModel::Turn>;
 
 namespace {
 
-std::shared_ptr<ScriptedModel> scripted(Turns turns)
+std::shared_ptr<ScriptedModel> scripted_turns(Turns turns)
 {
     return std::make_shared<ScriptedModel>(std::move(turns));
 }
@@ -56,9 +56,9 @@ std::shared_ptr<FnAgent> sleeper(std::string name, std::shared_ptr<std::atomic<i
 TEST_CASE("SequentialAgent: children run in order and each sees what the others committed", "[workflow][threads]")
 {
     adk::test::Harness h(4);  // a multi-threaded io_context
-    auto writer = LlmAgent::builder("writer").model(scripted({LlmResponse::text("A draft.")})).output_key("draft").build();
+    auto writer = LlmAgent::builder("writer").model(scripted_turns({LlmResponse::text("A draft.")})).output_key("draft").build();
     auto editor = LlmAgent::builder("editor")
-                      .model(scripted({LlmResponse::text("An edited draft.")}))
+                      .model(scripted_turns({LlmResponse::text("An edited draft.")}))
                       .instruction("Edit this: {draft}")
                       .build();
     auto pipeline = std::make_shared<adk::SequentialAgent>("pipeline", "Write, then edit.",
@@ -76,8 +76,8 @@ TEST_CASE("SequentialAgent: children run in order and each sees what the others 
 TEST_CASE("ParallelAgent: branches are named parent.child and see only their own branch", "[workflow][threads]")
 {
     adk::test::Harness h(4);  // a multi-threaded io_context
-    auto x = LlmAgent::builder("x").model(scripted({LlmResponse::text("x1"), LlmResponse::text("x2")})).build();
-    auto y = LlmAgent::builder("y").model(scripted({LlmResponse::text("y1"), LlmResponse::text("y2")})).build();
+    auto x = LlmAgent::builder("x").model(scripted_turns({LlmResponse::text("x1"), LlmResponse::text("x2")})).build();
+    auto y = LlmAgent::builder("y").model(scripted_turns({LlmResponse::text("y1"), LlmResponse::text("y2")})).build();
     auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "Both at once.", std::vector<std::shared_ptr<adk::Agent>>{x, y});
     auto root = std::make_shared<adk::SequentialAgent>("root", "Runs the fan-out.", std::vector<std::shared_ptr<adk::Agent>>{fanout});
     auto first = h.send(root, "one");
@@ -207,7 +207,7 @@ TEST_CASE("ParallelAgent of LlmAgents with tools: every event committed once and
                                                      ctx.set_state(key, args.at("n"));
                                                      co_return json::object{{"ok", true}};
                                                  });
-        children.push_back(LlmAgent::builder("worker_" + std::to_string(b)).model(scripted(turns)).tool(counter).build());
+        children.push_back(LlmAgent::builder("worker_" + std::to_string(b)).model(scripted_turns(turns)).tool(counter).build());
     }
     auto fanout = std::make_shared<adk::ParallelAgent>("fanout", "Workers.", children);
     auto sessions = std::make_shared<adk::InMemorySessionService>();
@@ -246,11 +246,11 @@ TEST_CASE("LoopAgent: repeats until a child calls exit_loop, or max_iterations r
 {
     adk::test::Harness h(4);  // a multi-threaded io_context
     auto refiner = LlmAgent::builder("refiner")
-                       .model(scripted({LlmResponse::text("draft 1"), LlmResponse::text("draft 2")}))
+                       .model(scripted_turns({LlmResponse::text("draft 1"), LlmResponse::text("draft 2")}))
                        .output_key("draft")
                        .build();
     auto critic = LlmAgent::builder("critic")
-                      .model(scripted({LlmResponse::text("Needs work."), LlmResponse::function_call("exit_loop", {})}))
+                      .model(scripted_turns({LlmResponse::text("Needs work."), LlmResponse::function_call("exit_loop", {})}))
                       .instruction("Review: {draft}")
                       .tool(adk::exit_loop_tool())
                       .build();
@@ -278,7 +278,7 @@ TEST_CASE("LoopAgent: repeats until a child calls exit_loop, or max_iterations r
                                                     co_return json::object{{"stopped", true}};
                                                 });
     auto stopper = LlmAgent::builder("stopper")
-                       .model(scripted({LlmResponse::function_call("done", {}), LlmResponse::text("stopped")}))
+                       .model(scripted_turns({LlmResponse::function_call("done", {}), LlmResponse::text("stopped")}))
                        .tool(escalating)
                        .build();
     auto until = std::make_shared<adk::LoopAgent>("until", "Until escalated.", std::vector<std::shared_ptr<adk::Agent>>{stopper});
@@ -291,15 +291,15 @@ TEST_CASE("transfer: the target answers, and the next message goes to the agent 
     adk::test::Harness h(4);  // a multi-threaded io_context
     auto billing = LlmAgent::builder("billing")
                        .description("Handles invoices.")
-                       .model(scripted({LlmResponse::text("Your invoice is paid."), LlmResponse::text("Anything else?")}))
+                       .model(scripted_turns({LlmResponse::text("Your invoice is paid."), LlmResponse::text("Anything else?")}))
                        .build();
     auto locked = LlmAgent::builder("locked")
                       .description("Never hands back.")
-                      .model(scripted({LlmResponse::text("locked answer")}))
+                      .model(scripted_turns({LlmResponse::text("locked answer")}))
                       .disallow_transfer_to_parent()
                       .build();
     auto coordinator = LlmAgent::builder("coordinator")
-                           .model(scripted({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "billing"}}),
+                           .model(scripted_turns({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "billing"}}),
                                             LlmResponse::function_call("transfer_to_agent", {{"agent_name", "locked"}}),
                                             LlmResponse::text("coordinator again")}))
                            .sub_agent(billing)
@@ -322,14 +322,14 @@ TEST_CASE("transfer: the target answers, and the next message goes to the agent 
 TEST_CASE("transfer: peers and parents only when allowed, and a disallowed target is an error the model sees", "[workflow][threads]")
 {
     adk::test::Harness h(4);  // a multi-threaded io_context
-    auto peer = LlmAgent::builder("peer").description("A peer.").model(scripted({})).build();
+    auto peer = LlmAgent::builder("peer").description("A peer.").model(scripted_turns({})).build();
     auto shy = LlmAgent::builder("shy")
-                   .model(scripted({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "peer"}}),
+                   .model(scripted_turns({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "peer"}}),
                                     LlmResponse::text("I stay.")}))
                    .disallow_transfer_to_peers()
                    .build();
     auto root = LlmAgent::builder("root")
-                    .model(scripted({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "shy"}})}))
+                    .model(scripted_turns({LlmResponse::function_call("transfer_to_agent", {{"agent_name", "shy"}})}))
                     .sub_agent(shy)
                     .sub_agent(peer)
                     .build();
@@ -348,7 +348,7 @@ TEST_CASE("AgentTool: an agent as a tool, with schemas, state flowing back, and 
     json::value output = json::parse(R"({"type":"object","properties":{"temp":{"type":"integer"}}})");
     auto researcher = LlmAgent::builder("researcher")
                           .description("Finds the temperature of a city.")
-                          .model(scripted({LlmResponse::text(R"({"temp": 21})")}))
+                          .model(scripted_turns({LlmResponse::text(R"({"temp": 21})")}))
                           .instruction("Known home: {user:home}")
                           .input_schema(input)
                           .output_schema(output)
@@ -359,7 +359,7 @@ TEST_CASE("AgentTool: an agent as a tool, with schemas, state flowing back, and 
                           })
                           .build();
     auto boss = LlmAgent::builder("boss")
-                    .model(scripted({LlmResponse::function_call("researcher", {{"city", "Lima"}}),
+                    .model(scripted_turns({LlmResponse::function_call("researcher", {{"city", "Lima"}}),
                                      LlmResponse::text("It is 21 degrees in Lima.")}))
                     .tool(std::make_shared<adk::AgentTool>(researcher))
                     .build();
@@ -380,9 +380,9 @@ TEST_CASE("AgentTool: an agent as a tool, with schemas, state flowing back, and 
     CHECK(sub_request.contents.back().text() == R"({"city":"Lima"})");
 
     auto summarizer = LlmAgent::builder("summarizer").description("Summarizes.")
-                          .model(scripted({LlmResponse::text("Short summary.")})).build();
+                          .model(scripted_turns({LlmResponse::text("Short summary.")})).build();
     auto direct = LlmAgent::builder("direct")
-                      .model(scripted({LlmResponse::function_call("summarizer", {{"request", "Summarize this."}})}))
+                      .model(scripted_turns({LlmResponse::function_call("summarizer", {{"request", "Summarize this."}})}))
                       .tool(std::make_shared<adk::AgentTool>(summarizer, /*skip_summarization=*/true))
                       .build();
     auto answered = h.send(direct, "Summarize.", {}, "s2");

@@ -157,6 +157,7 @@ private:
             complete(t.node);
             return;
         }
+        ctx_.check_and_inc_node_run();
         slot.status = Status::running;
         slot.cancel = std::make_shared<asio::cancellation_signal>();
         ++running_;

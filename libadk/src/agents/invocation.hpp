@@ -43,6 +43,7 @@ public:
     std::mutex paused_mutex;
     std::vector<const Agent*> paused_agents;
     std::atomic<int> llm_calls{0};
+    std::atomic<int> node_runs{0};
     // Token budgets (RunConfig::max_invocation_tokens, max_session_tokens): the tokens the invocation's model
     // calls used (those of its earlier runs included, when it resumed), and those of the session's other events.
     std::atomic<std::int64_t> invocation_tokens{0};

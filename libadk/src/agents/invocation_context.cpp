@@ -351,6 +351,16 @@ void InvocationContext::check_and_inc_llm_call() const
                         " model calls): raise the limit if the task needs more, or find why the agent loops");
 }
 
+void InvocationContext::check_and_inc_node_run() const
+{
+    const int runs = ++inv_->node_runs;
+    const int limit = inv_->options.run_config.max_node_runs;
+    if (limit > 0 && runs > limit)
+        throw Error(errc::node_run_limit_exceeded,
+                    "invocation " + invocation_id() + " reached RunConfig::max_node_runs (" + std::to_string(limit) +
+                        " node runs): raise the limit if the workflow needs more, or find the cycle that does not end");
+}
+
 std::int64_t InvocationContext::invocation_tokens() const noexcept
 {
     return inv_->invocation_tokens.load();

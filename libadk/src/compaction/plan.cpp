@@ -93,11 +93,11 @@ std::optional<CompactionPlan> plan_compaction(const EventList& events, const Eve
     const double covered_until = previous ? *previous->actions.compaction->end_timestamp : -1;
 
     // The invocations in the order they started, each with the index of its first event and its latest time.
-    struct Invocation {
+    struct Started {
         std::size_t first;
         double latest;
     };
-    std::vector<Invocation> invocations;
+    std::vector<Started> invocations;
     std::map<std::string_view, std::size_t> position;
     for (std::size_t i = 0; i < n; ++i) {
         const Event& e = events[i];
@@ -105,7 +105,7 @@ std::optional<CompactionPlan> plan_compaction(const EventList& events, const Eve
             continue;
         auto [it, added] = position.try_emplace(e.invocation_id, invocations.size());
         if (added)
-            invocations.push_back(Invocation{i, e.timestamp});
+            invocations.push_back(Started{i, e.timestamp});
         else
             invocations[it->second].latest = std::max(invocations[it->second].latest, e.timestamp);
     }

@@ -56,10 +56,12 @@ std::string LlmEventSummarizer::prompt(const std::vector<Event>& events) const
             std::string line;
             if (p.thought)
                 continue;
+            // Text goes whole: the previous summary stands for the whole past, and the tail of a long turn may
+            // hold what matters. Only a tool's arguments and results, which can be any size, are cut.
             if (summary && p.text)
-                line = "Summary of the conversation before: " + cut(*p.text);
+                line = "Summary of the conversation before: " + *p.text;
             else if (p.text && !p.text->empty())
-                line = e.author + ": " + cut(*p.text);
+                line = e.author + ": " + *p.text;
             else if (p.function_call)
                 line = e.author + " called tool `" + p.function_call->name + "` with " +
                        cut(json::serialize(p.function_call->args));

@@ -55,6 +55,14 @@ void check_inline_size(std::size_t n)
                         ": save large files as artifacts and refer to them with fileData");
 }
 
+void check_part_count(std::size_t n, std::string_view what)
+{
+    if (n > max_content_parts)
+        throw Error(errc::too_large, std::string(what) + " holds " + std::to_string(n) + " parts, over the limit of " +
+                                         std::to_string(max_content_parts) +
+                                         " (adk::max_content_parts): join text into fewer parts, or send several messages");
+}
+
 Part Part::from_text(std::string text)
 {
     Part p;
@@ -328,6 +336,7 @@ Content tag_invoke(const json::value_to_tag<Content>&, const json::value& v)
     Content c;
     c.role = r.string("role").value_or("");
     if (const json::array* parts = r.array("parts")) {
+        check_part_count(parts->size(), "Content.parts");
         c.parts.reserve(parts->size());
         for (const json::value& p : *parts)
             c.parts.push_back(json::value_to<Part>(p));

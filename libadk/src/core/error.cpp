@@ -24,6 +24,7 @@ public:
         case errc::too_large: return "too large";
         case errc::timed_out: return "timed out";
         case errc::unavailable: return "unavailable";
+        case errc::node_run_limit_exceeded: return "node run limit exceeded";
         }
         return "unknown adk error";
     }

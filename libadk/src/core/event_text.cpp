@@ -18,7 +18,7 @@ namespace {
 
 using Writer = detail::JsonWriter;
 
-void put_nonempty(Writer& w, std::string_view key, const std::string& v)
+void write_nonempty(Writer& w, std::string_view key, const std::string& v)
 {
     if (!v.empty()) {
         w.key(key);
@@ -26,7 +26,7 @@ void put_nonempty(Writer& w, std::string_view key, const std::string& v)
     }
 }
 
-void put_true(Writer& w, std::string_view key, bool v)
+void write_true(Writer& w, std::string_view key, bool v)
 {
     if (v) {
         w.key(key);
@@ -34,19 +34,19 @@ void put_true(Writer& w, std::string_view key, bool v)
     }
 }
 
-void put_value(Writer& w, std::string_view key, const json::value& v)
+void write_value(Writer& w, std::string_view key, const json::value& v)
 {
     w.key(key);
     w.value(v);
 }
 
-void put_value(Writer& w, std::string_view key, const json::object& o)
+void write_value(Writer& w, std::string_view key, const json::object& o)
 {
     w.key(key);
     w.value(o);
 }
 
-void put_extra(Writer& w, const json::object& extra)
+void write_extra(Writer& w, const json::object& extra)
 {
     for (const auto& kv : extra)
         if (w.extra_key(kv.key()))
@@ -63,18 +63,18 @@ bool text_only(const Part& p)
 void write_actions(Writer& w, const EventActions& a)
 {
     w.begin_object();
-    put_value(w, "stateDelta", a.state_delta);
+    write_value(w, "stateDelta", a.state_delta);
     w.key("artifactDelta");
     w.begin_object();
     for (const auto& [name, version] : a.artifact_delta)
         if (w.extra_key(name))  // names of files: escaped
             w.integer(version);
     w.end_object();
-    put_true(w, "skipSummarization", a.skip_summarization);
+    write_true(w, "skipSummarization", a.skip_summarization);
     w.member("transferToAgent", a.transfer_to_agent);
-    put_true(w, "escalate", a.escalate);
-    put_value(w, "requestedAuthConfigs", a.requested_auth_configs);
-    put_value(w, "requestedToolConfirmations", a.requested_tool_confirmations);
+    write_true(w, "escalate", a.escalate);
+    write_value(w, "requestedAuthConfigs", a.requested_auth_configs);
+    write_value(w, "requestedToolConfirmations", a.requested_tool_confirmations);
     if (a.compaction) {
         const EventCompaction& c = *a.compaction;
         w.key("compaction");
@@ -85,16 +85,16 @@ void write_actions(Writer& w, const EventActions& a)
             w.key("compactedContent");
             detail::write_content(w, *c.compacted_content);
         }
-        put_extra(w, c.extra);
+        write_extra(w, c.extra);
         w.end_object();
     }
-    put_true(w, "endOfAgent", a.end_of_agent);
+    write_true(w, "endOfAgent", a.end_of_agent);
     if (a.agent_state)
-        put_value(w, "agentState", *a.agent_state);
+        write_value(w, "agentState", *a.agent_state);
     w.member("rewindBeforeInvocationId", a.rewind_before_invocation_id);
     if (a.route)
-        put_value(w, "route", *a.route);
-    put_extra(w, a.extra);
+        write_value(w, "route", *a.route);
+    write_extra(w, a.extra);
     w.end_object();
 }
 
@@ -115,19 +115,19 @@ void write_content(JsonWriter& w, const Content& c, std::string_view default_rol
         }
         w.begin_object();
         w.member("text", p.text);
-        put_true(w, "thought", p.thought);
-        put_extra(w, p.extra);
+        write_true(w, "thought", p.thought);
+        write_extra(w, p.extra);
         w.end_object();
     }
     w.end_array();
     if (!with_role) {
-        put_extra(w, c.extra);
+        write_extra(w, c.extra);
         w.end_object();
         return;
     }
     if (!c.role.empty() || default_role.empty()) {
-        put_nonempty(w, "role", c.role);
-        put_extra(w, c.extra);
+        write_nonempty(w, "role", c.role);
+        write_extra(w, c.extra);
         w.end_object();
         return;
     }
@@ -156,7 +156,7 @@ void write_usage(JsonWriter& w, const UsageMetadata& u)
     w.member("totalTokenCount", u.total_token_count);
     w.member("thoughtsTokenCount", u.thoughts_token_count);
     w.member("cachedContentTokenCount", u.cached_content_token_count);
-    put_extra(w, u.extra);
+    write_extra(w, u.extra);
     w.end_object();
 }
 
@@ -222,11 +222,11 @@ void append_json_text(std::string& out, const Event& e)
 {
     Writer w(out);
     w.begin_object();
-    put_nonempty(w, "id", e.id);
-    put_nonempty(w, "invocationId", e.invocation_id);
+    write_nonempty(w, "id", e.id);
+    write_nonempty(w, "invocationId", e.invocation_id);
     w.key("author");
     w.string(e.author);
-    put_nonempty(w, "branch", e.branch);
+    write_nonempty(w, "branch", e.branch);
     w.key("timestamp");
     w.number(e.timestamp);
     if (e.content) {
@@ -238,9 +238,9 @@ void append_json_text(std::string& out, const Event& e)
         w.raw(R"({"stateDelta":{},"artifactDelta":{},"requestedAuthConfigs":{},"requestedToolConfirmations":{}})");
     else
         write_actions(w, e.actions);
-    put_true(w, "partial", e.partial);
-    put_true(w, "turnComplete", e.turn_complete);
-    put_true(w, "interrupted", e.interrupted);
+    write_true(w, "partial", e.partial);
+    write_true(w, "turnComplete", e.turn_complete);
+    write_true(w, "interrupted", e.interrupted);
     w.member("finishReason", e.finish_reason);
     w.member("errorCode", e.error_code);
     w.member("errorMessage", e.error_message);
@@ -259,7 +259,7 @@ void append_json_text(std::string& out, const Event& e)
         w.end_array();
     }
     if (!e.custom_metadata.empty())
-        put_value(w, "customMetadata", e.custom_metadata);
+        write_value(w, "customMetadata", e.custom_metadata);
     if (e.node_info) {
         const NodeInfo& n = *e.node_info;
         w.key("nodeInfo");
@@ -274,14 +274,14 @@ void append_json_text(std::string& out, const Event& e)
             }
             w.end_array();
         }
-        put_true(w, "messageAsOutput", n.message_as_output);
-        put_extra(w, n.extra);
+        write_true(w, "messageAsOutput", n.message_as_output);
+        write_extra(w, n.extra);
         w.end_object();
     }
     if (e.output)
-        put_value(w, "output", *e.output);
+        write_value(w, "output", *e.output);
     w.member("isolationScope", e.isolation_scope);
-    put_extra(w, e.extra);
+    write_extra(w, e.extra);
     w.end_object();
 }
 

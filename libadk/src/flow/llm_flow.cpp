@@ -17,8 +17,10 @@
 #include "pending_calls.hpp"
 #include "processors/processors.hpp"
 #include "tool_dispatch.hpp"
+#include "transfer_tool.hpp"
 
 #include <adk/core/ids.hpp>
+#include <adk/core/log.hpp>
 #include <adk/tools/json_schema.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 #include <adk/tools/toolset.hpp>
@@ -39,6 +41,13 @@ public:
     std::vector<std::shared_ptr<Tool>> tools;
     std::vector<std::pair<std::string, json::object>> credentials_asked;  // toolset name, auth config
 };
+
+// The names of the calls the agent makes or answers itself (its transfers, and the questions it asks the person).
+bool reserved_tool_name(std::string_view name)
+{
+    return name == transfer_tool_name || name == request_confirmation_function || name == request_credential_function ||
+           name == request_input_function;
+}
 
 // The agent's tools and its toolsets' tools for this invocation: resolved once per run of the agent. A toolset
 // that fails ends the run with an error that names it; so does a tool name offered twice (the model calls tools
@@ -78,6 +87,15 @@ asio::awaitable<ResolvedTools> resolve_tools(const LlmAgentConfig& cfg, const In
             if (!tool)
                 continue;
             const std::string from = "toolset " + toolset->name();
+            if (reserved_tool_name(tool->name())) {
+                // A toolset's server chooses its tools' names: one of the agent's own would take its transfers,
+                // or answer in place of the person. Left out, said once per run of the agent.
+                log(LogLevel::warning, from + " offers a tool named '" + tool->name() +
+                                           "', a name the agent keeps for its own calls: the tool is left out "
+                                           "(rename it on its server, or give the toolset a filter that leaves it out)",
+                    ctx.span_context());
+                continue;
+            }
             auto [at, fresh] = origin.emplace(tool->name(), from);
             if (!fresh)
                 throw Error(errc::invalid_argument,

@@ -9,7 +9,7 @@
 namespace adk::net {
 namespace {
 
-std::string_view trim(std::string_view s)
+std::string_view trim_ows(std::string_view s)
 {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
         s.remove_prefix(1);
@@ -20,7 +20,7 @@ std::string_view trim(std::string_view s)
 
 std::optional<double> parse_number(std::string_view s)
 {
-    s = trim(s);
+    s = trim_ows(s);
     if (s.empty())
         return std::nullopt;
     double v = 0;
@@ -59,7 +59,7 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d)
 
 bool retryable_status(unsigned status, std::string_view x_should_retry)
 {
-    x_should_retry = trim(x_should_retry);
+    x_should_retry = trim_ows(x_should_retry);
     if (iequals(x_should_retry, "true"))
         return true;
     if (iequals(x_should_retry, "false"))
@@ -102,7 +102,7 @@ std::chrono::milliseconds backoff_delay(int retry, const RetryPolicy& policy, do
 std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text)
 {
     // "Sun, 06 Nov 1994 08:49:37 GMT"
-    text = trim(text);
+    text = trim_ows(text);
     if (text.size() != 29 || text[3] != ',' || text.substr(26) != "GMT")
         return std::nullopt;
     static constexpr std::array<std::string_view, 12> months = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <vector>
 
 namespace adk::net {
 namespace {
@@ -262,6 +263,42 @@ std::optional<Url> proxy_for(const Url& url, const std::optional<std::string>& c
                                                 "' is https://: only plain-HTTP proxies (CONNECT over http://) are "
                                                 "supported; write it as http://" + p.authority());
     return p;
+}
+
+std::string resolve_dot_segments(std::string_view target)
+{
+    const std::size_t query = target.find('?');
+    const std::string_view path = target.substr(0, query);
+    std::vector<std::string> kept;
+    bool directory = false;  // the path ends with a '/' (a "." or ".." at its end leaves one)
+    std::size_t start = path.starts_with('/') ? 1 : 0;
+    while (start <= path.size()) {
+        std::size_t end = path.find('/', start);
+        if (end == std::string_view::npos)
+            end = path.size();
+        std::string segment(path.substr(start, end - start));
+        for (std::size_t at = segment.find('%'); at != std::string::npos; at = segment.find('%', at + 1))
+            if (segment.compare(at, 3, "%2e") == 0 || segment.compare(at, 3, "%2E") == 0)
+                segment.replace(at, 3, ".");
+        const bool last = end == path.size();
+        if (segment == "." || segment == "..") {
+            if (segment == ".." && !kept.empty())
+                kept.pop_back();
+            directory = last;
+        } else {
+            kept.push_back(std::move(segment));
+            directory = false;
+        }
+        start = end + 1;
+    }
+    std::string out;
+    for (const std::string& segment : kept)
+        out += "/" + segment;
+    if (out.empty() || directory)
+        out += '/';
+    if (query != std::string_view::npos)
+        out += target.substr(query);
+    return out;
 }
 
 std::string percent_decode(std::string_view text)

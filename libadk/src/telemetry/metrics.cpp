@@ -48,6 +48,17 @@ public:
     }
 };
 
+// `value` cut to max_metric_attribute_bytes, not inside a UTF-8 sequence.
+std::size_t clipped_size(std::string_view value)
+{
+    if (value.size() <= max_metric_attribute_bytes)
+        return value.size();
+    std::size_t end = max_metric_attribute_bytes;
+    while (end > 0 && (static_cast<unsigned char>(value[end]) & 0xC0) == 0x80)
+        --end;
+    return end;
+}
+
 const MetricAttributes& overflow_attributes()
 {
     static const MetricAttributes attributes{{"otel.metric.overflow", "true"}};
@@ -73,6 +84,8 @@ public:
     {
         if (value != value)  // NaN: nothing to record
             return;
+        for (auto& attribute : attributes)
+            attribute.second.resize(clipped_size(attribute.second));
         sort_attributes(attributes);
         std::lock_guard lock(mutex_);
         add(series(std::move(attributes)), value);
@@ -83,6 +96,8 @@ public:
     {
         if (value != value)
             return;
+        for (auto& attribute : attributes)
+            attribute.second = attribute.second.substr(0, clipped_size(attribute.second));
         sort_attributes(attributes);
         std::lock_guard lock(mutex_);
         if (auto it = series_.find(attributes); it != series_.end())

@@ -22,6 +22,7 @@ const char* errc_name(int value) noexcept
     case errc::too_large: return "too_large";
     case errc::timed_out: return "timed_out";
     case errc::unavailable: return "unavailable";
+    case errc::node_run_limit_exceeded: return "node_run_limit_exceeded";
     }
     return "adk_error";
 }

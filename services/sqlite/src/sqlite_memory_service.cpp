@@ -28,7 +28,7 @@ json::value parse_row(std::string_view text)
     return v;
 }
 
-constexpr std::string_view create_tables = R"sql(
+constexpr std::string_view create_memory_tables = R"sql(
 CREATE TABLE IF NOT EXISTS adk_memory_events (
   id INTEGER PRIMARY KEY,
   app_name TEXT NOT NULL,
@@ -90,7 +90,7 @@ public:
         db.use_shared_settings();
         Database::Transaction tx(db);
         try {
-            db.exec(create_tables);
+            db.exec(create_memory_tables);
         } catch (const Error& e) {
             if (std::string_view(e.what()).find("fts5") == std::string_view::npos)
                 throw;

@@ -21,7 +21,7 @@ namespace adk::sqlite {
 
 namespace {
 
-constexpr std::string_view create_tables = R"sql(
+constexpr std::string_view create_session_tables = R"sql(
 CREATE TABLE IF NOT EXISTS adk_internal_metadata (
   key VARCHAR(128) NOT NULL PRIMARY KEY,
   value VARCHAR(256) NOT NULL
@@ -73,7 +73,7 @@ public:
             turns = std::make_shared<FileTurns>(path + "-adk-turns");
         Database::Transaction tx(db);
         check_older_schema();
-        db.exec(create_tables);
+        db.exec(create_session_tables);
         auto read = db.prepare("SELECT value FROM adk_internal_metadata WHERE key = ?1");
         read.bind(1, database::schema_version_key);
         if (read.step()) {

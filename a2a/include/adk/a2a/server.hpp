@@ -68,6 +68,9 @@ public:
     // operator allows (the agent cannot be made to reach into its own network).
     std::vector<std::string> push_allowed_urls;
     std::size_t max_push_configs = 10;  // per task
+    // What every task's webhooks may hold together (URLs, tokens, credentials; unknown members are not kept):
+    // past it, setting one more is refused (413) until tasks are forgotten or webhooks deleted.
+    std::size_t max_push_config_bytes = std::size_t{64} << 20;
     // Each notification is tried this many times, the waits between doubling from push_retry_delay.
     int push_attempts = 3;
     std::chrono::milliseconds push_retry_delay{200};

@@ -348,6 +348,8 @@ StreamResponse stream_response_from_json(const json::value& v);
 bool valid_id(std::string_view id) noexcept;
 // The time as A2A writes it: "2026-11-28T10:30:00.123Z" (UTC, milliseconds), from seconds since the epoch.
 std::string format_timestamp(double seconds_since_epoch);
+// Seconds since the epoch now, by the system clock (a task's times).
+double now_seconds();
 // Whether `text` is such a time ("YYYY-MM-DDTHH:MM:SS", an optional fraction of 1 to 9 digits, then "Z").
 bool valid_timestamp(std::string_view text) noexcept;
 // Such a time as seconds since the epoch; nullopt when it is not one.

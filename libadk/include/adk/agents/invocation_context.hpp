@@ -189,6 +189,9 @@ public:
     // (errc::llm_call_limit_exceeded) past the limit.
     void check_and_inc_llm_call() const;
     int llm_calls() const noexcept;
+    // Counts one run of a workflow's node against RunConfig::max_node_runs; throws adk::Error
+    // (errc::node_run_limit_exceeded) past the limit.
+    void check_and_inc_node_run() const;
 
     // Token budgets (RunConfig::max_invocation_tokens, max_session_tokens): the tokens the invocation's model
     // calls used so far, and the session's (its other events' usage included). add_tokens counts a model call's

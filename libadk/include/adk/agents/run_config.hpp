@@ -27,6 +27,9 @@ public:
     StreamingMode streaming_mode = StreamingMode::none;
     // The most model calls one invocation may make; 0 or less means no limit. Guards against loops.
     int max_llm_calls = 500;
+    // The most node runs a graph workflow's invocation may make (its nested workflows' included); 0 or less means
+    // no limit. A cycle of function or tool nodes calls no model, so max_llm_calls does not end it.
+    int max_node_runs = 1000;
     // The most text and thought text one streamed model answer may join in an LlmAgent (the deltas a UI
     // sees are joined into the answer that is stored); a longer answer fails the model call with adk::Error
     // (bad_response). Guards memory against a model that never stops.

@@ -58,8 +58,8 @@ public:
 
 // The default summarizer: one call to a model of the user's choice (a small, cheap one does), with a prompt
 // that asks to keep names, numbers, decisions and open questions. The events are written out one line per
-// part: "author: text", "author called tool `name` with {args}", "tool `name` returned {response}"; a value
-// longer than max_value_bytes is cut there.
+// part: "author: text", "author called tool `name` with {args}", "tool `name` returned {response}". Text (the
+// previous summary, every turn) goes whole; a tool's arguments or result longer than max_value_bytes is cut there.
 class LlmEventSummarizer final : public Summarizer {
 public:
     // `prompt_template` holds "{conversation_history}" where the events go; the default when empty.

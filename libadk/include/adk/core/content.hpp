@@ -32,6 +32,11 @@ namespace json = boost::json;
 // event), and when an event is committed to a session.
 inline constexpr std::size_t max_inline_data_bytes = 10 * 1000 * 1000;
 
+// The most parts one message (a Content, an A2A Message or Artifact) may hold: 4,096, past the 3,000 images a
+// Gemini prompt takes. A part costs far more held than its smallest JSON (`{"text":"a"}`, 12 bytes), so a bound
+// on bytes alone let a 15 MiB request hold a million parts; checked when JSON is read, before a part is made.
+inline constexpr std::size_t max_content_parts = 4096;
+
 // Raw bytes with a MIME type (genai Blob). `data` holds the decoded bytes; JSON carries them in base64.
 class Blob {
 public:
@@ -155,6 +160,8 @@ static_assert(!std::is_aggregate_v<Part> && !std::is_aggregate_v<Content>);
 
 // Throws adk::Error (too_large: 413 over HTTP) when a payload of `n` bytes is over max_inline_data_bytes.
 void check_inline_size(std::size_t n);
+// Throws adk::Error (too_large) when `what` (e.g. "Content.parts") holds `n` parts, over max_content_parts.
+void check_part_count(std::size_t n, std::string_view what);
 // The same for every inline payload of `content`.
 void check_inline_data(const Content& content);
 

@@ -29,6 +29,7 @@ enum class errc {
     too_large,                 // a value over a size limit (a state value, a file): the message names the limit
     timed_out,                 // a remote (an MCP server, a tool) did not answer in time: the message names it
     unavailable,               // a remote (an MCP server) cannot be reached or ended the connection: named, with why
+    node_run_limit_exceeded,   // RunConfig::max_node_runs reached (a workflow's nodes)
 };
 
 const boost::system::error_category& error_category() noexcept;

@@ -16,7 +16,9 @@
 //   line or a trailer section longer than the read buffer (max_header_bytes + 16 KiB) 400, a request that does
 //   not parse 400, each with a JSON {"error": "..."} and the connection closed. Nothing a client sends is kept
 //   beyond those bounds: a connection holds at most its head, its read buffer and (once the head check passed)
-//   its body.
+//   its body. After such an answer the server says it is done sending and reads on, dropping what comes (at
+//   most max_drain_bytes, each read within 2 s), until the client closes: a client that sends its whole body
+//   before it reads (Python's http.client) gets the answer, not a reset.
 // * Admission: a head check (optional) sees each request's head before its body is read, and may refuse it
 //   (a missing credential, a Host the server does not serve): the body is then never read.
 // * Connections: at most max_connections at once; past it the server stops accepting (the kernel queues the
@@ -62,6 +64,8 @@ public:
     std::string key_file;
     std::size_t max_header_bytes = std::size_t{16} << 10;
     std::size_t max_body_bytes = std::size_t{16} << 20;
+    // What the server reads and drops of a request it refused before reading it whole (413, 401, ...).
+    std::size_t max_drain_bytes = std::size_t{64} << 20;
     std::chrono::milliseconds read_timeout{std::chrono::seconds(60)};
     std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
     std::size_t max_connections = 16384;

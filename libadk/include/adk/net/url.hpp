@@ -60,4 +60,9 @@ std::optional<Url> proxy_for(const Url& url, const std::optional<std::string>& c
 // Percent-decodes "user%40corp:p%3Ass" as found in a URL's userinfo.
 std::string percent_decode(std::string_view text);
 
+// A request target (path and query) with its path's "." and ".." segments resolved as RFC 3986 (5.2.4) resolves
+// them, a percent-encoded dot (%2e, %2E) read as the dot it stands for: what a server that receives the target
+// serves. ".." at the root stays at the root. Compare paths after this, never before.
+std::string resolve_dot_segments(std::string_view target);
+
 }  // namespace adk::net

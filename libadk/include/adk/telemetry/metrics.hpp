@@ -9,7 +9,9 @@
 // too), so a model call, a tool and an agent are measured where they are traced, once. Values are cumulative
 // since the Meter was made (Prometheus' and OTLP's cumulative temporality). Every instrument is bounded: past
 // max_series attribute sets per instrument, values go to one overflow series (otel.metric.overflow=true), as
-// OpenTelemetry's cardinality limit says. Recording takes the instrument's mutex: it is done per call, not per chunk.
+// OpenTelemetry's cardinality limit says, and an attribute value longer than max_metric_attribute_bytes is cut
+// there (a model's modelVersion is the model's to choose). Recording takes the instrument's mutex: it is done per
+// call, not per chunk.
 #pragma once
 
 #include <adk/telemetry/tracer.hpp>
@@ -24,6 +26,9 @@
 #include <vector>
 
 namespace adk::telemetry {
+
+// What an attribute value of a series keeps: the longer ones are cut there (at a UTF-8 character's start).
+inline constexpr std::size_t max_metric_attribute_bytes = 128;
 
 // An attribute set of a series: pairs sorted by key (the Meter sorts what it is given).
 using MetricAttributes = std::vector<std::pair<std::string, std::string>>;

@@ -75,6 +75,9 @@ public:
     // Answers the server's sampling/createMessage with this model (offered only when set; text messages): a
     // server's own model calls, billed to this app. Without it, the server is not offered sampling.
     std::shared_ptr<Model> sampling_model;
+    // What the server's tool list may take, all pages together (names, descriptions and schemas, as JSON): the
+    // list is declared to the model on every call. Past it, listing the tools fails with an error that says so.
+    std::size_t max_tool_list_bytes = std::size_t{1} << 20;
 };
 
 class McpToolset final : public Toolset {

@@ -9,8 +9,11 @@
 // Frame numbers count from 1; ADK's frame ids are "<run id>:<n>" (a client that sends Last-Event-ID
 // "<run id>:<n>" gets the frames after n). Past the log's bound, partial frames (deltas whose text the next whole
 // event repeats) are dropped first, then the oldest whole ones; a follower that missed a whole frame is told
-// which (Read::missed). Partial frames have a bound of their own (16 KiB; past it they are dropped down to three
-// quarters of it): a run keeps its newest deltas, not all it streamed.
+// which (Read::missed), and one that missed deltas how many (Read::missed_deltas). Partial frames have a bound of
+// their own for what a client that comes back replays (16 KiB; past it they are dropped down to three quarters
+// of it): a run keeps its newest deltas, not all it streamed. That bound never drops a delta a connected follower
+// has yet to read: a burst of deltas (a model that sends its chunks at once) reaches a client that keeps reading
+// whole, up to the log's bound.
 //
 // Memory: frames are counted by approximate_bytes(event). A run's log holds at most max_log_bytes, or its newest
 // frame alone when that one is larger (an event is kept whole until the next one comes); all runs' logs together
@@ -173,8 +176,10 @@ public:
         // Whole frames the log no longer held when the follower came to them: [first, last]; last is 0 when none.
         std::uint64_t missed_first = 0;
         std::uint64_t missed_last = 0;
+        // Partial frames (deltas) dropped past the log's bound before the follower read them: it read too slowly.
+        std::uint64_t missed_deltas = 0;
         bool finished = false;
-        bool empty() const { return frames.empty() && missed_last == 0; }
+        bool empty() const { return frames.empty() && missed_last == 0 && missed_deltas == 0; }
     };
 
     // A connection that follows the run; detaches when destroyed. `whole_events_only`: one that reads no partial
@@ -228,6 +233,7 @@ public:
         Direct* const direct_;
         bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
         std::uint64_t read_to_ = 0;  // under the run's mutex: the last frame read() gave
+        std::uint64_t missed_deltas_ = 0;  // under the run's mutex: deltas dropped before read() gave them
     };
 
     // The invocation's side: appends an event it emitted to the log, and wakes the followers that wait for one.
@@ -257,11 +263,15 @@ public:
     std::size_t unread_frames() const;
     // What a follower is told when it missed whole frames (Read::missed_first to missed_last).
     std::string missed_message(std::uint64_t first, std::uint64_t last) const;
+    // What a follower is told when it missed `count` deltas (Read::missed_deltas).
+    std::string missed_deltas_message(std::uint64_t count) const;
 
 private:
     friend class Follower;
     static asio::awaitable<void> pump(std::shared_ptr<Run> self, EventStream stream);
     void append(Frame frame);
+    // Drops frames past the log's bounds (under the mutex): append() says which go first.
+    void trim_log();
     void finish();
     // The producer's side (receive, or the pump for a stream that carries its events: never both at once):
     // the first plain-text delta of the answer streaming now, which the deltas after it are kept against.
@@ -367,6 +377,9 @@ public:
     virtual void frame(std::string& out, const Run& run, const Run::Frame& frame) = 0;
     // Appends what tells the client that frames `first` to `last` are no longer held (Run::missed_message).
     virtual void missed(std::string& out, const Run& run, std::uint64_t first, std::uint64_t last) = 0;
+    // Appends what tells the client that `count` deltas were dropped before it read them
+    // (Run::missed_deltas_message); nothing by default (the whole event that follows repeats their text).
+    virtual void missed_deltas(std::string& out, const Run& run, std::uint64_t count);
     // Appends what follows the run's last frame (A2A: the final status); nothing by default.
     virtual void finished(std::string& out, const Run& run);
     // A rendering of a frame that depends on the run and the frame alone, shared between the followers that
