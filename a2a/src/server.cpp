@@ -625,8 +625,10 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
             if (!out.empty()) {
                 state = TaskState::working;
                 self->note(task_id, state, run->id);
-                if (pushes)
-                    co_await pushes->async_send(boost::system::error_code(), std::move(out), asio::use_awaitable);
+                if (pushes) {
+                    const boost::system::error_code none;
+                    co_await pushes->async_send(none, std::move(out), asio::use_awaitable);
+                }
             }
         }
         if (read.finished)
@@ -642,9 +644,11 @@ asio::awaitable<void> Server::Impl::watch(std::shared_ptr<Impl> self, std::strin
     end(updates, *run, out);
     self->note(task_id, updates.task().status.state, run->id);
     if (pushes) {
+        const boost::system::error_code none;
         if (!out.empty())
-            co_await pushes->async_send(boost::system::error_code(), std::move(out), asio::use_awaitable);
-        co_await pushes->async_send(boost::system::error_code(), std::vector<StreamResponse>(), asio::use_awaitable);
+            co_await pushes->async_send(none, std::move(out), asio::use_awaitable);
+        std::vector<StreamResponse> end_of_updates;  // empty: the last batch
+        co_await pushes->async_send(none, std::move(end_of_updates), asio::use_awaitable);
     }
 }
 

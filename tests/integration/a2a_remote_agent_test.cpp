@@ -314,7 +314,8 @@ TEST_CASE("RemoteA2aAgent: a remote that streams artifact chunks and never the l
             const json::value task = json::object{
                 {"task", json::object{{"id", "t1"}, {"contextId", "c1"},
                                       {"status", json::object{{"state", "TASK_STATE_WORKING"}}}}}};
-            co_await res.write("data: " + json::serialize(task) + "\n\n");
+            const std::string first = "data: " + json::serialize(task) + "\n\n";
+            co_await res.write(first);
             const std::string text(512 << 10, 'x');
             for (int i = 0; i < 64; ++i) {
                 const json::value chunk = json::object{
@@ -322,7 +323,8 @@ TEST_CASE("RemoteA2aAgent: a remote that streams artifact chunks and never the l
                      json::object{{"taskId", "t1"}, {"contextId", "c1"}, {"append", i > 0}, {"lastChunk", false},
                                   {"artifact", json::object{{"artifactId", "a1"},
                                                             {"parts", json::array{json::object{{"text", text}}}}}}}}};
-                co_await res.write("data: " + json::serialize(chunk) + "\n\n");
+                const std::string frame = "data: " + json::serialize(chunk) + "\n\n";
+                co_await res.write(frame);
                 ++chunks_sent;
             }
             co_await res.end_stream();

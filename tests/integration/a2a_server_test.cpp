@@ -288,7 +288,9 @@ TEST_CASE("A2A: SendMessage over HTTP+JSON runs the agent and answers the finish
         const std::string refused_text = co_await refused.read_all();
         CHECK(refused_status == 413);
         CHECK_THAT(refused_text, Catch::Contains("Message.parts holds 4097 parts"));
-        CHECK(!co_await f.sessions->get_session(adk::GetSessionRequest("weather", "A2A_USER_trip-2", "trip-2")));
+        adk::GetSessionRequest refused_session("weather", "A2A_USER_trip-2", "trip-2");
+        const std::optional<adk::Session> none_stored = co_await f.sessions->get_session(std::move(refused_session));
+        CHECK(!none_stored);
         f.server->stop();
     }());
 }
@@ -941,7 +943,8 @@ TEST_CASE("A2A: a webhook keeps no member the server does not know, and the webh
         const json::value created_json = co_await read_json(created);
         CHECK(!created_json.as_object().contains("padding"));
         CHECK(!created_json.at("authentication").as_object().contains("more"));
-        adk::net::HttpResponse read = co_await get(client, server, configs + "/big", "");
+        const std::string big_path = configs + "/big";
+        adk::net::HttpResponse read = co_await get(client, server, big_path, "");
         const json::value read_json_value = co_await read_json(read);
         CHECK(read_json_value.as_object().size() == created_json.as_object().size());
         CHECK(!read_json_value.as_object().contains("padding"));
@@ -959,8 +962,8 @@ TEST_CASE("A2A: a webhook keeps no member the server does not know, and the webh
             const std::string task = tasks[static_cast<std::size_t>(i % 2)];
             const json::value config = json::object{{"id", "h" + std::to_string(i)},
                                                     {"url", hook.server.base_url() + "/hooks/" + std::string(300, 'p')}};
-            adk::net::HttpResponse res =
-                co_await post(client, server, "/a2a/weather/tasks/" + task + "/pushNotificationConfigs", config);
+            const std::string path = "/a2a/weather/tasks/" + task + "/pushNotificationConfigs";
+            adk::net::HttpResponse res = co_await post(client, server, path, config);
             last_status = res.status();
             last_text = co_await res.read_all();
             if (last_status == 200)
@@ -1081,7 +1084,8 @@ TEST_CASE("A2A: a webhook that never answers holds back no state, and a webhook 
         for (int i = 0; i < 2000 && state != a2a::TaskState::completed; ++i) {
             asio::steady_timer poll(ioc, std::chrono::milliseconds(2));
             co_await poll.async_wait(asio::use_awaitable);
-            adk::net::HttpResponse got = co_await get(client, server, "/a2a/weather/tasks/" + task.id, "");
+            const std::string task_path = "/a2a/weather/tasks/" + task.id;
+            adk::net::HttpResponse got = co_await get(client, server, task_path, "");
             const json::value got_json = co_await read_json(got);
             state = json::value_to<a2a::Task>(got_json).status.state;
         }

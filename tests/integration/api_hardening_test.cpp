@@ -436,16 +436,19 @@ TEST_CASE("ApiServer: a message of more parts than a message may hold is 413 bef
             REQUIRE(reply.status == 200);
         }
         // The audit's request had 1,209,895 such parts in 15 MiB; one past the bound is refused the same way.
-        Reply many = co_await call(client, server, "POST", "/run", body_of(adk::max_content_parts + 1));
+        const std::string too_many = body_of(adk::max_content_parts + 1);
+        Reply many = co_await call(client, server, "POST", "/run", too_many);
         CHECK(many.status == 413);
         CHECK_THAT(many.body, Catch::Contains("4097 parts, over the limit of 4096") &&
                                   Catch::Contains("adk::max_content_parts"));
-        std::optional<adk::Session> session = co_await sessions->get_session({"app", "u", "s"});
+        adk::GetSessionRequest get("app", "u", "s");
+        std::optional<adk::Session> session = co_await sessions->get_session(get);
         REQUIRE(session);
         CHECK(session->events.empty());
-        Reply most = co_await call(client, server, "POST", "/run", body_of(adk::max_content_parts));
+        const std::string at_most = body_of(adk::max_content_parts);
+        Reply most = co_await call(client, server, "POST", "/run", at_most);
         CHECK(most.status == 200);
-        session = co_await sessions->get_session({"app", "u", "s"});
+        session = co_await sessions->get_session(get);
         REQUIRE(session);
         REQUIRE(!session->events.empty());
         CHECK(session->events.front().content->parts.size() == adk::max_content_parts);

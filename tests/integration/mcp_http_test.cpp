@@ -301,7 +301,8 @@ TEST_CASE("McpToolset over HTTP: a server whose tool list passes max_tool_list_b
             co_await sessions->create_session(std::move(create));
             std::optional<adk::Error> failed;
             try {
-                (void)co_await adk::test::run_once(runner, "s" + std::to_string(bound), "hello");
+                std::string session_id = "s" + std::to_string(bound);
+                (void)co_await adk::test::run_once(runner, std::move(session_id), "hello");
             } catch (const adk::Error& e) {
                 failed = e;
             }
