@@ -635,6 +635,7 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
             net::SseParser parser(impl_->options.max_update_bytes);
             std::vector<net::SseEvent> events;
             bool first = true;
+            auto last_update = std::chrono::steady_clock::now();
             for (;;) {
                 const std::string_view bytes = co_await res.read_some();
                 if (bytes.empty())
@@ -647,10 +648,18 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
                     StreamResponse update = update_of(e.data, rpc, at.v03, name());
                     co_await receiver.on(std::move(update), first);
                     first = false;
+                    last_update = std::chrono::steady_clock::now();
                 }
                 events.clear();
                 if (bytes.empty())
                     break;
+                // Keep-alives alone do not hold the invocation.
+                const auto quiet = std::chrono::steady_clock::now() - last_update;
+                if (quiet >= impl_->options.update_timeout)
+                    throw Error(errc::timed_out,
+                                "the remote agent '" + name() + "' sent only keep-alives for " +
+                                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(quiet).count()) +
+                                    " s, no update (RemoteAgentOptions::update_timeout): its task is cancelled");
             }
         }
         co_await receiver.finish();

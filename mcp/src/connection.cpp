@@ -3,6 +3,8 @@
 #include <adk/core/channel.hpp>
 #include <adk/core/log.hpp>
 
+#include "log_limiter.hpp"
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -277,8 +279,14 @@ private:
     {
         if (options_.on_log)
             return options_.on_log(l);
+        // A server that floods is written at most detail::max_log_lines each detail::log_window, each line cut.
+        if (!log_limiter_.admit(std::chrono::steady_clock::now()))
+            return;
+        if (std::string held = log_limiter_.take_held_back(name()); !held.empty())
+            log(LogLevel::warning, held);
         const std::string data = l.data.is_string() ? std::string(l.data.get_string()) : json::serialize(l.data);
-        log(level_of(l.level), name() + (l.logger.empty() ? "" : " [" + l.logger + "]") + ": " + data);
+        log(level_of(l.level),
+            detail::log_line_cut(name() + (l.logger.empty() ? "" : " [" + l.logger + "]") + ": " + data));
     }
     void on(event::ToolsChanged&)
     {
@@ -336,6 +344,8 @@ private:
         }
         if (!closed_)
             log(LogLevel::warning, why);
+        if (std::string held = log_limiter_.take_held_back(name()); !held.empty())
+            log(LogLevel::warning, held);
     }
 
     std::unique_ptr<Transport> transport_;
@@ -352,6 +362,7 @@ private:
     std::map<jsonrpc::Id, std::shared_ptr<asio::cancellation_signal>> handling_;
     mutable std::mutex info_mutex_;
     ServerInfo info_;
+    detail::LogLimiter log_limiter_;  // the server's notifications/message
 };
 
 std::shared_ptr<Connection> Connection::create(asio::any_io_executor executor, std::unique_ptr<Transport> transport,

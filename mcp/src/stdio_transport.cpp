@@ -3,6 +3,8 @@
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 
+#include "log_limiter.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -476,13 +478,20 @@ private:
         }
         if (!buffer.empty())
             self->keep_stderr_line(std::move(buffer));
+        if (std::string held = self->stderr_limiter_.take_held_back(self->name_); !held.empty())
+            log(LogLevel::warning, held);
     }
 
     void keep_stderr_line(std::string line)
     {
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
-        log(LogLevel::info, name_ + ": " + line);
+        // A server that floods its stderr is written at most detail::max_log_lines each detail::log_window.
+        if (stderr_limiter_.admit(std::chrono::steady_clock::now())) {
+            if (std::string held = stderr_limiter_.take_held_back(name_); !held.empty())
+                log(LogLevel::warning, held);
+            log(LogLevel::info, name_ + ": " + line);
+        }
         std::lock_guard lock(stderr_mutex_);
         stderr_lines_.push_back(std::move(line));
         if (stderr_lines_.size() > stderr_lines_kept)
@@ -494,6 +503,7 @@ private:
     std::string name_;
     asio::posix::stream_descriptor stdin_, stdout_, stderr_;
     std::string buffer_;  // stdout read past the last line
+    detail::LogLimiter stderr_limiter_;  // read_stderr's alone
     pid_t pid_ = 0;
     bool reaped_ = false;
     bool group_gone_ = false;

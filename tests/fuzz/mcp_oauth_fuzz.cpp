@@ -41,10 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         adk::fuzz::check(adk::net::parse_url(text).origin() == adk::net::parse_url(server).origin(),
                          "a resource covers a server of its own origin only");
     try {
-        for (const std::string& url : mcp::protected_resource_metadata_urls(text))
-            (void)adk::net::parse_url(url);  // what is built from an accepted URL parses again
-        for (const std::string& url : mcp::authorization_server_metadata_urls(text))
-            (void)adk::net::parse_url(url);
+        for (const std::string& built : mcp::protected_resource_metadata_urls(text))
+            (void)adk::net::parse_url(built);  // what is built from an accepted URL parses again
+        for (const std::string& built : mcp::authorization_server_metadata_urls(text))
+            (void)adk::net::parse_url(built);
     } catch (const adk::Error&) {
         // a URL refused, with what is wrong
     }

@@ -107,6 +107,15 @@ asio::awaitable<a2a::AgentCard> card_with(const Remote& remote, std::string_view
     co_return card;
 }
 
+// A hostile remote's first SSE frame (HTTP+JSON binding): task t1 of context c1, working.
+std::string working_task_frame()
+{
+    const json::value task = json::object{
+        {"task", json::object{{"id", "t1"}, {"contextId", "c1"},
+                              {"status", json::object{{"state", "TASK_STATE_WORKING"}}}}}};
+    return "data: " + json::serialize(task) + "\n\n";
+}
+
 }  // namespace
 
 TEST_CASE("RemoteA2aAgent: the remote answer streams back as partial events, then whole, on both bindings and 0.3",
@@ -311,10 +320,7 @@ TEST_CASE("RemoteA2aAgent: a remote that streams artifact chunks and never the l
         ioc.get_executor(), adk::net::HttpServerOptions(),
         [&](adk::net::IncomingRequest&, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
             co_await res.begin_stream(200, "text/event-stream");
-            const json::value task = json::object{
-                {"task", json::object{{"id", "t1"}, {"contextId", "c1"},
-                                      {"status", json::object{{"state", "TASK_STATE_WORKING"}}}}}};
-            const std::string first = "data: " + json::serialize(task) + "\n\n";
+            const std::string first = working_task_frame();
             co_await res.write(first);
             const std::string text(512 << 10, 'x');
             for (int i = 0; i < 64; ++i) {
@@ -346,6 +352,61 @@ TEST_CASE("RemoteA2aAgent: a remote that streams artifact chunks and never the l
         REQUIRE(failure);
         CHECK_THAT(*failure, Catch::Contains("without their last chunk (RunConfig::max_answer_bytes)"));
         CHECK(chunks_sent < 64);  // the stream was left, not read to its end
+        hostile.stop();
+        remote.server.stop();
+    }());
+}
+
+TEST_CASE("RemoteA2aAgent: a remote that sends keep-alives and no update is left at update_timeout, its task "
+          "cancelled",
+          "[a2a][remote]")
+{
+    asio::io_context ioc;
+    Remote remote(ioc);
+    // The hostile remote: a task, then an SSE comment every 20 ms, forever; it notes a CancelTask.
+    bool cancel_asked = false;
+    adk::net::HttpServer hostile(
+        ioc.get_executor(), adk::net::HttpServerOptions(),
+        [&](adk::net::IncomingRequest& req, adk::net::ResponseWriter& res) -> asio::awaitable<void> {
+            if (req.target.find(":cancel") != std::string::npos) {
+                cancel_asked = true;
+                co_await res.send(404, "application/json", "{}");
+                co_return;
+            }
+            co_await res.begin_stream(200, "text/event-stream");
+            const std::string first = working_task_frame();
+            co_await res.write(first);
+            asio::steady_timer pause(co_await asio::this_coro::executor);
+            for (;;) {
+                pause.expires_after(std::chrono::milliseconds(20));
+                co_await pause.async_wait(asio::use_awaitable);
+                const std::string keep_alive = ": keep-alive\n\n";
+                co_await res.write(keep_alive);  // throws once the client has left
+            }
+        });
+    hostile.start();
+    adk::test::run(ioc, [&]() -> asio::awaitable<void> {
+        a2a::AgentCard card = co_await card_with(remote, "weather", "HTTP+JSON", "1.0");
+        REQUIRE(card.supported_interfaces.size() == 1);
+        card.supported_interfaces[0].url = hostile.base_url() + "/a2a/weather";
+        auto agent = a2a::RemoteA2aAgent::create({.card = card, .update_timeout = std::chrono::milliseconds(300)});
+        Local local(agent);
+        std::optional<adk::Error> failure;
+        try {
+            (void)co_await local.say(user_text("Weather?"));
+        } catch (const adk::Error& e) {
+            failure = e;
+        }
+        REQUIRE(failure);
+        CHECK(failure->code() == adk::errc::timed_out);
+        CHECK_THAT(failure->message(), Catch::Contains("sent only keep-alives for"));
+        CHECK_THAT(failure->message(), Catch::Contains("RemoteAgentOptions::update_timeout"));
+        asio::steady_timer wait(co_await asio::this_coro::executor);
+        for (int i = 0; i < 500 && !cancel_asked; ++i) {
+            wait.expires_after(std::chrono::milliseconds(10));
+            co_await wait.async_wait(asio::use_awaitable);
+        }
+        CHECK(cancel_asked);
         hostile.stop();
         remote.server.stop();
     }());

@@ -67,6 +67,14 @@ public:
                 return true;
         return false;
     }
+    std::size_t count(std::string_view text) const
+    {
+        std::lock_guard lock(mutex_);
+        std::size_t n = 0;
+        for (const auto& l : lines_)
+            n += l.find(text) != std::string::npos ? 1 : 0;
+        return n;
+    }
 
 private:
     mutable std::mutex mutex_;
@@ -159,6 +167,30 @@ TEST_CASE("MCP stdio: the handshake, tools/list and tools/call with a real proce
         CHECK_FALSE(c->alive());
     }());
     CHECK(log.has("stdio server " + server_program + ": hello from the server"));
+}
+
+TEST_CASE("MCP stdio: a server that floods its stderr and its log notifications has 50 lines of each written, and "
+          "the count of the rest",
+          "[mcp]")
+{
+    StdioLogCapture log;
+    StdioFixture f;
+    auto c = f.connect({"--chatter", "5000"});
+    drive(f.ioc, [&]() -> asio::awaitable<void> {
+        co_await c->start();
+        json::value echoed = co_await call_tool(*c, "echo", R"({"text": "after"})");
+        CHECK(text_of(echoed) == "after");  // the notifications came before this answer
+        co_await c->close();
+    }());
+    f.ioc.restart();
+    f.ioc.poll();  // the stderr reader's end, which close() cancelled: it says what it held back
+    // Written within one window of the limiter (10 s): the first 50 of each, and one line with what was held back.
+    CHECK(log.count(": stderr line ") == 50);
+    CHECK(log.has(": stderr line 49"));
+    CHECK_FALSE(log.has(": stderr line 50"));
+    CHECK(log.count(": log line ") == 50);
+    CHECK(log.has("4950 more log lines not written (at most 50 each 10 s)"));
+    CHECK(log.count("more log lines not written") == 2);
 }
 
 TEST_CASE("MCP stdio: progress reaches the caller, a cancelled call and a call past its timeout are cancelled on "

@@ -3,7 +3,9 @@
 // time with progress, ask the user, change its tools). The protocol itself is judged by the official conformance
 // suite and the servers from npm (tests/interop); this one speaks just enough of it.
 //
-//   adk_mcp_test_server [--version V] [--ignore-term] [--stay-after-eof] [--stderr TEXT]
+//   adk_mcp_test_server [--version V] [--ignore-term] [--stay-after-eof] [--stderr TEXT] [--chatter N]
+//
+// --chatter N: N lines to stderr at start, and N notifications/message after its answer to initialize.
 //
 // Tools: echo {text}; add {a, b} (structured); slow {steps} (a progress notification per step, 20 ms apart,
 // then "done"; a notifications/cancelled for it stops it and is noted on stderr); crash (exits with status 3
@@ -24,6 +26,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -57,6 +60,7 @@ json::object tool(const char* name, const char* description, json::object proper
 class Server {
 public:
     std::string version = "2025-11-25";
+    int chatter = 0;  // --chatter
     bool grown = false;
     std::int64_t next_id = 100;
     // slow calls under way: id -> steps left
@@ -92,6 +96,9 @@ public:
                 r.id, json::object{{"protocolVersion", version},
                                    {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object{}}}},
                                    {"serverInfo", {{"name", "adk-test-server"}, {"version", "1.0"}}}}));
+            for (int i = 0; i < chatter; ++i)
+                send(rpc::Notification("notifications/message",
+                                       json::object{{"level", "info"}, {"data", "log line " + std::to_string(i)}}));
         } else if (r.method == "ping") {
             send(rpc::Response::success(r.id, json::object{}));
         } else if (r.method == "tools/list") {
@@ -240,6 +247,11 @@ int main(int argc, char** argv)
             stay_after_eof = true;
         else if (a == "--stderr" && i + 1 < argc)
             std::fprintf(stderr, "%s\n", argv[++i]);
+        else if (a == "--chatter" && i + 1 < argc) {
+            server.chatter = std::atoi(argv[++i]);
+            for (int line = 0; line < server.chatter; ++line)
+                std::fprintf(stderr, "stderr line %d\n", line);
+        }
     }
     std::fflush(stderr);
     std::string buffer;

@@ -1,6 +1,8 @@
 // adk::mcp's JSON-RPC 2.0 codec: what it reads, what it refuses (and answers with), and what it writes.
 #include <adk/mcp/jsonrpc.hpp>
 
+#include "log_limiter.hpp"
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -185,4 +187,35 @@ TEST_CASE("JSON-RPC: a number beyond 64 bits reads back as a double within a uni
     REQUIRE(b.is_double());
     CHECK(std::abs(a.get_double() - b.get_double()) <= 4 * std::numeric_limits<double>::epsilon() * a.get_double());
     CHECK(std::get<rpc::Response>(again).id == response.id);
+}
+
+TEST_CASE("MCP log limiter: 50 lines each 10 s, then the count of those held back, on a clock the test sets",
+          "[mcp]")
+{
+    using adk::mcp::detail::LogLimiter;
+    const LogLimiter::clock::time_point t0{};
+    LogLimiter limiter(3, std::chrono::seconds(10));
+    CHECK(limiter.admit(t0));
+    CHECK(limiter.admit(t0 + std::chrono::seconds(1)));
+    CHECK(limiter.admit(t0 + std::chrono::seconds(2)));
+    CHECK_FALSE(limiter.admit(t0 + std::chrono::seconds(3)));
+    CHECK_FALSE(limiter.admit(t0 + std::chrono::milliseconds(9999)));
+    CHECK(limiter.held_back() == 2);
+    // The next window: written again, and the count said once.
+    CHECK(limiter.admit(t0 + std::chrono::seconds(10)));
+    CHECK(limiter.take_held_back("MCP server x") == "MCP server x: 2 more log lines not written (at most 3 each 10 s)");
+    CHECK(limiter.take_held_back("MCP server x").empty());
+    CHECK(limiter.admit(t0 + std::chrono::seconds(11)));
+    CHECK(limiter.admit(t0 + std::chrono::seconds(12)));
+    CHECK_FALSE(limiter.admit(t0 + std::chrono::seconds(13)));
+    CHECK(limiter.take_held_back("s") == "s: 1 more log line not written (at most 3 each 10 s)");
+    // The defaults, as the README's limits table gives them.
+    CHECK(adk::mcp::detail::max_log_lines == 50);
+    CHECK(adk::mcp::detail::log_window == std::chrono::seconds(10));
+    // A line is cut at 4 KiB, not inside a UTF-8 sequence.
+    std::string long_line(4095, 'a');
+    long_line += "\xC3\xA9tail";
+    const std::string cut = adk::mcp::detail::log_line_cut(long_line);
+    CHECK(cut == std::string(4095, 'a') + "...");
+    CHECK(adk::mcp::detail::log_line_cut("short") == "short");
 }

@@ -61,6 +61,10 @@ public:
     std::chrono::milliseconds cancel_timeout = std::chrono::seconds(5);
     // The most bytes one update (an SSE event) or a card may hold.
     std::size_t max_update_bytes = std::size_t{16} << 20;
+    // The longest a stream may go without an update (an event with data): keep-alives (SSE comments, empty
+    // events) keep the connection's idle timeout at bay, not this. Past it the run fails with errc::timed_out
+    // and the remote task is cancelled.
+    std::chrono::milliseconds update_timeout = std::chrono::minutes(10);
 };
 
 class RemoteA2aAgent final : public Agent {
