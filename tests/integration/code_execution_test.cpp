@@ -139,6 +139,36 @@ TEST_CASE("code execution: files the code writes, a CSV and a chart, are saved a
     CHECK(png->inline_data->data.substr(1, 3) == "PNG");
 }
 
+TEST_CASE("code execution: a file the code names user:... is not saved, not for the user's other sessions either",
+          "[code_execution]")
+{
+    int calls = 0;
+    auto model = std::make_shared<FnModel>([&calls](const adk::LlmRequest&) {
+        if (++calls == 1)
+            return answer("```tool_code\n"
+                          "open('user:avatar.png', 'w').write('planted')\n"
+                          "open('notes.txt', 'w').write('kept')\n"
+                          "print('written')\n"
+                          "```");
+        return answer("Done.");
+    });
+    auto agent = adk::LlmAgent::builder("writer").model(model).code_executor(sandbox()).build();
+    adk::test::Harness h;
+    std::vector<adk::Event> events = h.send(agent, "Write the files.");
+    REQUIRE(events.size() == 3);
+    const adk::Event& result = events[1];
+    REQUIRE(code_part(result));
+    const std::string& output = code_part(result)->code_execution_result->output;
+    CHECK_THAT(output, Catch::Contains("`user:avatar.png` was not saved: the code's files are the session's"));
+    CHECK_THAT(output, Catch::Contains("`notes.txt`"));
+    CHECK(result.actions.artifact_delta == std::map<std::string, std::int64_t>{{"notes.txt", 0}});
+    asio::io_context ioc;
+    adk::ArtifactKey planted("app", "user1", "another session", "user:avatar.png");
+    CHECK_FALSE(adk::test::run(ioc, h.artifacts->load_artifact(std::move(planted))));
+    adk::ArtifactKey kept("app", "user1", "s", "notes.txt");
+    CHECK(adk::test::run(ioc, h.artifacts->load_artifact(std::move(kept))));
+}
+
 TEST_CASE("code execution: failing code is retried error_retry_attempts times, then the answer stands", "[code_execution]")
 {
     auto seen = std::make_shared<Seen>();

@@ -83,7 +83,8 @@ public:
     std::vector<std::string> notes;  // files not saved, and why
 };
 
-// The files the code wrote become the session's artifacts (a new version when one has the name already).
+// The files the code wrote become the session's artifacts (a new version when one has the name already); a name
+// of the user's scope ("user:...") is refused.
 asio::awaitable<SavedFiles> save_files(InvocationContext& ctx, std::vector<CodeFile> files, Event& result)
 {
     SavedFiles saved;
@@ -94,6 +95,13 @@ asio::awaitable<SavedFiles> save_files(InvocationContext& ctx, std::vector<CodeF
         co_return saved;
     }
     for (CodeFile& f : files) {
+        // The code's files are the session's: a "user:" name would hand one to every session of the user.
+        if (f.name.rfind(user_artifact_prefix, 0) == 0) {
+            saved.notes.push_back("`" + f.name + "` was not saved: the code's files are the session's, and a name that "
+                                  "begins with `user:` would give it to every session of the user; write it under a "
+                                  "plain name");
+            continue;
+        }
         std::optional<std::string> refused;
         try {
             Part part = Part::from_bytes(std::move(f.content), f.mime_type);
