@@ -254,6 +254,7 @@ TEST_CASE("HttpServer: past max_connections it accepts no more until one closes"
 {
     HttpServerOptions options;
     options.max_connections = 2;
+    options.reserved_connections = 0;  // none kept for a health check (the next test's)
     ServerThread s(options, answer_by_path);
     asio::io_context io;
     const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), s.server.port());
@@ -324,12 +325,58 @@ TEST_CASE("HttpServer: out of descriptors (EMFILE) the accept loop waits instead
         ::close(fd);
     // A loop that retried at once would have used the whole second; waiting costs next to nothing.
     CHECK(cpu_spent < 0.3);
-    CHECK(accepted_while_full == 0);
-    // With descriptors again, the queued connections are served.
+    // The spare descriptor went to the first connection, served as a reserved one: only /health would be
+    // answered on it, anything else 503. The others waited in the kernel's queue.
+    CHECK(accepted_while_full == 1);
     const std::string request = "GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     asio::write(*clients[0], asio::buffer(request));
-    std::string answer = read_until_closed(*clients[0]);
+    std::string reserved = read_until_closed(*clients[0]);
+    CHECK(reserved.rfind("HTTP/1.1 503 ", 0) == 0);
+    CHECK_THAT(reserved, Catch::Contains("max_connections"));
+    // With descriptors again, the queued connections are served.
+    asio::write(*clients[1], asio::buffer(request));
+    std::string answer = read_until_closed(*clients[1]);
     CHECK(answer.rfind("HTTP/1.1 200 ", 0) == 0);
+}
+
+TEST_CASE("HttpServer: past max_connections a reserved connection answers the health check, and 503 to the rest",
+          "[http][server]")
+{
+    HttpServerOptions options;
+    options.max_connections = 2;
+    options.reserved_connections = 1;
+    options.reserved_targets = {"/whole"};  // the health check of this test's handler
+    ServerThread s(options, answer_by_path);
+    asio::io_context io;
+    const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), s.server.port());
+    auto wait_until = [](auto done) {
+        for (int i = 0; i < 1000 && !done(); ++i)
+            std::this_thread::sleep_for(10ms);
+        return done();
+    };
+    // Two idle clients hold the two connections the server serves.
+    std::vector<std::unique_ptr<tcp::socket>> idle;
+    for (int i = 0; i < 2; ++i) {
+        idle.push_back(std::make_unique<tcp::socket>(io));
+        idle.back()->connect(at);
+    }
+    REQUIRE(wait_until([&] { return s.server.open_connections() == 2; }));
+    // A third: the reserve. A reserved target is answered, and the connection closes after it.
+    std::string health = raw_exchange(s.server.port(), "GET /whole HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK(health.rfind("HTTP/1.1 200 ", 0) == 0);
+    CHECK_THAT(health, Catch::Contains("Connection: close"));
+    // A query does not change the path: admitted (this handler knows no query, so 404), not refused.
+    std::string with_query = raw_exchange(s.server.port(), "GET /whole?probe=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK(with_query.rfind("HTTP/1.1 404 ", 0) == 0);
+    std::string other = raw_exchange(s.server.port(), "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK(other.rfind("HTTP/1.1 503 ", 0) == 0);
+    CHECK_THAT(other, Catch::Contains("HttpServerOptions::max_connections"));
+    CHECK_THAT(other, Catch::Contains("retry-after: 1", Catch::CaseSensitive::No));
+    // Once an idle client leaves, the next connection is an ordinary one again.
+    idle.front()->close();
+    REQUIRE(wait_until([&] { return s.server.open_connections() == 1; }));
+    std::string stream = raw_exchange(s.server.port(), "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    CHECK(stream.rfind("HTTP/1.1 200 ", 0) == 0);
 }
 
 TEST_CASE("HttpServer: a handler that throws, answers nothing, or writes a header that splits the response",

@@ -78,6 +78,8 @@ public:
     }
 
     asio::cancellation_slot stop_slot() { return stop_.slot(); }
+    void admit(Admission admission) { admission_ = admission; }
+    const Admission& admission() const { return admission_; }
 
     void watch_client() override { start_watch(); }
 
@@ -139,7 +141,7 @@ public:
             }
             lowest().expires_never();  // a handler may take long (a model's answer); each write has its own
             auto& message = parser.get();
-            keep_alive_ = message.keep_alive();
+            keep_alive_ = message.keep_alive() && !admission_.reserved;  // a reserved connection serves one
             request.body = std::move(message.body());
 
             std::string failure;
@@ -218,6 +220,13 @@ private:
             for (char& c : name)
                 c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
             request.headers.emplace_back(std::move(name), std::string(field.value()));
+        }
+        if (admission_.reserved && !server_->reserved_target(request.target)) {
+            refusal.emplace(503,
+                            error_body("the server holds as many connections as it may (HttpServerOptions::"
+                                       "max_connections); try again when one has closed"),
+                            HeaderList{{"retry-after", "1"}});
+            co_return ec;
         }
         if (server_->head_check) {
             refusal = server_->head_check(request);
@@ -487,6 +496,7 @@ private:
     asio::steady_timer watch_done_;  // cancelled when the watch's read completes
     bool watching_ = false;
     bool watch_stopped_ = false;  // the watch was cancelled by the connection itself
+    Admission admission_;
 };
 
 template <class Stream>
@@ -500,7 +510,7 @@ asio::awaitable<void> serve(std::shared_ptr<HttpServer::Impl> server, std::share
     }
     conn->close();
     server->forget(id);
-    server->connection_closed();
+    server->connection_closed(conn->admission().used_spare);
 }
 
 // Serves `conn` (remembered by the server under `id`) on `executor`; the server's stop() cancels it.

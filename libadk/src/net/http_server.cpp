@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace adk::net {
 
@@ -154,12 +155,15 @@ asio::awaitable<void> HttpServer::Impl::accept_loop()
 {
     auto self = shared_from_this();
     std::chrono::milliseconds backoff{0};
+    bool spare_given = false;  // the spare descriptor was closed for the connection accepted next
+    const std::size_t most = options.max_connections + options.reserved_connections;
     while (true) {
-        // At the cap, wait for a connection to close (it cancels the wait), checking again after each.
-        while (open >= options.max_connections && acceptor.is_open()) {
+        // At the cap and its reserve, wait for a connection to close (it cancels the wait), checking again after
+        // each.
+        while (open >= most && acceptor.is_open()) {
             waiting_for_room = true;
             room.expires_after(std::chrono::seconds(1));
-            if (open >= options.max_connections) {
+            if (open >= most) {
                 auto [wec] = co_await room.async_wait(use_tuple);
                 (void)wec;
             }
@@ -170,24 +174,39 @@ asio::awaitable<void> HttpServer::Impl::accept_loop()
         if (ec) {
             if (ec == asio::error::operation_aborted || !acceptor.is_open())
                 co_return;
-            // Out of descriptors (EMFILE, ENFILE) or memory: the pending connection stays queued, so accepting
+            // Out of descriptors: the spare one goes to the connection that waits, served as a reserved one (a
+            // health check is answered, anything else 503), and comes back when it closes.
+            if ((ec == asio::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system) &&
+                spare_fd >= 0) {
+                close_spare();
+                spare_given = true;
+                continue;
+            }
+            // Out of descriptors with no spare, or memory: the pending connection stays queued, so accepting
             // again at once would spin. Wait, longer each time, while the open connections go on.
             backoff = std::clamp(backoff * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
             room.expires_after(backoff);
             auto [wec] = co_await room.async_wait(use_tuple);
             (void)wec;
+            if (spare_given)
+                spare_given = !open_spare();  // taken by another thread meanwhile: kept again once there is room
+            else
+                open_spare();
             continue;
         }
         backoff = std::chrono::milliseconds(0);
         error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
         const std::size_t id = next_id++;
+        detail::Admission admission;
+        admission.reserved = open >= options.max_connections || spare_given;
+        admission.used_spare = std::exchange(spare_given, false);
         accepted++;
         open++;
         if (secure())
-            detail::start_tls_connection(self, std::move(socket), std::move(conn_executor), id);
+            detail::start_tls_connection(self, std::move(socket), std::move(conn_executor), id, admission);
         else
-            detail::start_plain_connection(self, std::move(socket), std::move(conn_executor), id);
+            detail::start_plain_connection(self, std::move(socket), std::move(conn_executor), id, admission);
     }
 }
 
@@ -209,6 +228,7 @@ void HttpServer::start()
     impl_->acceptor.bind(ep);
     impl_->acceptor.listen();
     impl_->port = impl_->acceptor.local_endpoint().port();
+    impl_->open_spare();  // before the loop runs: the process may be out of descriptors by then
     asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
 }
 
@@ -218,6 +238,7 @@ void HttpServer::stop()
         error_code ec;
         impl->acceptor.close(ec);
         impl->room.cancel();
+        impl->close_spare();
     });
     std::vector<std::shared_ptr<detail::Closable>> connections;
     {

@@ -14,11 +14,16 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace adk::net {
 
@@ -72,12 +77,39 @@ public:
         live.erase(id);
     }
 
-    // A connection ended: an accept loop that waits for room goes on.
-    void connection_closed()
+    // A connection ended: an accept loop that waits for room goes on. One that had the spare descriptor gives it
+    // back (the accept loop opens another).
+    void connection_closed(bool used_spare)
     {
         open--;
+        if (used_spare)
+            asio::post(acceptor.get_executor(), [self = shared_from_this()] { (void)self->open_spare(); });
         if (waiting_for_room)
             asio::post(acceptor.get_executor(), [self = shared_from_this()] { self->room.cancel(); });
+    }
+
+    // The descriptor kept for a connection that comes when the process has no other (on the acceptor's executor).
+    // Whether one is kept now.
+    bool open_spare()
+    {
+        if (spare_fd < 0 && acceptor.is_open())
+            spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        return spare_fd >= 0;
+    }
+    void close_spare()
+    {
+        if (spare_fd >= 0)
+            ::close(spare_fd);
+        spare_fd = -1;
+    }
+    ~Impl() { close_spare(); }
+
+    // Whether a reserved connection may serve `target` (its path; a query does not count).
+    bool reserved_target(std::string_view target) const
+    {
+        const std::string_view path = target.substr(0, target.find('?'));
+        return std::find(options.reserved_targets.begin(), options.reserved_targets.end(), path) !=
+               options.reserved_targets.end();
     }
 
     asio::any_io_executor executor;
@@ -95,15 +127,23 @@ public:
     std::mutex mutex;
     std::map<std::size_t, std::weak_ptr<detail::Closable>> live;
     std::size_t next_id = 0;  // on the acceptor's executor
+    int spare_fd = -1;        // on the acceptor's executor
 };
 
 namespace detail {
 
 // Serves one accepted connection on `executor` (its strand) until it closes, under the server's stop.
+// A connection past max_connections (or on the spare descriptor) is `reserved`: it serves one request, a
+// reserved target's, and closes (`used_spare`: its descriptor was the spare one).
+class Admission {
+public:
+    bool reserved = false;
+    bool used_spare = false;
+};
 void start_plain_connection(std::shared_ptr<HttpServer::Impl> server, asio::ip::tcp::socket socket,
-                            asio::any_io_executor executor, std::size_t id);
+                            asio::any_io_executor executor, std::size_t id, Admission admission);
 void start_tls_connection(std::shared_ptr<HttpServer::Impl> server, asio::ip::tcp::socket socket,
-                          asio::any_io_executor executor, std::size_t id);
+                          asio::any_io_executor executor, std::size_t id, Admission admission);
 
 }  // namespace detail
 

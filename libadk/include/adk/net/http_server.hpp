@@ -21,8 +21,10 @@
 //   before it reads (Python's http.client) gets the answer, not a reset.
 // * Admission: a head check (optional) sees each request's head before its body is read, and may refuse it
 //   (a missing credential, a Host the server does not serve): the body is then never read.
-// * Connections: at most max_connections at once; past it the server stops accepting (the kernel queues the
-//   next ones) until one closes. When accept fails (out of descriptors: EMFILE) it waits, from 10 ms doubling
+// * Connections: at most max_connections at once, and reserved_connections more for the reserved targets
+//   (/health): past them the server stops accepting (the kernel queues the next ones) until one closes. Out of
+//   descriptors (EMFILE), it gives up a descriptor it keeps spare to accept one connection, served as a
+//   reserved one (/health is answered, anything else 503); when it has no spare, it waits, from 10 ms doubling
 //   to 1 s, and the connections already open go on being served.
 // * Timeouts: a request must arrive whole within read_timeout of the previous answer (a client that idles
 //   between requests is closed then too); each write of an answer must finish within write_timeout (a client
@@ -69,6 +71,11 @@ public:
     std::chrono::milliseconds read_timeout{std::chrono::seconds(60)};
     std::chrono::milliseconds write_timeout{std::chrono::seconds(60)};
     std::size_t max_connections = 16384;
+    // Past max_connections, and when the process is out of descriptors (one is kept spare for it), this many
+    // more are accepted for the request targets named here alone (a load balancer's health check): each such
+    // connection serves one request and closes; any other request on it is answered 503.
+    std::size_t reserved_connections = 16;
+    std::vector<std::string> reserved_targets{"/health"};
     // One thread runs the executor's io_context: connections run on it directly, without strands.
     bool single_threaded = false;
 };
