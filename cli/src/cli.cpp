@@ -141,7 +141,7 @@ int main(int argc, char** argv, std::vector<server::App> apps)
             apply_compaction_flags(cmd, app);
         if (cmd.name == "run")
             return detail::chat(cmd, pick_app(cmd, std::move(apps), program), services);
-        return detail::serve(cmd, std::move(apps), services, program);
+        return detail::serve(cmd, std::move(apps), services, detail::listen_on(cmd), program);
     });
 }
 
@@ -178,8 +178,10 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
             host = "127.0.0.1";
         else if (host.find(':') != std::string::npos)
             host = "[" + host + "]";
+        // Bound before the apps load: their MCP OAuth redirect URI names the port the server has (--port 0 too).
+        const detail::Listening listening = detail::listen_on(cmd);
         options.mcp_oauth_redirect_uri = cmd.value("--mcp_oauth_redirect_uri")
-                                             .value_or("http://" + host + ":" + cmd.value("--port").value_or("8000") +
+                                             .value_or("http://" + host + ":" + std::to_string(listening.port) +
                                                        "/dev-ui/");
         std::vector<server::App> apps = load_apps(cmd.positional.empty() ? "." : cmd.positional.front(), options);
         for (server::App& app : apps) {
@@ -187,7 +189,7 @@ int main(int argc, char** argv, const AgentConfigOptions& config)
             apply_compaction_flags(cmd, app);
         }
         const detail::Services services = detail::open_services(cmd);
-        return detail::serve(cmd, std::move(apps), services, program);
+        return detail::serve(cmd, std::move(apps), services, listening, program);
     });
 }
 

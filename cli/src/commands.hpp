@@ -34,7 +34,18 @@ mcp::AuthorizeHandler terminal_authorization();
 
 // `run`: a chat with the app on standard input and output. Returns the exit code.
 int chat(const Command& cmd, server::App app, const Services& services);
-// `web` and `api_server`: serves until SIGINT or SIGTERM. Returns the exit code.
-int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, std::string_view program);
+// The socket `web` and `api_server` serve on, bound and listening on --host and --port before the apps load, so
+// that what they build knows the port (the MCP OAuth redirect URI, under --port 0). Throws adk::Error when the
+// address is taken or cannot be had.
+class Listening {
+public:
+    int socket = -1;
+    unsigned short port = 0;
+};
+Listening listen_on(const Command& cmd);
+
+// `web` and `api_server`: serves on `listening` until SIGINT or SIGTERM. Returns the exit code.
+int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, Listening listening,
+          std::string_view program);
 
 }  // namespace adk::cli::detail

@@ -10,6 +10,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -45,11 +46,36 @@ fs::path default_ui_dir()
 
 }  // namespace
 
-int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, std::string_view program)
+Listening listen_on(const Command& cmd)
+{
+    const std::string host = cmd.value("--host").value_or("127.0.0.1");
+    const auto port = static_cast<unsigned short>(cmd.number("--port", 8000, 65535));
+    asio::io_context ioc(1);
+    asio::ip::tcp::acceptor acceptor(ioc);
+    try {
+        const asio::ip::tcp::endpoint at(asio::ip::make_address(host), port);
+        acceptor.open(at.protocol());
+        acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+        acceptor.bind(at);
+        acceptor.listen();
+        Listening listening;
+        listening.port = acceptor.local_endpoint().port();
+        listening.socket = acceptor.release();
+        return listening;
+    } catch (const boost::system::system_error& e) {
+        throw Error(errc::invalid_argument, "cannot listen on " + host + ":" + std::to_string(port) + " (" +
+                                                e.code().message() +
+                                                "): choose another --host or --port, or stop what listens there");
+    }
+}
+
+int serve(const Command& cmd, std::vector<server::App> apps, const Services& services, Listening listening,
+          std::string_view program)
 {
     server::ApiServerOptions options;
     options.http.host = cmd.value("--host").value_or("127.0.0.1");
-    options.http.port = static_cast<unsigned short>(cmd.number("--port", 8000, 65535));
+    options.http.port = listening.port;
+    options.http.listening_socket = listening.socket;
     options.http.single_threaded = true;
     // Metrics: served at /metrics for Prometheus, and pushed over OTLP when the environment names a collector; the
     // session store's operations timed (db.client.operation.duration).
@@ -96,13 +122,7 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
         a2a_server.emplace(server, std::move(a2a_options));
         a2a_server->mount();
     }
-    try {
-        server.start();
-    } catch (const boost::system::system_error& e) {
-        throw Error(errc::invalid_argument, "cannot listen on " + cmd.value("--host").value_or("127.0.0.1") + ":" +
-                                                cmd.value("--port").value_or("8000") + " (" + e.code().message() +
-                                                "): choose another --port, or stop what listens there");
-    }
+    server.start();
     const std::string where = server.base_url() + (cmd.name == "web" ? "/dev-ui/" : "/");
     std::cout << program << " " << cmd.name << ": serving " << names << " at " << where
               << (a2a_server ? ", and over A2A at " + server.base_url() + "/a2a/APP" : std::string())

@@ -212,6 +212,10 @@ public:
         posix_spawn_file_actions_adddup2(&actions, in.fds[0], 0);
         posix_spawn_file_actions_adddup2(&actions, out.fds[1], 1);
         posix_spawn_file_actions_adddup2(&actions, err.fds[1], 2);
+        // Nothing else of this process reaches the server: not the HTTP server's listening socket (which would
+        // keep the port bound while the server lives) nor a client's connection, whose descriptors Asio does not
+        // mark close-on-exec.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3);
         if (!params_.cwd.empty())
             posix_spawn_file_actions_addchdir_np(&actions, params_.cwd.c_str());
         posix_spawnattr_t attr;

@@ -4,7 +4,8 @@
 # field; an empty answer leaves the field to the schema's default; declining is told to the server; and when the
 # program ends no server process is left. Then an MCP server over HTTP that asks for OAuth
 # (adk_mcp_http_test_server --oauth): `adk run` prints the address to open and reads back the one the browser came
-# back to, and the agent calls the server's tool.
+# back to, and the agent calls the server's tool. Last, `adk api_server --port 0` on that app: the authorization
+# address a web UI user is sent to names the server's real port.
 #   adk_run_mcp_test.sh ADK MOCK_LLM MCP_TEST_SERVER MCP_HTTP_TEST_SERVER
 set -euo pipefail
 adk=$1 mock=$2 server=$3 http_server=$4
@@ -113,4 +114,26 @@ wait "$run_pid" || fail "adk run exited $?: $(cat oauth.out)"
 grep -qF "paste the address the browser was sent back to" oauth.out || fail "no prompt for the address: $(cat oauth.out)"
 grep -qF 'echo from the terminal' oauth.out || fail "the tool did not run after the authorization: $(cat oauth.out)"
 grep -qF "The server echoed it." oauth.out || fail "no final answer: $(cat oauth.out)"
+
+# The same app served with --port 0: the authorization address a user of the web UI is sent to names the port the
+# server listens on (it is bound before the apps load), not port 0.
+mkdir -p served && cp -r apps/remote served/
+"$adk" api_server --port 0 --session_service_uri memory:// served >api.log 2>&1 &
+api_pid=$!
+pids+=("$api_pid")
+for _ in $(seq 200); do grep -q "serving" api.log 2>/dev/null && break; sleep 0.05; done
+base=$(sed -n 's/.* at \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' api.log | head -1)
+[ -n "$base" ] || fail "api_server did not start: $(cat api.log)"
+port=${base##*:}
+[ "$port" != 0 ] || fail "api_server says port 0: $(cat api.log)"
+sid=$(curl -sf -X POST "$base/apps/remote/users/u1/sessions" | sed 's/.*"id":"\([^"]*\)".*/\1/')
+curl -sf -X POST "$base/run" -H 'content-type: application/json' \
+  -d "{\"appName\":\"remote\",\"userId\":\"u1\",\"sessionId\":\"$sid\",
+       \"newMessage\":{\"role\":\"user\",\"parts\":[{\"text\":\"echo something\"}]}}" >run.out ||
+  fail "/run failed: $(cat api.log)"
+grep -qF '"name":"adk_request_credential"' run.out || fail "no credential asked for: $(head -c 2000 run.out)"
+grep -qF "redirect_uri=http%3A%2F%2F127.0.0.1%3A$port%2Fdev-ui%2F" run.out ||
+  fail "the authorization address does not send the browser back to port $port: $(grep -o 'redirect_uri=[^&\"]*' run.out)"
+kill -TERM "$api_pid"
+wait "$api_pid" || fail "api_server exited $? on SIGTERM"
 echo "adk run with MCP: PASS"

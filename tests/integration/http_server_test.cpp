@@ -30,6 +30,7 @@
 #include <filesystem>
 
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -377,6 +378,59 @@ TEST_CASE("HttpServer: past max_connections a reserved connection answers the he
     REQUIRE(wait_until([&] { return s.server.open_connections() == 1; }));
     std::string stream = raw_exchange(s.server.port(), "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     CHECK(stream.rfind("HTTP/1.1 200 ", 0) == 0);
+}
+
+TEST_CASE("HttpServer: a socket bound and listening before the server is made is served (listening_socket)",
+          "[http][server]")
+{
+    // Bound first, as a program does whose setup must know the port (an OAuth redirect URI under port 0).
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(fd, 16) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    const unsigned short bound = ntohs(address.sin_port);
+
+    HttpServerOptions options;
+    options.port = 1;  // not used: the socket given is
+    options.listening_socket = fd;
+    {
+        ServerThread s(options, answer_by_path);
+        CHECK(s.server.port() == bound);
+        std::string answer = raw_exchange(bound, "GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        CHECK(answer.rfind("HTTP/1.1 200 ", 0) == 0);
+    }
+    // The server took the socket over: it is closed with the server.
+    CHECK(::fcntl(fd, F_GETFD) == -1);
+
+    // A socket that does not listen is refused by name, and closed.
+    const int idle = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(idle >= 0);
+    asio::io_context io;
+    HttpServerOptions not_listening;
+    not_listening.listening_socket = idle;
+    try {
+        HttpServer server(io.get_executor(), not_listening, answer_by_path);
+        FAIL("a socket that does not listen was taken");
+    } catch (const adk::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("HttpServerOptions::listening_socket"));
+        CHECK_THAT(e.what(), Catch::Contains("listen() on it first"));
+    }
+    CHECK(::fcntl(idle, F_GETFD) == -1);
+}
+
+TEST_CASE("HttpServer: start() twice is refused", "[http][server]")
+{
+    asio::io_context io;
+    HttpServer server(io.get_executor(), HttpServerOptions{}, answer_by_path);
+    server.start();
+    CHECK_THROWS_WITH(server.start(), Catch::Contains("start() called twice"));
+    server.stop();
+    io.run();
 }
 
 TEST_CASE("HttpServer: a handler that throws, answers nothing, or writes a header that splits the response",

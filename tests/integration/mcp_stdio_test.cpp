@@ -24,8 +24,12 @@
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -324,6 +328,34 @@ TEST_CASE("MCP stdio: close() leaves no process of the group: grandchildren, and
         f.ioc.run_for(2s);
         CHECK_FALSE(process_running(grandchild));
     }
+}
+
+TEST_CASE("MCP stdio: the server inherits no descriptor of adk's but its three pipes (a listening socket stays ours)",
+          "[mcp]")
+{
+    // A socket as Asio opens them: not close-on-exec, as the HTTP server's listening socket and its clients' are.
+    const int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(socket_fd >= 0);
+    auto target_of = [](const std::string& link) {
+        std::error_code ec;
+        return std::filesystem::read_symlink(link, ec).string();
+    };
+    const std::string ours = target_of("/proc/self/fd/" + std::to_string(socket_fd));
+    REQUIRE(ours.rfind("socket:[", 0) == 0);
+    StdioFixture f;
+    auto transport = std::make_unique<mcp::StdioTransport>(f.strand, mcp::StdioServerParams(server_program, {}));
+    auto* stdio = transport.get();
+    auto c = mcp::Connection::create(f.strand, std::move(transport), {});
+    drive(f.ioc, c->start());
+    std::vector<std::string> inherited;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(stdio->pid()) + "/fd"))
+        inherited.push_back(target_of(entry.path().string()));
+    CHECK(std::find(inherited.begin(), inherited.end(), ours) == inherited.end());
+    // Its standard streams are the pipes; whatever else it holds it opened itself (its own event loop's).
+    for (const char* standard : {"0", "1", "2"})
+        CHECK(target_of("/proc/" + std::to_string(stdio->pid()) + "/fd/" + standard).rfind("pipe:[", 0) == 0);
+    drive(f.ioc, c->close());
+    ::close(socket_fd);
 }
 
 TEST_CASE("MCP stdio: the server's requests go to the handler, list changes to the callback", "[mcp]")

@@ -10,7 +10,10 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <string>
 #include <utility>
+
+#include <sys/socket.h>
 
 namespace adk::net {
 
@@ -220,13 +223,37 @@ HttpServer::~HttpServer()
     stop();
 }
 
+void HttpServer::Impl::adopt_listening_socket(int fd)
+{
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    int type = 0;
+    int listening = 0;
+    socklen_t int_length = sizeof type;
+    const bool stream = ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &int_length) == 0 && type == SOCK_STREAM;
+    int_length = sizeof listening;
+    const bool listens = ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &int_length) == 0 && listening;
+    if (!stream || !listens || ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
+        (address.ss_family != AF_INET && address.ss_family != AF_INET6)) {
+        ::close(fd);
+        throw Error(errc::invalid_argument, "HttpServerOptions::listening_socket (descriptor " + std::to_string(fd) +
+                                                ") is not a TCP socket that listens: bind and listen() on it first, "
+                                                "or give host and port instead");
+    }
+    acceptor.assign(address.ss_family == AF_INET ? tcp::v4() : tcp::v6(), fd);
+}
+
 void HttpServer::start()
 {
-    const tcp::endpoint ep(asio::ip::make_address(impl_->options.host), impl_->options.port);
-    impl_->acceptor.open(ep.protocol());
-    impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
-    impl_->acceptor.bind(ep);
-    impl_->acceptor.listen();
+    if (std::exchange(impl_->started, true))
+        throw Error(errc::invalid_argument, "HttpServer::start() called twice: a server starts once");
+    if (!impl_->acceptor.is_open()) {
+        const tcp::endpoint ep(asio::ip::make_address(impl_->options.host), impl_->options.port);
+        impl_->acceptor.open(ep.protocol());
+        impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+        impl_->acceptor.bind(ep);
+        impl_->acceptor.listen();
+    }
     impl_->port = impl_->acceptor.local_endpoint().port();
     impl_->open_spare();  // before the loop runs: the process may be out of descriptors by then
     asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);

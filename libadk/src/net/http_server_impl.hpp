@@ -45,6 +45,8 @@ public:
           acceptor(options.single_threaded ? executor : asio::make_strand(executor)), room(acceptor.get_executor()),
           tls(asio::ssl::context::tls_server)
     {
+        if (options.listening_socket >= 0)
+            adopt_listening_socket(options.listening_socket);
         if (!handler)
             throw Error(errc::invalid_argument, "HttpServer needs a handler");
         if (options.cert_file.empty() != options.key_file.empty())
@@ -104,6 +106,9 @@ public:
     }
     ~Impl() { close_spare(); }
 
+    // HttpServerOptions::listening_socket, checked: a TCP socket that listens (the acceptor owns it from here).
+    void adopt_listening_socket(int fd);
+
     // Whether a reserved connection may serve `target` (its path; a query does not count).
     bool reserved_target(std::string_view target) const
     {
@@ -128,6 +133,7 @@ public:
     std::map<std::size_t, std::weak_ptr<detail::Closable>> live;
     std::size_t next_id = 0;  // on the acceptor's executor
     int spare_fd = -1;        // on the acceptor's executor
+    bool started = false;
 };
 
 namespace detail {

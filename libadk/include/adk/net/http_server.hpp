@@ -10,7 +10,7 @@
 //           co_await res.write("data: {}\n\n");     // one write per call: a frame is never split
 //           co_await res.end_stream();
 //       });
-//   server.start();                                   // binds; server.port() is the port
+//   server.start();     // binds (or serves the listening_socket given), once; server.port() is the port
 //
 // * Limits: a request head over max_header_bytes is answered 431, a body over max_body_bytes 413, a chunk-size
 //   line or a trailer section longer than the read buffer (max_header_bytes + 16 KiB) 400, a request that does
@@ -62,6 +62,10 @@ public:
     HttpServerOptions() = default;
     std::string host = "127.0.0.1";
     unsigned short port = 0;  // 0: a free port (port() says which)
+    // A TCP socket already bound and listening, served instead of host and port: one a supervisor handed over
+    // (systemd's socket activation), or one the program bound first so that what it builds before serving knows
+    // the port (an OAuth redirect URI under port 0). The server takes it over: it closes it when destroyed.
+    int listening_socket = -1;
     std::string cert_file;    // PEM; with key_file, the server speaks TLS
     std::string key_file;
     std::size_t max_header_bytes = std::size_t{16} << 10;
