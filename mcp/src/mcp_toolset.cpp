@@ -1,13 +1,14 @@
 #include <adk/mcp/mcp_toolset.hpp>
 
 #include <adk/auth/credential_service.hpp>
-#include <adk/core/channel.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/core/strands.hpp>
 #include <adk/models/model.hpp>
 #include <adk/net/url.hpp>
 #include <adk/tools/json_schema.hpp>
+
+#include "gate.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -23,85 +24,6 @@
 namespace adk::mcp {
 
 namespace {
-
-using Wake = ConcurrentChannel<void(boost::system::error_code)>;
-
-// One start or close of the server at a time, across threads: an awaitable lock. It holds no I/O object between
-// uses (a toolset may outlive an io_context): each waiter brings a channel of its own executor's.
-class Gate {
-public:
-    asio::awaitable<void> lock()
-    {
-        auto waiter = std::make_shared<Waiter>();
-        {
-            std::lock_guard guard(mutex_);
-            if (!held_) {
-                held_ = true;
-                co_return;
-            }
-            waiter->wake = std::make_shared<Wake>(co_await asio::this_coro::executor, 1);
-            waiting_.push_back(waiter);
-        }
-        bool cancelled = false;
-        try {
-            co_await waiter->wake->async_receive(asio::use_awaitable);
-        } catch (const boost::system::system_error&) {
-            cancelled = true;
-        }
-        if (!cancelled)
-            co_return;
-        bool handed = false;
-        {
-            std::lock_guard guard(mutex_);
-            waiter->abandoned = true;
-            handed = waiter->handed;
-        }
-        if (handed)
-            unlock();  // it was ours already: pass it on
-        throw boost::system::system_error(asio::error::operation_aborted);
-    }
-
-    void unlock()
-    {
-        std::shared_ptr<Waiter> next;
-        {
-            std::lock_guard guard(mutex_);
-            while (!waiting_.empty() && waiting_.front()->abandoned)
-                waiting_.pop_front();
-            if (waiting_.empty()) {
-                held_ = false;
-                return;
-            }
-            next = waiting_.front();
-            waiting_.pop_front();
-            next->handed = true;
-        }
-        next->wake->try_send(boost::system::error_code{});
-    }
-
-private:
-    class Waiter {
-    public:
-        std::shared_ptr<Wake> wake;
-        bool handed = false;
-        bool abandoned = false;
-    };
-    std::mutex mutex_;
-    bool held_ = false;
-    std::deque<std::shared_ptr<Waiter>> waiting_;
-};
-
-// Unlocks on every way out, the coroutine's frame destroyed included.
-class GateGuard {
-public:
-    explicit GateGuard(Gate& gate) : gate_(gate) {}
-    GateGuard(const GateGuard&) = delete;
-    GateGuard& operator=(const GateGuard&) = delete;
-    ~GateGuard() { gate_.unlock(); }
-
-private:
-    Gate& gate_;
-};
 
 // Where a function response sits inside a stored event (event, content, parts, part, functionResponse,
 // response): what a tool returns may nest this much less than a stored document.
@@ -238,7 +160,7 @@ McpToolsetOptions::McpToolsetOptions(HttpServerParams http_) : http(std::move(ht
 class ConnectionSlot {
 public:
     std::shared_ptr<Connection> current;  // under State::mutex
-    Gate gate;                            // one start (or close) at a time
+    detail::Gate gate;                            // one start (or close) at a time
     std::string asking;                   // the authorization URL its user must visit; under State::mutex
     std::uint64_t last_used = 0;          // under State::mutex
 };
@@ -337,7 +259,7 @@ public:
             co_return c;
         const asio::any_io_executor executor = co_await asio::this_coro::executor;
         co_await slot.gate.lock();
-        GateGuard unlock(slot.gate);
+        detail::GateGuard unlock(slot.gate);
         if (auto c = alive_connection(slot))
             co_return c;
         std::shared_ptr<Connection> dead;
@@ -391,7 +313,7 @@ private:
     asio::awaitable<void> close_slot(ConnectionSlot& slot)
     {
         co_await slot.gate.lock();
-        GateGuard unlock(slot.gate);
+        detail::GateGuard unlock(slot.gate);
         std::shared_ptr<Connection> c;
         {
             std::lock_guard lock(mutex);
