@@ -176,6 +176,7 @@ public:
     std::map<std::string, std::shared_ptr<ConnectionSlot>, std::less<>> users;  // per_user: by user id
     std::uint64_t uses = 0;
     McpToolset* owner = nullptr;  // while the toolset lives (for list changes)
+    const std::shared_ptr<OAuthServerCache> oauth_cache = std::make_shared<OAuthServerCache>();  // per_user
 
     bool per_user() const
     {
@@ -336,6 +337,8 @@ private:
                                                 "(e.g. std::make_shared<adk::InMemoryCredentialService>())");
         HttpServerParams params = *options.http;
         params.oauth->tokens = credential_token_store(credentials, ctx.app_name(), ctx.user_id());
+        if (!params.oauth->cache)  // the server's metadata and registered client, shared by all its users
+            params.oauth->cache = oauth_cache;
         std::weak_ptr<State> weak = self;
         params.oauth->authorize = [weak, slot = std::weak_ptr<ConnectionSlot>(slot), credentials, app = ctx.app_name(), user = ctx.user_id(),
                                    server = options.http->url](std::string url) -> asio::awaitable<std::string> {

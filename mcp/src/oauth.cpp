@@ -7,6 +7,7 @@
 #include <adk/net/url.hpp>
 
 #include "ascii.hpp"
+#include "gate.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <map>
 #include <mutex>
 
 namespace adk::mcp {
@@ -27,6 +30,7 @@ constexpr std::size_t max_challenge_bytes = 8 << 10;
 constexpr std::size_t max_metadata_bytes = 1 << 20;
 constexpr std::int64_t refresh_margin_seconds = 60;
 constexpr std::int64_t pending_flow_seconds = 600;  // how long a person may take to authorize
+constexpr std::size_t max_cached = 64;  // servers and clients an OAuthServerCache keeps
 
 std::string base64(std::string_view bytes)
 {
@@ -153,6 +157,83 @@ private:
 };
 
 }  // namespace
+
+class OAuthServerCache::Impl {
+public:
+    class Discovered {
+    public:
+        json::object resource_metadata;
+        json::object server_metadata;
+        std::chrono::steady_clock::time_point read_at;
+    };
+
+    explicit Impl(std::chrono::seconds ttl) : metadata_ttl(ttl) {}
+
+    std::optional<Discovered> discovered(const std::string& server)
+    {
+        std::lock_guard lock(mutex);
+        auto at = servers.find(server);
+        if (at == servers.end())
+            return std::nullopt;
+        if (std::chrono::steady_clock::now() - at->second.read_at >= metadata_ttl) {
+            servers.erase(at);
+            return std::nullopt;
+        }
+        return at->second;
+    }
+    void keep_discovered(const std::string& server, Discovered d)
+    {
+        std::lock_guard lock(mutex);
+        keep_bounded(servers, server, std::move(d), [](const Discovered& x) { return x.read_at; });
+    }
+
+    std::optional<json::object> client(const std::string& key)
+    {
+        std::lock_guard lock(mutex);
+        auto at = clients.find(key);
+        return at == clients.end() ? std::nullopt : std::optional<json::object>(at->second.first);
+    }
+    void keep_client(const std::string& key, json::object client)
+    {
+        std::lock_guard lock(mutex);
+        keep_bounded(clients, key, std::pair(std::move(client), std::chrono::steady_clock::now()),
+                     [](const auto& x) { return x.second; });
+    }
+    void forget_client(const std::string& key)
+    {
+        std::lock_guard lock(mutex);
+        clients.erase(key);
+    }
+
+    static std::string client_key(std::string_view token_endpoint, std::string_view redirect_uri)
+    {
+        return std::string(token_endpoint) + '\n' + std::string(redirect_uri);
+    }
+
+    const std::chrono::seconds metadata_ttl;
+    detail::Gate gate;  // one discovery or registration at a time
+
+private:
+    // Kept under `key`; past max_cached entries, the one kept longest ago goes.
+    template <class Map, class Value, class Stamp>
+    static void keep_bounded(Map& map, const std::string& key, Value value, Stamp stamp)
+    {
+        map.insert_or_assign(key, std::move(value));
+        if (map.size() <= max_cached)
+            return;
+        auto oldest = std::min_element(map.begin(), map.end(),
+                                       [&](const auto& a, const auto& b) { return stamp(a.second) < stamp(b.second); });
+        map.erase(oldest);
+    }
+
+    std::mutex mutex;
+    std::map<std::string, Discovered> servers;  // by the MCP server's URL
+    std::map<std::string, std::pair<json::object, std::chrono::steady_clock::time_point>> clients;  // client_key
+};
+
+OAuthServerCache::OAuthServerCache(std::chrono::seconds metadata_ttl) : impl_(std::make_unique<Impl>(metadata_ttl)) {}
+
+OAuthServerCache::~OAuthServerCache() = default;
 
 std::shared_ptr<TokenStore> in_memory_token_store()
 {
@@ -369,6 +450,8 @@ OAuthClient::OAuthClient(OAuthOptions options, std::string server_url, net::Http
 {
     if (!options_.tokens)
         options_.tokens = in_memory_token_store();
+    if (!options_.cache)
+        options_.cache = std::make_shared<OAuthServerCache>();
 }
 
 asio::awaitable<void> OAuthClient::load()
@@ -378,6 +461,10 @@ asio::awaitable<void> OAuthClient::load()
     loaded_ = true;
     if (std::optional<json::object> kept = co_await options_.tokens->load(server_url_))
         tokens_ = std::move(*kept);
+    // A flow the person left unfinished past its time is not asked again: dropped with the next save.
+    if (const json::value* pending = tokens_.if_contains("pending");
+        pending && (!pending->is_object() || number_member(pending->get_object(), "expires_at") <= now_seconds()))
+        tokens_.erase("pending");
 }
 
 std::string OAuthClient::bearer() const
@@ -424,8 +511,10 @@ asio::awaitable<json::object> OAuthClient::post_form(const std::string& url,
     boost::system::error_code ec;
     json::value v = json::parse(body, ec);
     const json::object* o = ec ? nullptr : v.if_object();
+    token_error_.clear();
     if (!res.ok() || !o) {
-        std::string said = o ? string_member(*o, "error") : std::string();
+        token_error_ = o ? string_member(*o, "error") : std::string();
+        std::string said = token_error_;
         if (o && !string_member(*o, "error_description").empty())
             said += ": " + string_member(*o, "error_description");
         throw Error(errc::unavailable, std::string(what) + " at " + net::redact_url(url) + " answered HTTP " +
@@ -541,8 +630,11 @@ asio::awaitable<void> OAuthClient::authorize(unsigned status, std::string_view w
     co_await complete(flow, callback);
 }
 
-asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challenge)
+asio::awaitable<std::pair<json::object, json::object>> OAuthClient::discover(const BearerChallenge& challenge)
 {
+    OAuthServerCache::Impl& cache = *options_.cache->impl_;
+    if (std::optional<OAuthServerCache::Impl::Discovered> kept = cache.discovered(server_url_))
+        co_return std::pair(std::move(kept->resource_metadata), std::move(kept->server_metadata));
     const std::string server = "the MCP server at " + net::redact_url(server_url_);
     // The protected resource and its authorization server.
     std::optional<json::object> prm;
@@ -567,12 +659,12 @@ asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challe
         prm = json::object{{"resource", server_url_},
                            {"authorization_servers", json::array{json::value(net::parse_url(server_url_).origin())}}};
     }
-    std::string resource = string_member(*prm, "resource");
-    if (resource.empty())
-        resource = server_url_;
-    if (!resource_covers(resource, server_url_))
+    if (string_member(*prm, "resource").empty())
+        (*prm)["resource"] = server_url_;
+    if (!resource_covers(string_member(*prm, "resource"), server_url_))
         throw Error(errc::bad_response, server + ": its protected resource metadata names the resource " +
-                                            net::redact_url(resource) + ", which is not this server; refused");
+                                            net::redact_url(string_member(*prm, "resource")) +
+                                            ", which is not this server; refused");
     const std::vector<std::string> issuers = strings_member(*prm, "authorization_servers");
     if (issuers.empty())
         throw Error(errc::bad_response, server + ": its protected resource metadata names no authorization server");
@@ -595,21 +687,80 @@ asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challe
     const std::vector<std::string> pkce_methods = strings_member(*meta, "code_challenge_methods_supported");
     if (meta->contains("code_challenge_methods_supported") && !contains(pkce_methods, "S256"))
         throw Error(errc::bad_response, server + ": its authorization server does not support PKCE with S256; refused");
-    const std::string authorization_endpoint = string_member(*meta, "authorization_endpoint");
-    const std::string token_endpoint = string_member(*meta, "token_endpoint");
-    (void)net::parse_url(authorization_endpoint);
-    (void)net::parse_url(token_endpoint);
+    (void)net::parse_url(string_member(*meta, "authorization_endpoint"));
+    (void)net::parse_url(string_member(*meta, "token_endpoint"));
+    OAuthServerCache::Impl::Discovered found;
+    found.resource_metadata = *prm;
+    found.server_metadata = *meta;
+    found.read_at = std::chrono::steady_clock::now();
+    cache.keep_discovered(server_url_, std::move(found));
+    co_return std::pair(std::move(*prm), std::move(*meta));
+}
+
+asio::awaitable<json::object> OAuthClient::registered_client(const json::object& meta)
+{
+    OAuthServerCache::Impl& cache = *options_.cache->impl_;
+    const std::string key =
+        OAuthServerCache::Impl::client_key(string_member(meta, "token_endpoint"), options_.redirect_uri);
+    if (std::optional<json::object> kept = cache.client(key))
+        co_return std::move(*kept);
+    const std::string registration = string_member(meta, "registration_endpoint");
+    if (registration.empty())
+        throw Error(errc::unavailable, "the MCP server at " + net::redact_url(server_url_) +
+                                           ": its authorization server takes no dynamic registration; register a "
+                                           "client there and give its client_id in OAuthOptions");
+    const std::vector<std::string> methods = strings_member(meta, "token_endpoint_auth_methods_supported");
+    const std::string wanted = contains(methods, "none") && methods.size() == 1 ? "none" : auth_method(methods, true);
+    json::object body{{"client_name", options_.client_name},
+                      {"redirect_uris", json::array{json::value(options_.redirect_uri)}},
+                      {"grant_types", json::array{"authorization_code", "refresh_token"}},
+                      {"response_types", json::array{"code"}},
+                      {"token_endpoint_auth_method", wanted}};
+    net::HttpRequest req("POST", registration);
+    req.set("content-type", "application/json");
+    req.set("accept", "application/json");
+    req.body = json::serialize(body);
+    net::HttpResponse res = co_await http_.send(std::move(req));
+    std::string text = co_await res.read_all(max_metadata_bytes);
+    boost::system::error_code ec;
+    json::value answer = json::parse(text, ec);
+    if (!res.ok() || ec || !answer.is_object() || string_member(answer.get_object(), "client_id").empty())
+        throw Error(errc::unavailable, "the MCP server at " + net::redact_url(server_url_) + ": registering a client at " +
+                                           net::redact_url(registration) + " failed (HTTP " +
+                                           std::to_string(res.status()) + ")");
+    const json::object& registered = answer.get_object();
+    json::object client;
+    client["client_id"] = string_member(registered, "client_id");
+    client["client_secret"] = string_member(registered, "client_secret");
+    std::string method = string_member(registered, "token_endpoint_auth_method");
+    if (method.empty())
+        method = auth_method(methods, !string_member(registered, "client_secret").empty());
+    client["auth_method"] = method;
+    cache.keep_client(key, client);
+    co_return client;
+}
+
+asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challenge)
+{
+    // Discovery and registration, one at a time among the server's clients: the second user takes the first's.
+    detail::Gate& gate = options_.cache->impl_->gate;
+    co_await gate.lock();
+    detail::GateGuard unlock(gate);
+    auto [prm, meta] = co_await discover(challenge);
+    const std::string resource = string_member(prm, "resource");
+    const std::string authorization_endpoint = string_member(meta, "authorization_endpoint");
+    const std::string token_endpoint = string_member(meta, "token_endpoint");
 
     // The scopes: the challenge's, else the resource's, else none.
     std::string scope = challenge.scope;
     if (scope.empty())
-        for (const std::string& s : strings_member(*prm, "scopes_supported"))
+        for (const std::string& s : strings_member(prm, "scopes_supported"))
             scope += (scope.empty() ? "" : " ") + s;
 
-    // The client.
+    // The client: the one given, a metadata document's URL, the one these tokens came from, or one registered.
     json::object client;
-    const std::vector<std::string> methods = strings_member(*meta, "token_endpoint_auth_methods_supported");
-    const json::value* cimd = meta->if_contains("client_id_metadata_document_supported");
+    const std::vector<std::string> methods = strings_member(meta, "token_endpoint_auth_methods_supported");
+    const json::value* cimd = meta.if_contains("client_id_metadata_document_supported");
     if (!options_.client_id.empty()) {
         client["client_id"] = options_.client_id;
         client["client_secret"] = options_.client_secret;
@@ -621,34 +772,8 @@ asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challe
         for (const char* k : {"client_id", "client_secret", "auth_method"})
             if (const json::value* v = tokens_.if_contains(k))
                 client[k] = *v;
-    } else if (const std::string registration = string_member(*meta, "registration_endpoint"); !registration.empty()) {
-        const std::string wanted = contains(methods, "none") && methods.size() == 1 ? "none" : auth_method(methods, true);
-        json::object body{{"client_name", options_.client_name},
-                          {"redirect_uris", json::array{json::value(options_.redirect_uri)}},
-                          {"grant_types", json::array{"authorization_code", "refresh_token"}},
-                          {"response_types", json::array{"code"}},
-                          {"token_endpoint_auth_method", wanted}};
-        net::HttpRequest req("POST", registration);
-        req.set("content-type", "application/json");
-        req.set("accept", "application/json");
-        req.body = json::serialize(body);
-        net::HttpResponse res = co_await http_.send(std::move(req));
-        std::string text = co_await res.read_all(max_metadata_bytes);
-        boost::system::error_code ec;
-        json::value answer = json::parse(text, ec);
-        if (!res.ok() || ec || !answer.is_object() || string_member(answer.get_object(), "client_id").empty())
-            throw Error(errc::unavailable, server + ": registering a client at " + net::redact_url(registration) +
-                                               " failed (HTTP " + std::to_string(res.status()) + ")");
-        const json::object& registered = answer.get_object();
-        client["client_id"] = string_member(registered, "client_id");
-        client["client_secret"] = string_member(registered, "client_secret");
-        std::string method = string_member(registered, "token_endpoint_auth_method");
-        if (method.empty())
-            method = auth_method(methods, !string_member(registered, "client_secret").empty());
-        client["auth_method"] = method;
     } else {
-        throw Error(errc::unavailable, server + ": its authorization server takes no dynamic registration; register "
-                                                "a client there and give its client_id in OAuthOptions");
+        client = co_await registered_client(meta);
     }
 
     // The person's step, with PKCE and a state.
@@ -706,8 +831,26 @@ asio::awaitable<void> OAuthClient::complete(const json::object& flow, std::strin
                                                           {"code_verifier", string_member(flow, "verifier")},
                                                           {"resource", resource}};
     const std::string basic = client_auth(tokens, form);
-    json::object answer = co_await post_form(token_endpoint, std::move(form), basic, "the token request");
-    take_tokens(tokens, answer);
+    std::optional<json::object> answer;
+    std::exception_ptr failure;
+    try {
+        answer = co_await post_form(token_endpoint, std::move(form), basic, "the token request");
+    } catch (const Error&) {
+        failure = std::current_exception();
+    }
+    if (failure) {
+        // The authorization server no longer knows the client (it forgot its registrations): the next flow,
+        // this user's or another's, registers again, and the flow kept with the old client is not asked again.
+        if (token_error_ == "invalid_client") {
+            options_.cache->impl_->forget_client(
+                OAuthServerCache::Impl::client_key(token_endpoint, string_member(flow, "redirect_uri")));
+            for (const char* k : {"client_id", "client_secret", "auth_method", "pending"})
+                tokens_.erase(k);
+            co_await save();
+        }
+        std::rethrow_exception(failure);
+    }
+    take_tokens(tokens, *answer);
     tokens_ = std::move(tokens);
     loaded_ = true;
     co_await save();

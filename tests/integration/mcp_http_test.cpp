@@ -384,6 +384,31 @@ TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens a
     drive(ioc, second->close());
 }
 
+TEST_CASE("MCP over HTTP with OAuth: clients sharing an OAuthServerCache read the metadata once within its time and "
+          "register one client; past its time the metadata is read again",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    for (const auto ttl : {std::chrono::seconds(3600), std::chrono::seconds(0)}) {
+        const std::size_t metadata_before = server.routed("metadata");
+        const std::size_t registered_before = server.routed("register");
+        auto cache = std::make_shared<mcp::OAuthServerCache>(ttl);
+        int asked = 0;
+        for (int person = 0; person < 3; ++person) {  // each with tokens of their own, as users are
+            mcp::HttpServerParams params = with_oauth(server.url(), mcp::in_memory_token_store(), asked);
+            params.oauth->cache = cache;
+            auto c = over(ioc, std::move(params));
+            drive(ioc, c->start());
+            drive(ioc, c->close());
+        }
+        CHECK(asked == 3);
+        CHECK(server.routed("register") - registered_before == 1);
+        CHECK(server.routed("metadata") - metadata_before == (ttl.count() == 0 ? 3u : 1u));
+    }
+}
+
 TEST_CASE("MCP over HTTP with OAuth: resource metadata a 401 names at another origin is not fetched, and the server's "
           "own well-known URLs are",
           "[mcp][oauth]")
@@ -556,6 +581,73 @@ std::string echoed(const std::vector<adk::Event>& events)
 }
 
 }  // namespace
+
+TEST_CASE("McpToolset with OAuth per user: users a client makes up share one metadata read and one registered "
+          "client; a client the authorization server forgot is registered again",
+          "[mcp][oauth]")
+{
+    asio::io_context ioc;
+    McpHttpServer server(ioc.get_executor());
+    server.oauth = true;
+    mcp::HttpServerParams params(server.url());
+    params.oauth = mcp::OAuthOptions();
+    params.oauth->per_user = true;
+    mcp::McpToolsetOptions options(params);
+    options.filter = adk::ToolFilter({"echo"});
+    auto toolset = mcp::McpToolset::create(options);
+    using Turn = adk::testing::ScriptedModel::Turn;
+    std::vector<Turn> turns;
+    for (int i = 0; i < 3; ++i) {
+        turns.emplace_back(adk::LlmResponse::function_call("echo", json::object{{"text", "call " + std::to_string(i)}}));
+        turns.emplace_back(adk::LlmResponse::text("done"));
+    }
+    auto model = std::make_shared<adk::testing::ScriptedModel>(std::move(turns));
+    auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
+    auto sessions = std::make_shared<adk::InMemorySessionService>();
+    auto credentials = std::make_shared<adk::InMemoryCredentialService>();
+    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions, .credential_service = credentials});
+    const std::string ui_page = "http://127.0.0.1:9/dev-ui/";
+
+    // Thirty users, each asked: one read of each metadata document, one registration, all of them.
+    std::vector<std::string> client_ids;
+    std::optional<adk::FunctionCall> first_question;
+    for (int i = 0; i < 30; ++i) {
+        const std::string user = "made-up-" + std::to_string(i);
+        adk::CreateSessionRequest create{"app", user, "s"};
+        drive(ioc, sessions->create_session(std::move(create)));
+        AppUser person(ioc, runner, user);
+        const std::vector<adk::Event> asked = person.say("s", "echo it");
+        const adk::FunctionCall* question = credential_question(asked);
+        REQUIRE(question);
+        if (!first_question)
+            first_question = *question;
+        const json::object& config = question->args.at("authConfig").as_object();
+        client_ids.push_back(mcp::query_parameters(std::string(
+            config.at("exchangedAuthCredential").at("oauth2").at("authUri").as_string()))["client_id"]);
+    }
+    CHECK(server.routed("register") == 1);
+    CHECK(server.routed("prm") == 1);
+    CHECK(server.routed("metadata") == 1);
+    CHECK(std::count(client_ids.begin(), client_ids.end(), "client-1") == 30);
+
+    // The authorization server forgets its clients: the first user's answer fails the run as it says
+    // (invalid_client), and their next try registers a new client, which works.
+    server.forget_clients();
+    AppUser first(ioc, runner, "made-up-0");
+    CHECK_THROWS_WITH(first.authorize("s", *first_question, ui_page), Catch::Contains("(invalid_client)"));
+    CHECK(server.grants["authorization_code"] == 0);
+    const std::vector<adk::Event> asked_again = first.say("s", "echo it");
+    const adk::FunctionCall* again = credential_question(asked_again);
+    REQUIRE(again);
+    const std::string again_uri(
+        again->args.at("authConfig").at("exchangedAuthCredential").at("oauth2").at("authUri").as_string());
+    CHECK(mcp::query_parameters(again_uri)["client_id"] == "client-2");
+    CHECK(server.routed("register") == 2);
+    CHECK(server.routed("metadata") == 1);  // still within the hour
+    CHECK_THAT(echoed(first.authorize("s", *again, ui_page)), Catch::Contains("echo call"));
+    CHECK(server.grants["authorization_code"] == 1);
+    drive(ioc, runner.close());
+}
 
 TEST_CASE("McpToolset with OAuth per user: each user is asked through their client (adk_request_credential, as the "
           "web UI answers it), authorizes once, and calls with a token of their own",

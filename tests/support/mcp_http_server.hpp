@@ -28,6 +28,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +49,7 @@ public:
         std::string protocol;
         std::string last_event_id;
         std::string bearer;  // its authorization header (oauth)
+        std::string route;   // the authorization server's (oauth): prm, metadata, register, authorize, token
     };
 
     bool sse_answers = false;
@@ -91,6 +93,14 @@ public:
         return n;
     }
     std::size_t open_streams() const { return streams_.size(); }
+    // Requests to a route of the authorization server (oauth): "prm", "metadata", "register", "token", ...
+    std::size_t routed(std::string_view route) const
+    {
+        return static_cast<std::size_t>(
+            std::count_if(seen.begin(), seen.end(), [&](const Seen& s) { return s.route == route; }));
+    }
+    // The authorization server forgets the clients it registered: their token requests get invalid_client.
+    void forget_clients() { clients_.clear(); }
 
 private:
     using Channel = boost::asio::experimental::channel<void(boost::system::error_code, std::string)>;
@@ -171,8 +181,10 @@ private:
         seen.push_back(s);
         const bool messages_endpoint = req.target.starts_with("/messages");
         if (oauth) {
-            if (std::optional<std::string> answered = co_await authorization_server(req, res))
+            if (std::optional<std::string> answered = co_await authorization_server(req, res)) {
+                seen.back().route = *answered;
                 co_return;
+            }
             const std::string bearer(req.header("authorization"));
             seen.back().bearer = bearer;
             if (!bearer.starts_with("Bearer ") || !access_tokens_.contains(bearer.substr(7))) {
@@ -342,7 +354,9 @@ private:
             co_return "metadata";
         }
         if (req.method == "POST" && path == "/register") {
-            co_await res.send(201, "application/json", R"({"client_id": "client-1"})");
+            const std::string client_id = "client-" + std::to_string(++registered_);
+            clients_.insert(client_id);
+            co_await res.send(201, "application/json", R"({"client_id": ")" + client_id + R"("})");
             co_return "register";
         }
         if (req.method == "GET" && path == "/authorize") {
@@ -363,7 +377,11 @@ private:
                                         mcp::pkce_challenge(form["code_verifier"]) == challenges_[form["code"]] &&
                                         redirects_[form["code"]] == form["redirect_uri"]
                                   : grant == "refresh_token" && refresh_tokens_.erase(form["refresh_token"]) == 1;
-            if (!good || form["client_id"] != "client-1") {
+            if (!clients_.contains(form["client_id"])) {
+                co_await res.send(401, "application/json", R"({"error": "invalid_client"})");
+                co_return "token";
+            }
+            if (!good) {
                 co_await res.send(400, "application/json", R"({"error": "invalid_grant"})");
                 co_return "token";
             }
@@ -412,6 +430,8 @@ private:
     std::shared_ptr<Channel> legacy_stream_;
     int codes_ = 0;
     int tokens_ = 0;
+    int registered_ = 0;
+    std::set<std::string> clients_;  // the client ids registered
     std::map<std::string, std::string> challenges_;  // PKCE challenges, by the code they came with
     std::map<std::string, std::string> redirects_;   // redirect URIs, by the code they came with
     std::set<std::string> access_tokens_;            // every one given stays good

@@ -438,6 +438,37 @@ protected:
 
 }  // namespace
 
+TEST_CASE("credentials: InMemoryCredentialService keeps at most its bound, the one used longest ago going first",
+          "[hitl]")
+{
+    asio::io_context ioc;
+    adk::InMemoryCredentialService service(3);
+    auto save = [&](const std::string& user, int n) {
+        run(ioc, service.save_credential(adk::CredentialKey("app", user, "k"), json::object{{"n", n}}));
+    };
+    auto load = [&](const std::string& user) {
+        return run(ioc, service.load_credential(adk::CredentialKey("app", user, "k")));
+    };
+    save("ann", 1);
+    save("bob", 2);
+    save("cy", 3);
+    CHECK(load("ann").value().at("n") == 1);  // ann used again: bob is now the one used longest ago
+    save("cy", 4);                             // saved again: replaced, not added
+    CHECK(service.size() == 3);
+    save("dee", 5);                            // a fourth: bob goes
+    CHECK(service.size() == 3);
+    CHECK_FALSE(load("bob"));
+    CHECK(load("ann").value().at("n") == 1);
+    CHECK(load("cy").value().at("n") == 4);
+    CHECK(load("dee").value().at("n") == 5);
+    // Thousands of users a client made up leave the bound as it is.
+    for (int i = 0; i < 5000; ++i)
+        save("made-up-" + std::to_string(i), i);
+    CHECK(service.size() == 3);
+    CHECK(load("made-up-4999").value().at("n") == 4999);
+    CHECK_FALSE(load("ann"));
+}
+
 TEST_CASE("credentials: a toolset that needs one before it lists its tools asks, pauses, and lists once answered",
           "[hitl]")
 {

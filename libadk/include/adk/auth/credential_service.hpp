@@ -16,6 +16,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -52,15 +54,27 @@ public:
     virtual asio::awaitable<void> save_credential(CredentialKey key, json::object auth_config) = 0;
 };
 
-// Kept in memory: gone when the process ends (a tool then asks again). Safe from any thread.
+// Kept in memory: gone when the process ends (a tool then asks again). At most `max_credentials` are kept:
+// past it, the one used (loaded or saved) longest ago goes, and its tool asks its user again; so users a client
+// makes up by the thousand cannot fill the process. Safe from any thread.
 class InMemoryCredentialService final : public CredentialService {
 public:
+    explicit InMemoryCredentialService(std::size_t max_credentials = 100000);
     asio::awaitable<std::optional<json::object>> load_credential(CredentialKey key) override;
     asio::awaitable<void> save_credential(CredentialKey key, json::object auth_config) override;
+    std::size_t size() const;
 
 private:
-    std::mutex mutex_;
-    std::map<CredentialKey, json::object> credentials_;
+    class Kept {
+    public:
+        json::object auth_config;
+        std::uint64_t used = 0;  // its stamp in used_
+    };
+    mutable std::mutex mutex_;
+    std::size_t max_;
+    std::uint64_t uses_ = 0;
+    std::map<CredentialKey, Kept> credentials_;
+    std::map<std::uint64_t, CredentialKey> used_;  // the keys by their last use, oldest first
 };
 
 }  // namespace adk

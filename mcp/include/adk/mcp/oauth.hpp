@@ -20,6 +20,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,6 +54,25 @@ std::shared_ptr<TokenStore> in_memory_token_store();
 std::shared_ptr<TokenStore> credential_token_store(std::shared_ptr<CredentialService> credentials, std::string app_name,
                                                    std::string user_id = "");
 
+// What the OAuth clients of one MCP server share in this process: its protected resource and authorization
+// server metadata, read again after `metadata_ttl`, and the client registered at the authorization server for
+// each redirect URI, used until the server refuses it (invalid_client). McpToolset gives one to every user's
+// connection (OAuthOptions::per_user): a new user, made up or not, neither reads the metadata again nor
+// registers another client. One discovery or registration runs at a time; the others wait and take its result.
+// At most 64 servers and 64 clients are kept (past that, the oldest go). Safe from any thread.
+class OAuthServerCache {
+public:
+    explicit OAuthServerCache(std::chrono::seconds metadata_ttl = std::chrono::hours(1));
+    ~OAuthServerCache();
+    OAuthServerCache(const OAuthServerCache&) = delete;
+    OAuthServerCache& operator=(const OAuthServerCache&) = delete;
+
+private:
+    friend class OAuthClient;
+    class Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 // The person's step: shown the authorization URL, returns the URL the browser was sent back to (redirect_uri
 // with `code` and `state`). Throws to give up.
 using AuthorizeHandler = std::function<asio::awaitable<std::string>(std::string authorization_url)>;
@@ -67,6 +87,7 @@ public:
     std::string redirect_uri = "http://127.0.0.1:8765/oauth/callback";
     AuthorizeHandler authorize;
     std::shared_ptr<TokenStore> tokens;  // in memory when unset
+    std::shared_ptr<OAuthServerCache> cache;  // shared with the server's other clients; one of its own when unset
     // Without an `authorize` handler: each user of the app authorizes for themselves, through the client of
     // their invocation (adk_request_credential, which ADK's web UI answers with a popup), with a connection and
     // tokens of their own kept in the Runner's CredentialService (`tokens` is not used). For servers that run
@@ -134,6 +155,10 @@ public:
 private:
     // Discovery, the client, PKCE and state: the flow's authorization URL and what its end needs.
     asio::awaitable<json::object> prepare(const BearerChallenge& challenge);
+    // The server's protected resource metadata and its authorization server's (from the cache when it has them).
+    asio::awaitable<std::pair<json::object, json::object>> discover(const BearerChallenge& challenge);
+    // The client registered at `registration` (from the cache when one is kept for the token endpoint).
+    asio::awaitable<json::object> registered_client(const json::object& meta);
     // The person's answer for the flow: its code exchanged for tokens, which are saved.
     asio::awaitable<void> complete(const json::object& flow, std::string_view callback);
     asio::awaitable<std::optional<json::object>> get_json(const std::string& url);
@@ -146,6 +171,7 @@ private:
     net::HttpClient& http_;
     bool loaded_ = false;
     json::object tokens_;  // access_token, refresh_token, expires_at, and the client and endpoint they came from
+    std::string token_error_;  // the `error` of the last token request refused (invalid_client, invalid_grant, ...)
 };
 
 }  // namespace adk::mcp
