@@ -3,6 +3,8 @@
 // back is counted, and said in one line when the next window's first line comes or the server goes.
 #pragma once
 
+#include <adk/core/utf8.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -65,10 +67,7 @@ inline std::string log_line_cut(std::string text)
 {
     if (text.size() <= max_log_line_bytes)
         return text;
-    std::size_t end = max_log_line_bytes;
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-        --end;
-    text.resize(end);
+    text.resize(utf8_prefix_size(text, max_log_line_bytes));
     return text + "...";
 }
 

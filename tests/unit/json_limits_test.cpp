@@ -3,6 +3,7 @@
 #include <adk/adk.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
+#include <adk/core/utf8.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -177,4 +178,24 @@ TEST_CASE("new_uuid: version 4 UUIDs, unique, and a forked child never repeats i
     const std::string next = adk::new_uuid();
     CHECK(from_child != next);
     CHECK(seen.count(from_child) == 0);
+}
+
+TEST_CASE("utf8_prefix_size: a cut at a byte bound never splits a UTF-8 sequence", "[core]")
+{
+    using adk::utf8_prefix_size;
+    const std::string text = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x99\x82";  // a, é (2 bytes), € (3), 🙂 (4)
+    CHECK(utf8_prefix_size(text, 100) == text.size());
+    CHECK(utf8_prefix_size(text, text.size()) == text.size());
+    CHECK(utf8_prefix_size(text, 0) == 0);
+    CHECK(utf8_prefix_size(text, 1) == 1);
+    CHECK(utf8_prefix_size(text, 2) == 1);  // inside é: before it
+    CHECK(utf8_prefix_size(text, 3) == 3);
+    CHECK(utf8_prefix_size(text, 4) == 3);
+    CHECK(utf8_prefix_size(text, 5) == 3);
+    CHECK(utf8_prefix_size(text, 6) == 6);
+    for (std::size_t n = 6; n < 10; ++n)
+        CHECK(utf8_prefix_size(text, n) == 6);
+    // Bytes that are not UTF-8 are counted as they are: a run of continuation bytes alone is cut to nothing.
+    CHECK(utf8_prefix_size("\x80\x80\x80", 2) == 0);
+    CHECK(utf8_prefix_size("ab\xFF\xFF", 3) == 3);
 }

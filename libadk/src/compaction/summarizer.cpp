@@ -1,5 +1,6 @@
 #include <adk/compaction/compaction.hpp>
 #include <adk/core/error.hpp>
+#include <adk/core/utf8.hpp>
 #include <adk/models/model.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -21,10 +22,7 @@ constexpr std::string_view placeholder = "{conversation_history}";
 std::string cut(std::string text)
 {
     if (text.size() > LlmEventSummarizer::max_value_bytes) {
-        std::size_t end = LlmEventSummarizer::max_value_bytes;
-        while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
-            --end;  // not inside a UTF-8 sequence
-        text.resize(end);
+        text.resize(utf8_prefix_size(text, LlmEventSummarizer::max_value_bytes));
         text += " [...]";
     }
     return text;

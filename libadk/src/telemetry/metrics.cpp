@@ -1,6 +1,7 @@
 #include <adk/telemetry/metrics.hpp>
 
 #include <adk/core/error.hpp>
+#include <adk/core/utf8.hpp>
 
 #include "unix_time.hpp"
 
@@ -48,16 +49,6 @@ public:
     }
 };
 
-// `value` cut to max_metric_attribute_bytes, not inside a UTF-8 sequence.
-std::size_t clipped_size(std::string_view value)
-{
-    if (value.size() <= max_metric_attribute_bytes)
-        return value.size();
-    std::size_t end = max_metric_attribute_bytes;
-    while (end > 0 && (static_cast<unsigned char>(value[end]) & 0xC0) == 0x80)
-        --end;
-    return end;
-}
 
 const MetricAttributes& overflow_attributes()
 {
@@ -85,7 +76,7 @@ public:
         if (value != value)  // NaN: nothing to record
             return;
         for (auto& attribute : attributes)
-            attribute.second.resize(clipped_size(attribute.second));
+            attribute.second.resize(utf8_prefix_size(attribute.second, max_metric_attribute_bytes));
         sort_attributes(attributes);
         std::lock_guard lock(mutex_);
         add(series(std::move(attributes)), value);
@@ -97,7 +88,8 @@ public:
         if (value != value)
             return;
         for (auto& attribute : attributes)
-            attribute.second = attribute.second.substr(0, clipped_size(attribute.second));
+            attribute.second =
+                attribute.second.substr(0, utf8_prefix_size(attribute.second, max_metric_attribute_bytes));
         sort_attributes(attributes);
         std::lock_guard lock(mutex_);
         if (auto it = series_.find(attributes); it != series_.end())
