@@ -385,7 +385,7 @@ TEST_CASE("MCP over HTTP with OAuth: the first 401 authorizes once, the tokens a
 }
 
 TEST_CASE("MCP over HTTP with OAuth: clients sharing an OAuthServerCache read the metadata once within its time and "
-          "register one client; past its time the metadata is read again",
+          "register one client, and past its time the metadata is read again",
           "[mcp][oauth]")
 {
     asio::io_context ioc;
@@ -583,7 +583,7 @@ std::string echoed(const std::vector<adk::Event>& events)
 }  // namespace
 
 TEST_CASE("McpToolset with OAuth per user: users a client makes up share one metadata read and one registered "
-          "client; a client the authorization server forgot is registered again",
+          "client, and a client the authorization server forgot is registered again",
           "[mcp][oauth]")
 {
     asio::io_context ioc;
