@@ -560,6 +560,45 @@ public:
     std::string user;
 };
 
+// An app whose agent calls the OAuth MCP server's `echo` once per text, then answers "done"; each user authorizes
+// for themselves through their client (OAuthOptions::per_user).
+class PerUserApp {
+public:
+    explicit PerUserApp(const std::vector<std::string>& texts)
+        : model(std::make_shared<adk::testing::ScriptedModel>(turns_for(texts))),
+          runner({.app_name = "app", .agent = agent(), .session_service = sessions, .credential_service = credentials})
+    {
+        server.oauth = true;
+    }
+
+    asio::io_context ioc;
+    McpHttpServer server{ioc.get_executor()};
+    std::shared_ptr<adk::testing::ScriptedModel> model;
+    std::shared_ptr<adk::InMemorySessionService> sessions = std::make_shared<adk::InMemorySessionService>();
+    std::shared_ptr<adk::InMemoryCredentialService> credentials = std::make_shared<adk::InMemoryCredentialService>();
+    adk::Runner runner;
+
+private:
+    static std::vector<adk::testing::ScriptedModel::Turn> turns_for(const std::vector<std::string>& texts)
+    {
+        std::vector<adk::testing::ScriptedModel::Turn> turns;
+        for (const std::string& text : texts) {
+            turns.emplace_back(adk::LlmResponse::function_call("echo", json::object{{"text", text}}));
+            turns.emplace_back(adk::LlmResponse::text("done"));
+        }
+        return turns;
+    }
+    std::shared_ptr<adk::LlmAgent> agent()
+    {
+        mcp::HttpServerParams params(server.url());
+        params.oauth = mcp::OAuthOptions();
+        params.oauth->per_user = true;
+        mcp::McpToolsetOptions options(params);
+        options.filter = adk::ToolFilter({"echo"});
+        return adk::LlmAgent::builder("assistant").model(model).toolset(mcp::McpToolset::create(options)).build();
+    }
+};
+
 const adk::FunctionCall* credential_question(const std::vector<adk::Event>& events)
 {
     for (const adk::Event& e : events)
@@ -586,26 +625,11 @@ TEST_CASE("McpToolset with OAuth per user: users a client makes up share one met
           "client, and a client the authorization server forgot is registered again",
           "[mcp][oauth]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    server.oauth = true;
-    mcp::HttpServerParams params(server.url());
-    params.oauth = mcp::OAuthOptions();
-    params.oauth->per_user = true;
-    mcp::McpToolsetOptions options(params);
-    options.filter = adk::ToolFilter({"echo"});
-    auto toolset = mcp::McpToolset::create(options);
-    using Turn = adk::testing::ScriptedModel::Turn;
-    std::vector<Turn> turns;
-    for (int i = 0; i < 3; ++i) {
-        turns.emplace_back(adk::LlmResponse::function_call("echo", json::object{{"text", "call " + std::to_string(i)}}));
-        turns.emplace_back(adk::LlmResponse::text("done"));
-    }
-    auto model = std::make_shared<adk::testing::ScriptedModel>(std::move(turns));
-    auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    auto credentials = std::make_shared<adk::InMemoryCredentialService>();
-    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions, .credential_service = credentials});
+    PerUserApp app({"call 0", "call 1", "call 2"});
+    asio::io_context& ioc = app.ioc;
+    McpHttpServer& server = app.server;
+    auto& sessions = app.sessions;
+    adk::Runner& runner = app.runner;
     const std::string ui_page = "http://127.0.0.1:9/dev-ui/";
 
     // Thirty users, each asked: one read of each metadata document, one registration, all of them.
@@ -653,26 +677,13 @@ TEST_CASE("McpToolset with OAuth per user: each user is asked through their clie
           "web UI answers it), authorizes once, and calls with a token of their own",
           "[mcp][oauth]")
 {
-    asio::io_context ioc;
-    McpHttpServer server(ioc.get_executor());
-    server.oauth = true;
-    mcp::HttpServerParams params(server.url());
-    params.oauth = mcp::OAuthOptions();
-    params.oauth->per_user = true;
-    mcp::McpToolsetOptions options(params);
-    options.filter = adk::ToolFilter({"echo"});
-    auto toolset = mcp::McpToolset::create(options);
-    using Turn = adk::testing::ScriptedModel::Turn;
-    std::vector<Turn> turns;
-    for (const char* who : {"ann", "bob", "ann again", "ann at last"}) {
-        turns.emplace_back(adk::LlmResponse::function_call("echo", json::object{{"text", who}}));
-        turns.emplace_back(adk::LlmResponse::text("done"));
-    }
-    auto model = std::make_shared<adk::testing::ScriptedModel>(std::move(turns));
-    auto agent = adk::LlmAgent::builder("assistant").model(model).toolset(toolset).build();
-    auto sessions = std::make_shared<adk::InMemorySessionService>();
-    auto credentials = std::make_shared<adk::InMemoryCredentialService>();
-    adk::Runner runner({.app_name = "app", .agent = agent, .session_service = sessions, .credential_service = credentials});
+    PerUserApp app({"ann", "bob", "ann again", "ann at last"});
+    asio::io_context& ioc = app.ioc;
+    McpHttpServer& server = app.server;
+    auto& model = app.model;
+    auto& sessions = app.sessions;
+    auto& credentials = app.credentials;
+    adk::Runner& runner = app.runner;
     for (const char* user : {"ann", "bob"})
         for (const char* session : {"s1", "s2"}) {
             adk::CreateSessionRequest create{"app", user, session};
