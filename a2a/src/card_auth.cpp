@@ -1,6 +1,6 @@
 #include <adk/a2a/card_auth.hpp>
 
-#include "core/json_fields.hpp"  // base64_encode
+#include <adk/core/json_fields.hpp>  // base64_encode
 
 #include <adk/core/error.hpp>
 #include <adk/net/url.hpp>
@@ -214,7 +214,7 @@ PresentedCredential present_credential(const json::object& auth_scheme, const js
         const std::string user = c ? string_at(*c, "username") : std::string();
         const std::string password = c ? string_at(*c, "password") : std::string();
         check_value(user, "user name (http.credentials.username)");
-        out.headers.emplace_back("authorization", "Basic " + detail::base64_encode(user + ":" + password));
+        out.headers.emplace_back("authorization", "Basic " + json_fields::base64_encode(user + ":" + password));
     } else if (type == "http" || type == "oauth2" || type == "openIdConnect") {
         out.headers.emplace_back("authorization", "Bearer " + token());
     } else {

@@ -4,10 +4,11 @@
 #include <adk/a2a/convert.hpp>
 #include <adk/a2a/v03.hpp>
 #include <adk/auth/credential_service.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
-#include <adk/net/sse_parser.hpp>
+#include <adk/net/sse_reader.hpp>
 #include <adk/net/url.hpp>
 #include <adk/tools/tool_confirmation.hpp>
 
@@ -632,29 +633,25 @@ asio::awaitable<void> RemoteA2aAgent::run_impl(InvocationContext& ctx, EventSink
             StreamResponse answer = update_of(text, rpc, at.v03, name());
             co_await receiver.on(std::move(answer), false);
         } else {
-            net::SseParser parser(impl_->options.max_update_bytes);
+            net::SseReader reader(std::move(res), impl_->options.max_update_bytes);
             std::vector<net::SseEvent> events;
             bool first = true;
-            auto last_update = std::chrono::steady_clock::now();
+            auto last_update = adk::Clock::now();
             for (;;) {
-                const std::string_view bytes = co_await res.read_some();
-                if (bytes.empty())
-                    parser.finish(events);
-                else
-                    parser.feed(bytes, events);
+                const bool more = co_await reader.read(events);
                 for (net::SseEvent& e : events) {
                     if (e.data.find_first_not_of(" \t\r\n") == std::string::npos)
                         continue;
                     StreamResponse update = update_of(e.data, rpc, at.v03, name());
                     co_await receiver.on(std::move(update), first);
                     first = false;
-                    last_update = std::chrono::steady_clock::now();
+                    last_update = adk::Clock::now();
                 }
                 events.clear();
-                if (bytes.empty())
+                if (!more)
                     break;
                 // Keep-alives alone do not hold the invocation.
-                const auto quiet = std::chrono::steady_clock::now() - last_update;
+                const auto quiet = adk::Clock::now() - last_update;
                 if (quiet >= impl_->options.update_timeout)
                     throw Error(errc::timed_out,
                                 "the remote agent '" + name() + "' sent only keep-alives for " +

@@ -4,6 +4,7 @@
 #include <adk/a2a/task_updates.hpp>
 #include <adk/a2a/v03.hpp>
 #include <adk/core/channel.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
@@ -17,7 +18,6 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/json/serialize.hpp>
@@ -914,7 +914,7 @@ asio::awaitable<void> Server::Impl::deliver(const PushNotificationConfig& c, con
                                        " times, the last: " + why);
             co_return;
         }
-        asio::steady_timer timer(co_await asio::this_coro::executor, wait);
+        adk::Timer timer(co_await asio::this_coro::executor, wait);
         co_await timer.async_wait(asio::use_awaitable);
         wait *= 2;
     }

@@ -3,7 +3,7 @@
 #include <adk/core/content.hpp>
 #include <adk/core/error.hpp>
 
-#include "core/json_fields.hpp"  // libadk's FieldReader: camelCase with snake_case read too, as ProtoJSON reads
+#include <adk/core/json_fields.hpp>  // libadk's FieldReader: camelCase with snake_case read too, as ProtoJSON reads
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -17,7 +17,7 @@
 
 namespace adk::a2a {
 
-using adk::detail::FieldReader;
+using adk::json_fields::FieldReader;
 
 namespace {
 
@@ -76,7 +76,7 @@ json::array array_member(FieldReader& r, std::string_view name, std::string_view
     if (!a)
         return {};
     json::value copy = *a;
-    adk::detail::check_finite(copy, std::string(what) + "." + std::string(name));
+    adk::json_fields::check_finite(copy, std::string(what) + "." + std::string(name));
     return std::move(copy.get_array());
 }
 
@@ -343,7 +343,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Part& v)
     if (const std::string* text = std::get_if<std::string>(&v.content))
         o["text"] = *text;
     else if (const auto* raw = std::get_if<Part::Raw>(&v.content))
-        o["raw"] = adk::detail::base64_encode(raw->bytes);
+        o["raw"] = adk::json_fields::base64_encode(raw->bytes);
     else if (const auto* url = std::get_if<Part::Url>(&v.content))
         o["url"] = url->url;
     else
@@ -351,7 +351,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Part& v)
     put_object(o, "metadata", v.metadata);
     put_string(o, "filename", v.filename);
     put_string(o, "mediaType", v.media_type);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -365,7 +365,7 @@ Part tag_invoke(const json::value_to_tag<Part>&, const json::value& v)
         ++cases;
     }
     if (std::optional<std::string> raw = r.string("raw")) {
-        p.content = Part::Raw{adk::detail::base64_decode(*raw, "Part.raw")};
+        p.content = Part::Raw{adk::json_fields::base64_decode(*raw, "Part.raw")};
         ++cases;
     }
     if (std::optional<std::string> url = r.string("url")) {
@@ -373,7 +373,7 @@ Part tag_invoke(const json::value_to_tag<Part>&, const json::value& v)
         ++cases;
     }
     if (const json::value* data = r.find("data")) {
-        adk::detail::check_finite(*data, "Part.data");
+        adk::json_fields::check_finite(*data, "Part.data");
         p.content = Part::Data{*data};
         ++cases;
     }
@@ -397,7 +397,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Message& v)
     put_object(o, "metadata", v.metadata);
     put_strings(o, "extensions", v.extensions);
     put_strings(o, "referenceTaskIds", v.reference_task_ids);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -435,7 +435,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const TaskStatus&
     if (v.message)
         o["message"] = json::value_from(*v.message);
     put_string(o, "timestamp", v.timestamp);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -467,7 +467,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Artifact& v
     o["parts"] = objects_array(v.parts);
     put_object(o, "metadata", v.metadata);
     put_strings(o, "extensions", v.extensions);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -498,7 +498,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Task& v)
     put_objects(o, "artifacts", v.artifacts);
     put_objects(o, "history", v.history);
     put_object(o, "metadata", v.metadata);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -523,7 +523,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const TaskStatusU
     o["contextId"] = v.context_id;
     o["status"] = json::value_from(v.status);
     put_object(o, "metadata", v.metadata);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -550,7 +550,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const TaskArtifac
     if (v.last_chunk)
         o["lastChunk"] = true;
     put_object(o, "metadata", v.metadata);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -573,7 +573,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Authenticat
     json::object o;
     o["scheme"] = v.scheme;
     put_string(o, "credentials", v.credentials);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -597,7 +597,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const PushNotific
     put_string(o, "token", v.token);
     if (v.authentication)
         o["authentication"] = json::value_from(*v.authentication);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -625,7 +625,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const SendMessage
         o["historyLength"] = *v.history_length;
     if (v.return_immediately)
         o["returnImmediately"] = true;
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -653,7 +653,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const SendMessage
     if (v.configuration)
         o["configuration"] = json::value_from(*v.configuration);
     put_object(o, "metadata", v.metadata);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -684,7 +684,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const ListTasksRe
     put_string(o, "statusTimestampAfter", v.status_timestamp_after);
     if (v.include_artifacts)
         o["includeArtifacts"] = *v.include_artifacts;
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -733,7 +733,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const ListTasksRe
     o["nextPageToken"] = v.next_page_token;  // always written: empty on the last page
     o["pageSize"] = v.page_size;
     o["totalSize"] = v.total_size;
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -762,7 +762,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentInterf
     o["protocolBinding"] = v.protocol_binding;
     put_string(o, "tenant", v.tenant);
     o["protocolVersion"] = v.protocol_version;
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -789,7 +789,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentSkill&
     put_strings(o, "inputModes", v.input_modes);
     put_strings(o, "outputModes", v.output_modes);
     put_array(o, "securityRequirements", v.security_requirements);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -819,7 +819,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentCapabi
     put_array(o, "extensions", v.extensions);
     if (v.extended_agent_card)
         o["extendedAgentCard"] = *v.extended_agent_card;
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 
@@ -844,7 +844,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentCard& 
     if (v.provider)
         o["provider"] = *v.provider;
     o["version"] = v.version;
-    adk::detail::put(o, "documentationUrl", v.documentation_url);
+    adk::json_fields::put(o, "documentationUrl", v.documentation_url);
     o["capabilities"] = json::value_from(v.capabilities);
     put_object(o, "securitySchemes", v.security_schemes);
     put_array(o, "securityRequirements", v.security_requirements);
@@ -852,8 +852,8 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const AgentCard& 
     o["defaultOutputModes"] = strings_array(v.default_output_modes);
     o["skills"] = objects_array(v.skills);
     put_array(o, "signatures", v.signatures);
-    adk::detail::put(o, "iconUrl", v.icon_url);
-    adk::detail::put_extra(o, v.extra);
+    adk::json_fields::put(o, "iconUrl", v.icon_url);
+    adk::json_fields::put_extra(o, v.extra);
     out = std::move(o);
 }
 

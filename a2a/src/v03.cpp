@@ -3,7 +3,7 @@
 #include <adk/core/content.hpp>
 #include <adk/core/error.hpp>
 
-#include "core/json_fields.hpp"  // FieldReader, base64
+#include <adk/core/json_fields.hpp>  // FieldReader, base64
 
 #include <boost/json/value_to.hpp>
 
@@ -13,7 +13,7 @@ namespace adk::a2a::v03 {
 
 namespace {
 
-using adk::detail::FieldReader;
+using adk::json_fields::FieldReader;
 
 constexpr std::array<std::string_view, 9> state_names = {
     "unknown",  "submitted",      "working",  "completed",     "failed",
@@ -84,7 +84,7 @@ json::value to_json(const Part& p)
     } else {
         json::object file;
         if (const auto* raw = std::get_if<Part::Raw>(&p.content))
-            file["bytes"] = adk::detail::base64_encode(raw->bytes);
+            file["bytes"] = adk::json_fields::base64_encode(raw->bytes);
         else
             file["uri"] = std::get<Part::Url>(p.content).url;
         put_if(file, "mimeType", p.media_type);
@@ -185,7 +185,7 @@ Part part_from_json(const json::value& v)
         if (bytes.has_value() == uri.has_value())
             refuse("Part.file holds exactly one of bytes and uri");
         if (bytes)
-            p.content = Part::Raw{adk::detail::base64_decode(*bytes, "Part.file.bytes")};
+            p.content = Part::Raw{adk::json_fields::base64_decode(*bytes, "Part.file.bytes")};
         else
             p.content = Part::Url{*uri};
         p.media_type = f.string("mimeType").value_or("");

@@ -410,13 +410,9 @@ mcp::AuthorizeHandler terminal_authorization()
 int chat(const Command& cmd, server::App app, const Services& services)
 {
     asio::io_context ioc(1);
-    RunnerOptions options;
-    options.app_name = app.name;
-    options.agent = app.root_agent;
+    RunnerOptions options = app.runner_options();
     options.session_service = services.sessions;
     options.artifact_service = services.artifacts;
-    options.resumability = app.resumability;
-    options.compaction = app.compaction;
     options.single_threaded = true;
     Runner runner(std::move(options));
     // On every way out (the person quits, an error, an exception), the agents' toolsets are closed: no server

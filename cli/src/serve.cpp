@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include <adk/a2a/server.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/otel/otlp_exporter.hpp>
 #include <adk/otel/otlp_metric_exporter.hpp>
@@ -12,7 +13,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <charconv>
 #include <cstdlib>
@@ -129,7 +129,7 @@ int serve(const Command& cmd, std::vector<server::App> apps, const Services& ser
               << " (Ctrl-C stops)" << std::endl;
 
     asio::signal_set stop_signals(ioc, SIGINT, SIGTERM);
-    asio::steady_timer last_call(ioc);
+    adk::Timer last_call(ioc);
     stop_signals.async_wait([&](boost::system::error_code ec, int) {
         if (ec)
             return;

@@ -1,7 +1,8 @@
 #include <adk/mcp/connection.hpp>
 
-#include <adk/core/channel.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/log.hpp>
+#include <adk/core/wakeup.hpp>
 
 #include "log_limiter.hpp"
 
@@ -9,7 +10,6 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -22,8 +22,6 @@
 namespace adk::mcp {
 
 namespace {
-
-using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 std::string seconds_text(std::chrono::milliseconds d)
 {
@@ -55,13 +53,13 @@ RpcFailure::RpcFailure(std::string server, jsonrpc::RpcError error)
 // A request of ours waiting for its answer.
 class Waiter {
 public:
-    explicit Waiter(const asio::any_io_executor& executor) : wake(std::make_shared<Wake>(executor, 1)) {}
-    std::shared_ptr<Wake> wake;
+    explicit Waiter(const asio::any_io_executor& executor) : wake(std::make_shared<Wakeup>(executor)) {}
+    std::shared_ptr<Wakeup> wake;
     std::optional<jsonrpc::Response> response;
     std::optional<Error> failure;  // the connection ended, or the handshake failed
     bool timed_out = false;
     std::function<void(const event::Progress&)> on_progress;
-    void finish() { wake->try_send(boost::system::error_code{}); }
+    void finish() { wake->notify(); }
 };
 
 class Connection::Impl : public std::enable_shared_from_this<Impl> {
@@ -87,14 +85,14 @@ public:
         waiters_[init.id] = waiter;
         init_waiter_ = waiter;
         write(jsonrpc::encode(init));
-        asio::steady_timer deadline(strand_, options_.initialize_timeout);
+        adk::Timer deadline(strand_, options_.initialize_timeout);
         deadline.async_wait([waiter](boost::system::error_code ec) {
             if (!ec) {
                 waiter->timed_out = true;
                 waiter->finish();
             }
         });
-        co_await waiter->wake->async_receive(asio::use_awaitable);
+        co_await waiter->wake->async_wait(asio::use_awaitable);
         deadline.cancel();
         waiters_.erase(init.id);
         init_waiter_.reset();
@@ -116,7 +114,7 @@ public:
         waiters_[request.id] = waiter;
         write(jsonrpc::encode(request));
         const auto timeout = call_options.timeout.value_or(options_.request_timeout);
-        asio::steady_timer deadline(strand_, timeout);
+        adk::Timer deadline(strand_, timeout);
         deadline.async_wait([waiter](boost::system::error_code ec) {
             if (!ec) {
                 waiter->timed_out = true;
@@ -125,7 +123,7 @@ public:
         });
         bool cancelled = false;
         try {
-            co_await waiter->wake->async_receive(asio::use_awaitable);
+            co_await waiter->wake->async_wait(asio::use_awaitable);
         } catch (const boost::system::system_error&) {
             cancelled = true;  // the caller gave up (its invocation was cancelled)
         }
@@ -280,7 +278,7 @@ private:
         if (options_.on_log)
             return options_.on_log(l);
         // A server that floods is written at most detail::max_log_lines each detail::log_window, each line cut.
-        if (!log_limiter_.admit(std::chrono::steady_clock::now()))
+        if (!log_limiter_.admit(adk::Clock::now()))
             return;
         if (std::string held = log_limiter_.take_held_back(name()); !held.empty())
             log(LogLevel::warning, held);

@@ -1,10 +1,11 @@
 #include <adk/mcp/http_transport.hpp>
 
-#include <adk/core/channel.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
+#include <adk/core/wakeup.hpp>
 #include <adk/mcp/jsonrpc.hpp>
-#include <adk/net/sse_parser.hpp>
+#include <adk/net/sse_reader.hpp>
 #include <adk/net/url.hpp>
 
 #include "ascii.hpp"
@@ -14,7 +15,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/parse.hpp>
 
@@ -27,8 +27,6 @@ namespace adk::mcp {
 namespace json = boost::json;
 
 namespace {
-
-using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 constexpr std::size_t max_error_body_bytes = 64 << 10;
 constexpr std::size_t max_session_id_bytes = 1024;
@@ -119,21 +117,21 @@ public:
             running_ = true;
             co_return true;
         }
-        auto wake = std::make_shared<Wake>(executor, 1);
+        auto wake = std::make_shared<Wakeup>(executor);
         waiters_.push_back(wake);
-        co_await wake->async_receive(asio::use_awaitable);
+        co_await wake->async_wait(asio::use_awaitable);
         co_return false;
     }
     void done()
     {
         running_ = false;
         for (auto& w : std::exchange(waiters_, {}))
-            w->try_send(boost::system::error_code{});
+            w->notify();
     }
 
 private:
     bool running_ = false;
-    std::vector<std::shared_ptr<Wake>> waiters_;
+    std::vector<std::shared_ptr<Wakeup>> waiters_;
 };
 
 // Calls done() on every way out of the runner's part.
@@ -224,9 +222,9 @@ public:
             }
             if (closed_ || !ended_.empty())
                 co_return std::nullopt;
-            auto wake = std::make_shared<Wake>(strand_, 1);
+            auto wake = std::make_shared<Wakeup>(strand_);
             receiver_ = wake;
-            co_await wake->async_receive(asio::use_awaitable);
+            co_await wake->async_wait(asio::use_awaitable);
         }
     }
 
@@ -242,7 +240,7 @@ public:
             co_return;
         // DELETE ends the session on the server; a server that is gone or slow does not hold close() up.
         auto signal = std::make_shared<asio::cancellation_signal>();
-        asio::steady_timer deadline(strand_, delete_timeout);
+        adk::Timer deadline(strand_, delete_timeout);
         deadline.async_wait([signal](boost::system::error_code ec) {
             if (!ec)
                 signal->emit(asio::cancellation_type::terminal);
@@ -324,7 +322,7 @@ private:
     void wake_receiver()
     {
         if (auto r = std::exchange(receiver_, nullptr))
-            r->try_send(boost::system::error_code{});
+            r->notify();
     }
 
     // --- HTTP ---
@@ -406,7 +404,7 @@ private:
 
     asio::awaitable<void> sleep(std::chrono::milliseconds delay)
     {
-        asio::steady_timer timer(strand_, delay);
+        adk::Timer timer(strand_, delay);
         co_await timer.async_wait(asio::use_awaitable);
     }
 
@@ -521,15 +519,11 @@ private:
             bool answered = false;
             bool read_any = false;
             if (have_stream) {
-                net::SseParser parser(params_.max_message_bytes);
+                net::SseReader reader(std::move(res), params_.max_message_bytes);
                 std::vector<net::SseEvent> events;
                 try {
                     for (;;) {
-                        const std::string_view bytes = co_await res.read_some();
-                        if (bytes.empty())
-                            parser.finish(events);
-                        else
-                            parser.feed(bytes, events);
+                        const bool more = co_await reader.read(events);
                         for (net::SseEvent& event : events) {
                             read_any = true;
                             if (!event.id.empty())
@@ -548,7 +542,7 @@ private:
                         events.clear();
                         // The request's own stream is read to its end, which the server sends right after the
                         // answer: the connection then goes back to the pool. A resumed stream may stay open.
-                        if (bytes.empty() || (answered && resumed))
+                        if (!more || (answered && resumed))
                             break;
                     }
                     why = "the stream ended";
@@ -664,13 +658,10 @@ private:
             throw Error(errc::bad_response, "the " + name_ + " gave an Mcp-Session-Id that is not visible ASCII");
         std::string answer;
         if (is_event_stream(res)) {
-            net::SseParser parser(params_.max_message_bytes);
+            net::SseReader reader(std::move(res), params_.max_message_bytes);
             std::vector<net::SseEvent> events;
-            while (answer.empty()) {
-                const std::string_view bytes = co_await res.read_some();
-                if (bytes.empty())
-                    break;
-                parser.feed(bytes, events);
+            for (bool more = true; more && answer.empty();) {
+                more = co_await reader.read(events);
                 for (const net::SseEvent& e : events)
                     if (e.event == "message" && !e.data.empty() && answer.empty())
                         answer = e.data;
@@ -695,14 +686,12 @@ private:
         net::HttpResponse res = co_await get("");
         if (!res.ok() || !is_event_stream(res))
             co_return false;
-        net::SseParser parser(params_.max_message_bytes);
+        net::SseReader reader(std::move(res), params_.max_message_bytes);
         std::vector<net::SseEvent> events;
         std::optional<std::string> endpoint;
         while (!endpoint) {
-            const std::string_view bytes = co_await res.read_some();
-            if (bytes.empty())
+            if (!(co_await reader.read(events)))
                 co_return false;
-            parser.feed(bytes, events);
             for (const net::SseEvent& e : events) {
                 if (e.event != "endpoint")
                     co_return false;  // the first event of the old transport names the endpoint
@@ -714,7 +703,7 @@ private:
         endpoint_ = endpoint_url(*endpoint);
         legacy_ = true;
         log(LogLevel::info, "the " + name_ + " speaks the old HTTP+SSE transport (2024-11-05)");
-        spawn(legacy_stream(shared_from_this(), std::move(res), std::move(parser)));
+        spawn(legacy_stream(shared_from_this(), std::move(reader)));
         net::HttpResponse accepted = co_await post(initialize);
         std::string body = co_await accepted.read_all(max_error_body_bytes);
         if (!accepted.ok())
@@ -744,24 +733,17 @@ private:
     }
 
     // The old transport's one stream: every message of the server's; its end ends the connection.
-    static asio::awaitable<void> legacy_stream(std::shared_ptr<Impl> self, net::HttpResponse res, net::SseParser parser)
+    static asio::awaitable<void> legacy_stream(std::shared_ptr<Impl> self, net::SseReader reader)
     {
         std::vector<net::SseEvent> events;
         std::string why = "the server ended its SSE stream";
         try {
-            for (;;) {
-                const std::string_view bytes = co_await res.read_some();
-                if (bytes.empty()) {
-                    parser.finish(events);
-                } else {
-                    parser.feed(bytes, events);
-                }
+            for (bool more = true; more;) {
+                more = co_await reader.read(events);
                 for (net::SseEvent& e : events)
                     if (e.event == "message" && !e.data.empty())
                         self->deliver(std::move(e.data));
                 events.clear();
-                if (bytes.empty())
-                    break;
             }
         } catch (const std::exception& e) {
             why = "its SSE stream broke: " + reason(e);
@@ -804,7 +786,7 @@ private:
     bool legacy_ = false;
     std::string endpoint_;  // the old transport's POST endpoint
     std::deque<std::string> inbox_;
-    std::shared_ptr<Wake> receiver_;
+    std::shared_ptr<Wakeup> receiver_;
     std::uint64_t next_task_ = 0;
     std::map<std::uint64_t, std::shared_ptr<asio::cancellation_signal>> tasks_;
 };

@@ -3,6 +3,7 @@
 // back is counted, and said in one line when the next window's first line comes or the server goes.
 #pragma once
 
+#include <adk/core/clock.hpp>
 #include <adk/core/utf8.hpp>
 
 #include <chrono>
@@ -18,7 +19,7 @@ inline constexpr std::size_t max_log_line_bytes = 4096;
 
 class LogLimiter {
 public:
-    using clock = std::chrono::steady_clock;
+    using clock = adk::Clock;
 
     LogLimiter(std::size_t lines = max_log_lines, clock::duration window = log_window) : lines_(lines), window_(window) {}
 

@@ -1,14 +1,13 @@
 #include <adk/mcp/mcp_toolset.hpp>
 
 #include <adk/auth/credential_service.hpp>
+#include <adk/core/async_mutex.hpp>
 #include <adk/core/json_limits.hpp>
 #include <adk/core/log.hpp>
 #include <adk/core/strands.hpp>
 #include <adk/models/model.hpp>
 #include <adk/net/url.hpp>
 #include <adk/tools/json_schema.hpp>
-
-#include "gate.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -160,7 +159,7 @@ McpToolsetOptions::McpToolsetOptions(HttpServerParams http_) : http(std::move(ht
 class ConnectionSlot {
 public:
     std::shared_ptr<Connection> current;  // under State::mutex
-    detail::Gate gate;                            // one start (or close) at a time
+    AsyncMutex gate;                      // one start (or close) at a time
     std::string asking;                   // the authorization URL its user must visit; under State::mutex
     std::uint64_t last_used = 0;          // under State::mutex
 };
@@ -260,7 +259,7 @@ public:
             co_return c;
         const asio::any_io_executor executor = co_await asio::this_coro::executor;
         co_await slot.gate.lock();
-        detail::GateGuard unlock(slot.gate);
+        AsyncLockGuard unlock(slot.gate);
         if (auto c = alive_connection(slot))
             co_return c;
         std::shared_ptr<Connection> dead;
@@ -314,7 +313,7 @@ private:
     asio::awaitable<void> close_slot(ConnectionSlot& slot)
     {
         co_await slot.gate.lock();
-        detail::GateGuard unlock(slot.gate);
+        AsyncLockGuard unlock(slot.gate);
         std::shared_ptr<Connection> c;
         {
             std::lock_guard lock(mutex);

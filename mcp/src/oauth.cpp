@@ -1,13 +1,14 @@
 #include <adk/mcp/oauth.hpp>
 
 #include <adk/auth/credential_service.hpp>
+#include <adk/core/async_mutex.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 #include <adk/net/sse_parser.hpp>
 #include <adk/net/url.hpp>
 
 #include "ascii.hpp"
-#include "gate.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -164,7 +165,7 @@ public:
     public:
         json::object resource_metadata;
         json::object server_metadata;
-        std::chrono::steady_clock::time_point read_at;
+        adk::Clock::time_point read_at;
     };
 
     explicit Impl(std::chrono::seconds ttl) : metadata_ttl(ttl) {}
@@ -175,7 +176,7 @@ public:
         auto at = servers.find(server);
         if (at == servers.end())
             return std::nullopt;
-        if (std::chrono::steady_clock::now() - at->second.read_at >= metadata_ttl) {
+        if (adk::Clock::now() - at->second.read_at >= metadata_ttl) {
             servers.erase(at);
             return std::nullopt;
         }
@@ -196,7 +197,7 @@ public:
     void keep_client(const std::string& key, json::object client)
     {
         std::lock_guard lock(mutex);
-        keep_bounded(clients, key, std::pair(std::move(client), std::chrono::steady_clock::now()),
+        keep_bounded(clients, key, std::pair(std::move(client), adk::Clock::now()),
                      [](const auto& x) { return x.second; });
     }
     void forget_client(const std::string& key)
@@ -211,7 +212,7 @@ public:
     }
 
     const std::chrono::seconds metadata_ttl;
-    detail::Gate gate;  // one discovery or registration at a time
+    AsyncMutex gate;  // one discovery or registration at a time
 
 private:
     // Kept under `key`; past max_cached entries, the one kept longest ago goes.
@@ -228,7 +229,7 @@ private:
 
     std::mutex mutex;
     std::map<std::string, Discovered> servers;  // by the MCP server's URL
-    std::map<std::string, std::pair<json::object, std::chrono::steady_clock::time_point>> clients;  // client_key
+    std::map<std::string, std::pair<json::object, adk::Clock::time_point>> clients;  // client_key
 };
 
 OAuthServerCache::OAuthServerCache(std::chrono::seconds metadata_ttl) : impl_(std::make_unique<Impl>(metadata_ttl)) {}
@@ -692,7 +693,7 @@ asio::awaitable<std::pair<json::object, json::object>> OAuthClient::discover(con
     OAuthServerCache::Impl::Discovered found;
     found.resource_metadata = *prm;
     found.server_metadata = *meta;
-    found.read_at = std::chrono::steady_clock::now();
+    found.read_at = adk::Clock::now();
     cache.keep_discovered(server_url_, std::move(found));
     co_return std::pair(std::move(*prm), std::move(*meta));
 }
@@ -743,9 +744,9 @@ asio::awaitable<json::object> OAuthClient::registered_client(const json::object&
 asio::awaitable<json::object> OAuthClient::prepare(const BearerChallenge& challenge)
 {
     // Discovery and registration, one at a time among the server's clients: the second user takes the first's.
-    detail::Gate& gate = options_.cache->impl_->gate;
+    AsyncMutex& gate = options_.cache->impl_->gate;
     co_await gate.lock();
-    detail::GateGuard unlock(gate);
+    AsyncLockGuard unlock(gate);
     auto [prm, meta] = co_await discover(challenge);
     const std::string resource = string_member(prm, "resource");
     const std::string authorization_endpoint = string_member(meta, "authorization_endpoint");

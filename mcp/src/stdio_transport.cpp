@@ -491,7 +491,7 @@ private:
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
         // A server that floods its stderr is written at most detail::max_log_lines each detail::log_window.
-        if (stderr_limiter_.admit(std::chrono::steady_clock::now())) {
+        if (stderr_limiter_.admit(adk::Clock::now())) {
             if (std::string held = stderr_limiter_.take_held_back(name_); !held.empty())
                 log(LogLevel::warning, held);
             log(LogLevel::info, name_ + ": " + line);

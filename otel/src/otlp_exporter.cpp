@@ -1,5 +1,6 @@
 #include <adk/otel/otlp_exporter.hpp>
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 #include <adk/net/http_client.hpp>
@@ -12,7 +13,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -38,7 +38,7 @@ public:
         : options(std::move(o)), strand(asio::make_strand(executor)), timer(strand), done(strand),
           client(trace_client_options(options))
     {
-        done.expires_at(asio::steady_timer::time_point::max());
+        done.expires_at(adk::Clock::time_point::max());
     }
 
     // Under the strand: a batch when one is due, the rest waits for the schedule.
@@ -122,7 +122,7 @@ public:
                 impl->flush_asked = true;
             }
             impl->timer.cancel();
-            impl->flushed.expires_at(asio::steady_timer::time_point::max());
+            impl->flushed.expires_at(adk::Clock::time_point::max());
             boost::system::error_code ec;
             asio::awaitable<void> sent = impl->flushed.async_wait(asio::redirect_error(asio::use_awaitable, ec));
             co_await std::move(sent);
@@ -167,9 +167,9 @@ public:
 
     OtlpOptions options;
     asio::strand<asio::any_io_executor> strand;
-    asio::steady_timer timer;    // the schedule
-    asio::steady_timer done;     // cancelled when the loop ends
-    asio::steady_timer flushed{strand};  // cancelled after each batch went
+    adk::Timer timer;    // the schedule
+    adk::Timer done;     // cancelled when the loop ends
+    adk::Timer flushed{strand};  // cancelled after each batch went
     net::HttpClient client;
     asio::cancellation_signal stop_signal;  // cuts an export short at shutdown's deadline
 

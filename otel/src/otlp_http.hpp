@@ -2,12 +2,12 @@
 // answer; and the deadline a shutdown gives its last export.
 #pragma once
 
+#include <adk/core/clock.hpp>
 #include <adk/net/http_client.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -37,7 +37,7 @@ inline net::HttpClientOptions otlp_client_options(const std::string& ca_file, st
 inline asio::awaitable<bool> ended_within(asio::awaitable<void> work, std::chrono::milliseconds deadline)
 {
     using namespace asio::experimental::awaitable_operators;
-    asio::steady_timer limit(co_await asio::this_coro::executor, deadline);
+    adk::Timer limit(co_await asio::this_coro::executor, deadline);
     // Named operands: g++ 12 miscompiles class-type temporaries built inside a co_await expression.
     boost::system::error_code ec;
     asio::awaitable<void> expired = limit.async_wait(asio::redirect_error(asio::use_awaitable, ec));

@@ -1,5 +1,6 @@
 #include <adk/otel/otlp_metric_exporter.hpp>
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 #include <adk/net/http_client.hpp>
@@ -12,7 +13,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -94,7 +94,7 @@ public:
     std::shared_ptr<telemetry::Meter> meter;
     OtlpOptions options;
     asio::strand<asio::any_io_executor> strand;
-    asio::steady_timer timer;
+    adk::Timer timer;
     net::HttpClient client;
     asio::cancellation_signal stop_signal;
     bool stopping = false;  // on the strand

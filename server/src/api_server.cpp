@@ -127,6 +127,16 @@ App::App(std::string name_, std::shared_ptr<Agent> root_agent_, ResumabilityConf
 {
 }
 
+RunnerOptions App::runner_options() const
+{
+    RunnerOptions options;
+    options.app_name = name;
+    options.agent = root_agent;
+    options.resumability = resumability;
+    options.compaction = compaction;
+    return options;
+}
+
 ApiServerOptions::ApiServerOptions()
 {
     http.port = 8000;
@@ -162,15 +172,11 @@ ApiServer::Impl::Impl(asio::any_io_executor executor, std::vector<App> app_list,
                                                     "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
         if (!app.root_agent)
             throw Error(errc::invalid_argument, "the app '" + app.name + "' has no root agent");
-        RunnerOptions runner;
-        runner.app_name = app.name;
-        runner.agent = app.root_agent;
+        RunnerOptions runner = app.runner_options();
         runner.session_service = options.session_service;
         runner.artifact_service = options.artifact_service;
         runner.memory_service = options.memory_service;
         runner.credential_service = options.credential_service;
-        runner.resumability = app.resumability;
-        runner.compaction = app.compaction;
         runner.plugins = options.plugins;
         runner.tracer = tracer;
         runner.single_threaded = options.http.single_threaded;

@@ -257,7 +257,7 @@ void Run::wake_waiting(std::unique_lock<std::mutex>&, bool partial, bool* post)
                 continue;
             }
             f->waiting_ = false;
-            (void)f->wake_.try_send(boost::system::error_code{});
+            f->wake_.notify();
         }
 }
 
@@ -276,13 +276,13 @@ void Run::deliver_waiting()
             if (direct.size < direct.followers.size())
                 direct.followers[direct.size++] = f;
             else
-                (void)f->wake_.try_send(boost::system::error_code{});
+                f->wake_.notify();
         }
     }
     for (std::size_t i = 0; i < direct.size; ++i) {
         Follower* f = direct.followers[i];
         if (!f->direct_->deliver())
-            (void)f->wake_.try_send(boost::system::error_code{});
+            f->wake_.notify();
     }
 }
 
@@ -412,7 +412,7 @@ std::string Run::missed_deltas_message(std::uint64_t count) const
 
 Run::Follower::Follower(std::shared_ptr<Run> run, asio::any_io_executor executor, bool whole_events_only,
                         Direct* direct)
-    : run_(std::move(run)), wake_(std::move(executor), 1), whole_only_(whole_events_only), direct_(direct)
+    : run_(std::move(run)), wake_(std::move(executor)), whole_only_(whole_events_only), direct_(direct)
 {
     std::lock_guard lock(run_->mutex_);
     run_->followers_.push_back(this);
@@ -487,15 +487,15 @@ std::shared_ptr<const std::string> Run::Follower::shared_rendering(const Frame& 
 
 asio::awaitable<void> Run::Follower::wait()
 {
-    if (wake_.try_receive([](boost::system::error_code) {}))
+    if (wake_.try_take())
         co_return;
-    auto [ec] = co_await wake_.async_receive(asio::as_tuple(asio::use_awaitable));
+    auto [ec] = co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
     (void)ec;
 }
 
 void Run::Follower::stop()
 {
-    (void)wake_.try_send(boost::system::error_code{});
+    wake_.notify();
 }
 
 RunRegistry::RunRegistry(asio::any_io_executor executor, RunLimits limits, std::size_t max_runs, bool single_threaded)

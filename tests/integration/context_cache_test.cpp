@@ -4,6 +4,7 @@
 #include <adk/providers/anthropic/anthropic.hpp>
 #include <adk/providers/gemini/gemini.hpp>
 #include <adk/providers/openai/openai.hpp>
+#include <adk/testing/manual_clock.hpp>
 
 #include "support/mock_llm.hpp"
 #include "support/run.hpp"
@@ -225,4 +226,37 @@ TEST_CASE("context cache, OpenAI: its automatic cache is reported as cachedConte
     REQUIRE(answer.usage_metadata);
     CHECK(answer.usage_metadata->prompt_token_count == 2006);
     CHECK(answer.usage_metadata->cached_content_token_count == 1920);
+}
+
+TEST_CASE("context cache, Gemini: a cache in use is refreshed past half its TTL, and made anew near its end",
+          "[context_cache]")
+{
+    adk::testing::ManualClock clock;  // the runtime's time, moved by the test (mock-llm keeps the real one)
+    adk::ContextCacheConfig config;
+    config.ttl_seconds = 600;
+    config.cache_intervals = 10;
+    Chat chat(config);
+    using std::chrono::seconds;
+    chat.send("a");  // made: 600 s left
+    clock.advance(seconds(200));
+    chat.send("b");  // 400 s left: used as it is
+    CHECK(chat.cache_calls() == std::vector<std::string>{"POST /v1beta/cachedContents"});
+    clock.advance(seconds(150));
+    chat.send("c");  // 250 s left, under half: its TTL is set again, 600 s from now
+    CHECK(chat.cache_calls() == std::vector<std::string>{"POST /v1beta/cachedContents",
+                                                         "PATCH /v1beta/cachedContents/1"});
+    clock.advance(seconds(450));
+    chat.send("d");  // 150 s left: refreshed again
+    clock.advance(seconds(570));
+    chat.send("e");  // 30 s left, within the last minute: a request naming it could fail, so it is made anew
+    CHECK(chat.cache_calls() == std::vector<std::string>{"POST /v1beta/cachedContents",
+                                                         "PATCH /v1beta/cachedContents/1",
+                                                         "PATCH /v1beta/cachedContents/1",
+                                                         "DELETE /v1beta/cachedContents/1",
+                                                         "POST /v1beta/cachedContents"});
+    const std::vector<json::object> sent = chat.generates();
+    REQUIRE(sent.size() == 5);
+    CHECK(sent[3].at("cachedContent") == "cachedContents/1");
+    CHECK(sent[4].at("cachedContent") == "cachedContents/2");
+    adk::test::run(chat.ioc, chat.runner->close());
 }

@@ -5,6 +5,7 @@
 #include <adk/core/stream.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/net/http_stats.hpp>
+#include <adk/net/sse_reader.hpp>
 
 #include "server.hpp"
 #include "support/run.hpp"
@@ -1072,4 +1073,66 @@ TEST_CASE("HTTP: one client on an io_context of four threads without strands: bo
     CHECK(timed_out == coroutines / 3);
     CHECK(whole + aborted == 2 * coroutines / 3);
     CHECK(aborted > 0);
+}
+
+TEST_CASE("SSE: SseReader gives every event of a body that arrives in pieces, the last without its blank line",
+          "[http][sse]")
+{
+    asio::io_context ioc;
+    const std::string body = ": keep-alive\n\ndata: one\n\nevent: x\ndata: two\ndata: 2\n\nid: 7\ndata: three";
+    auto options = replay(body);
+    options.split_bytes = 5;
+    Server server(ioc.get_executor(), options);
+    server.start();
+    HttpClient client;
+    std::vector<adk::net::SseEvent> got;
+    int reads = 0, empty_reads = 0;
+    bool read_after_end = true;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        adk::net::SseReader reader(std::move(res));
+        std::vector<adk::net::SseEvent> events;
+        for (bool more = true; more;) {
+            more = co_await reader.read(events);
+            ++reads;
+            if (events.empty())
+                ++empty_reads;
+            for (auto& e : events)
+                got.push_back(std::move(e));
+            events.clear();
+        }
+        read_after_end = co_await reader.read(events);
+        server.stop();
+    }());
+    REQUIRE(got.size() == 3);
+    CHECK(got[0] == adk::net::SseEvent("message", "one"));
+    CHECK(got[1] == adk::net::SseEvent("x", "two\n2"));
+    CHECK(got[2].data == "three");  // finished at the end of the body
+    CHECK(got[2].id == "7");
+    CHECK(reads > 3);        // one read at a time, as the pieces came
+    CHECK(empty_reads > 0);  // the keep-alive and the halves of events complete nothing
+    CHECK(!read_after_end);
+}
+
+TEST_CASE("SSE: SseReader refuses an event over its bound with bad_response", "[http][sse]")
+{
+    asio::io_context ioc;
+    Server server(ioc.get_executor(), replay("data: " + std::string(5000, 'x') + "\n\n"));
+    server.start();
+    HttpClient client;
+    std::optional<boost::system::error_code> failure;
+    run(ioc, [&]() -> asio::awaitable<void> {
+        HttpResponse res = co_await client.send(post(server.base_url() + "/"));
+        adk::net::SseReader reader(std::move(res), 1000);
+        std::vector<adk::net::SseEvent> events;
+        try {
+            while (co_await reader.read(events))
+                events.clear();
+        } catch (const adk::Error& e) {
+            failure = e.code();
+        }
+        server.stop();
+    }());
+    REQUIRE(failure);
+    CHECK(*failure == make_error_code(adk::errc::bad_response));
 }

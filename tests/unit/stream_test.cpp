@@ -5,7 +5,6 @@
 
 #include "support/run.hpp"
 
-#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -297,37 +296,6 @@ TEST_CASE("cancelling the coroutine that awaits next() stops the producer", "[st
     CHECK(*sleeper.outcome == 1);
 }
 
-TEST_CASE("an item emitted while the consumer waits in next() reaches it before the emit returns, on one thread",
-          "[stream]")
-{
-    // The producer on the io_context itself, or on a strand of it (as an invocation's producer is).
-    const bool on_strand = GENERATE(false, true);
-    asio::io_context ioc;
-    asio::any_io_executor ex = ioc.get_executor();
-    if (on_strand)
-        ex = asio::make_strand(ioc);
-    int seen = -1;
-    bool waiting = false;
-    std::vector<int> behind;  // how far behind the producer the consumer was when each emit returned
-    auto producer = [&](adk::Sink<int> sink) -> asio::awaitable<void> {
-        auto here = co_await asio::this_coro::executor;
-        while (!waiting)
-            co_await asio::post(here, asio::use_awaitable);
-        for (int i = 0; i < 100; ++i) {
-            co_await sink.emit(i);
-            behind.push_back(i - seen);
-        }
-    };
-    auto stream = adk::spawn_stream<int>(ex, producer, 8);
-    run(ioc, [&]() -> asio::awaitable<void> {
-        waiting = true;
-        while (auto v = co_await stream.next())
-            seen = *v;
-    }());
-    CHECK(behind == std::vector<int>(100, 0));
-    CHECK(seen == 99);
-}
-
 TEST_CASE("a stream of capacity 0 hands each item from its producer to its consumer, in order", "[stream]")
 {
     asio::io_context ioc;
@@ -436,45 +404,6 @@ TEST_CASE("destroying an io_context frees the coroutines that wait on a stream, 
     }
     CHECK(consumer_frame.expired());
     CHECK(producer_frame.expired());
-}
-
-TEST_CASE("a wait for an item keeps its io_context running when that is not its producer's", "[stream]")
-{
-    // A wait on the producer's context counts on the producer's coroutine to keep that context running (co_spawn's
-    // work); one on another context keeps its own running. (A coroutine that waits keeps its context running
-    // itself, so the queue is awaited here with a plain handler.)
-    asio::io_context producer_context;
-    asio::io_context consumer_context;
-    auto queue = std::make_shared<adk::detail::StreamQueue<int>>(producer_context.get_executor(), 4);
-    int got = 0;
-    queue->async_receive(queue, asio::bind_executor(consumer_context,
-                                                    [&](boost::system::error_code ec, std::unique_ptr<int> item) {
-                                                        got = !ec && item ? *item : -1;
-                                                    }));
-    consumer_context.poll();
-    CHECK(!consumer_context.stopped());  // with no work of its own, poll() would have stopped it
-    auto item = std::make_unique<int>(7);
-    CHECK(queue->try_send(item));  // from a thread that does not run consumer_context: queued to it
-    CHECK(got == 0);
-    consumer_context.run();
-    CHECK(got == 7);
-}
-
-TEST_CASE("what a consumer's completion throws when it runs inside the emit leaves the emit, and run() throws it",
-          "[stream]")
-{
-    asio::io_context ioc;
-    auto queue = std::make_shared<adk::detail::StreamQueue<int>>(ioc.get_executor(), 4);
-    queue->async_receive(queue, [](boost::system::error_code, std::unique_ptr<int>) {
-        throw std::runtime_error("thrown by the consumer's completion");
-    });
-    bool sent = false;
-    asio::post(ioc, [&] {
-        auto item = std::make_unique<int>(1);
-        sent = queue->try_send(item);
-    });
-    CHECK_THROWS_WITH(ioc.run(), "thrown by the consumer's completion");
-    CHECK(sent);
 }
 
 TEST_CASE("a Canceller stops the producer from another thread and next() throws errc::cancelled", "[stream][threads]")

@@ -1,9 +1,9 @@
 #include "node_runner.hpp"
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -76,7 +76,7 @@ asio::awaitable<json::value> attempt_once(Node& node, NodeContext& nc, const jso
     if (timeout.count() == 0)
         co_return co_await node.run(nc, input);
     using namespace asio::experimental::awaitable_operators;
-    asio::steady_timer timer(co_await asio::this_coro::executor, timeout);
+    adk::Timer timer(co_await asio::this_coro::executor, timeout);
     auto result = co_await (node.run(nc, input) || timer.async_wait(asio::use_awaitable));
     if (result.index() == 1)
         throw Error(errc::timed_out, "node '" + node.name() + "' did not finish within its timeout of " +
@@ -147,7 +147,7 @@ asio::awaitable<NodeResult> run_node(Node& node, InvocationContext node_ctx, Eve
             result.paused = true;
             co_return result;
         }
-        asio::steady_timer timer(co_await asio::this_coro::executor, node.options().retry->delay_after(attempt, unit_random()));
+        adk::Timer timer(co_await asio::this_coro::executor, node.options().retry->delay_after(attempt, unit_random()));
         co_await timer.async_wait(asio::use_awaitable);
     }
 }

@@ -1,13 +1,13 @@
 #include "scheduler.hpp"
 #include "node_runner.hpp"
 
+#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -290,7 +290,7 @@ private:
     std::vector<Slot> slots_;
     std::deque<Trigger> triggers_;
     std::size_t running_ = 0;
-    asio::experimental::channel<void(boost::system::error_code, Done)> done_;
+    ConcurrentChannel<void(boost::system::error_code, Done)> done_;  // nodes that ended, from their coroutines
     std::vector<std::string> owners_;
 };
 

@@ -33,6 +33,7 @@
 #include <adk/sessions/session_service.hpp>
 #include <adk/sessions/state.hpp>
 #include <adk/telemetry/tracer.hpp>
+#include <adk/testing/manual_clock.hpp>
 #include <adk/testing/scripted_model.hpp>
 #include <adk/tools/agent_tool.hpp>
 #include <adk/tools/builtin_tools.hpp>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <adk/agents/invocation_context.hpp>
+#include <adk/core/async_mutex.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <any>
@@ -17,7 +18,6 @@ namespace adk {
 
 namespace detail {
 
-class CommitOrder;
 class RunState;
 
 class Invocation {
@@ -59,7 +59,9 @@ public:
     std::unique_ptr<RunState> run_state;
 
 private:
-    std::unique_ptr<CommitOrder> commit_order_;
+    asio::awaitable<void> wait_commit_turn();
+
+    AsyncMutex commit_order_;  // one commit at a time
 };
 
 }  // namespace detail

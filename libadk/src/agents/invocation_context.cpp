@@ -1,13 +1,9 @@
 #include <adk/agents/agent.hpp>
 #include <adk/agents/invocation_context.hpp>
-#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/stream.hpp>
 #include <adk/sessions/session_service.hpp>
-
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <utility>
 
@@ -17,43 +13,6 @@
 namespace adk {
 
 namespace detail {
-
-// One commit at a time, from any thread: a lock that a coroutine awaits without blocking its thread. A
-// channel with room for one message: sending takes the lock (waiting while it is held, first come first
-// served), receiving gives it back.
-class CommitOrder {
-public:
-    explicit CommitOrder(const asio::any_io_executor& ex) : channel_(ex, 1) {}
-
-    class Turn {
-    public:
-        explicit Turn(CommitOrder& order) : order_(&order) {}
-        Turn(const Turn&) = delete;
-        Turn& operator=(const Turn&) = delete;
-        ~Turn() { order_->channel_.try_receive([](boost::system::error_code) {}); }
-
-    private:
-        CommitOrder* order_;
-    };
-
-    // Not a coroutine when the lock is free (the usual case: one branch).
-    asio::awaitable<void> wait_turn()
-    {
-        if (channel_.try_send(boost::system::error_code{}))
-            return ready();
-        return wait();
-    }
-
-private:
-    asio::awaitable<void> wait()
-    {
-        auto [ec] = co_await channel_.async_send(boost::system::error_code{}, asio::as_tuple(asio::use_awaitable));
-        if (ec)
-            throw Error(ec, "waiting to store an event was cancelled");
-    }
-
-    ConcurrentChannel<void(boost::system::error_code)> channel_;
-};
 
 Invocation::Invocation(InvocationOptions options_) : options(std::move(options_))
 {
@@ -65,7 +24,6 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
                                             "a strand of your io_context");
     if (options.invocation_id.empty())
         options.invocation_id = new_invocation_id();
-    commit_order_ = std::make_unique<CommitOrder>(options.executor);
     if (options.tracer && options.tracer->recording())
         span_owner = std::make_shared<const telemetry::SpanOwner>(telemetry::SpanOwner{
             options.app_name, options.user_id, options.session.id, options.invocation_id});
@@ -87,12 +45,23 @@ Invocation::Invocation(InvocationOptions options_) : options(std::move(options_)
 
 Invocation::~Invocation() = default;
 
+asio::awaitable<void> Invocation::wait_commit_turn()
+{
+    try {
+        co_await commit_order_.lock();
+    } catch (const boost::system::system_error& e) {
+        throw Error(e.code(), "waiting to store an event was cancelled");
+    }
+}
+
 asio::awaitable<std::shared_ptr<const Event>> Invocation::commit(Event& event)
 {
     if (event.content)
         check_inline_data(*event.content);
-    co_await commit_order_->wait_turn();
-    CommitOrder::Turn turn(*commit_order_);
+    // One commit at a time (parallel branches commit from their own strands); not a wait when the lock is free.
+    if (!commit_order_.try_lock())
+        co_await wait_commit_turn();
+    AsyncLockGuard turn(commit_order_);
     co_await options.session_service->append_event(options.session, event, session_mutex);
     if (event.partial)
         co_return nullptr;

@@ -1,7 +1,7 @@
 #include "compactor.hpp"
 
-#include <adk/core/channel.hpp>
 #include <adk/core/log.hpp>
+#include <adk/core/wakeup.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -12,8 +12,8 @@ namespace adk::detail {
 
 class Compactor::Waiter {
 public:
-    explicit Waiter(const asio::any_io_executor& executor) : wake(executor, 1) {}
-    ConcurrentChannel<void(boost::system::error_code)> wake;
+    explicit Waiter(const asio::any_io_executor& executor) : wake(executor) {}
+    Wakeup wake;
 };
 
 namespace {
@@ -121,7 +121,7 @@ std::string Compactor::finished(const std::string& session, bool unless_asked)
             waiters = std::move(idle_waiters_);
     }
     for (const auto& w : waiters)
-        w->wake.try_send(boost::system::error_code{});
+        w->wake.notify();
     return {};
 }
 
@@ -134,7 +134,7 @@ asio::awaitable<void> Compactor::idle()
             co_return;
         idle_waiters_.push_back(waiter);
     }
-    co_await waiter->wake.async_receive(asio::use_awaitable);
+    co_await waiter->wake.async_wait(asio::use_awaitable);
 }
 
 }  // namespace adk::detail

@@ -1,7 +1,6 @@
 #include <adk/core/content.hpp>
 #include <adk/core/error.hpp>
-
-#include "json_fields.hpp"
+#include <adk/core/json_fields.hpp>
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -10,11 +9,11 @@
 
 namespace adk {
 
-using detail::FieldReader;
-using detail::put;
-using detail::put_extra;
-using detail::put_nonempty;
-using detail::put_true;
+using json_fields::FieldReader;
+using json_fields::put;
+using json_fields::put_extra;
+using json_fields::put_nonempty;
+using json_fields::put_true;
 
 Blob::Blob(std::string mime_type_, std::string data_) : mime_type(std::move(mime_type_)), data(std::move(data_)) {}
 FileData::FileData(std::string mime_type_, std::string file_uri_)
@@ -139,7 +138,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Blob& v)
     check_inline_size(v.data.size());  // a Blob filled in place (inline_data.emplace) is checked here
     json::object o(out.storage());
     put_nonempty(o, "mimeType", v.mime_type);
-    o.emplace("data", detail::base64_encode(v.data));
+    o.emplace("data", json_fields::base64_encode(v.data));
     put(o, "displayName", v.display_name);
     put_extra(o, v.extra);
     out = std::move(o);
@@ -199,7 +198,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Part& v)
     put(o, "text", v.text);
     put_true(o, "thought", v.thought);
     if (v.thought_signature)
-        o.emplace("thoughtSignature", detail::base64_encode(*v.thought_signature));
+        o.emplace("thoughtSignature", json_fields::base64_encode(*v.thought_signature));
     if (v.inline_data)
         o.emplace("inlineData", json::value_from(*v.inline_data, o.storage()));
     if (v.file_data)
@@ -243,7 +242,7 @@ Blob tag_invoke(const json::value_to_tag<Blob>&, const json::value& v)
         while (!text.empty() && text.back() == '=')
             text.remove_suffix(1);
         check_inline_size(text.size() / 4 * 3 + (text.size() % 4 > 1 ? text.size() % 4 - 1 : 0));
-        b.data = detail::base64_decode(*data, "inlineData.data");
+        b.data = json_fields::base64_decode(*data, "inlineData.data");
         check_inline_size(b.data.size());
     }
     b.display_name = r.string("displayName");
@@ -311,7 +310,7 @@ Part tag_invoke(const json::value_to_tag<Part>&, const json::value& v)
     p.text = r.string("text");
     p.thought = r.boolean("thought").value_or(false);
     if (auto sig = r.string("thoughtSignature"))
-        p.thought_signature = detail::base64_decode(*sig, "Part.thoughtSignature");
+        p.thought_signature = json_fields::base64_decode(*sig, "Part.thoughtSignature");
     if (r.unread() == 0)
         return p;  // the usual text part: the rarer members below are absent
     if (auto* x = r.find("inlineData"))

@@ -1,7 +1,6 @@
 #include <adk/core/error.hpp>
 #include <adk/core/event.hpp>
-
-#include "json_fields.hpp"
+#include <adk/core/json_fields.hpp>
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/value_from.hpp>
@@ -12,11 +11,11 @@
 
 namespace adk {
 
-using detail::FieldReader;
-using detail::put;
-using detail::put_extra;
-using detail::put_nonempty;
-using detail::put_true;
+using json_fields::FieldReader;
+using json_fields::put;
+using json_fields::put_extra;
+using json_fields::put_nonempty;
+using json_fields::put_true;
 
 std::int64_t total_tokens(const UsageMetadata& usage)
 {
@@ -240,7 +239,7 @@ json::value read_route(FieldReader& r, const json::value& v)
         fits = std::all_of(list->begin(), list->end(), key);
     if (!fits)
         r.fail("route", "a string, a number, a boolean, or an array of them");
-    detail::check_finite(v, "actions.route");
+    json_fields::check_finite(v, "actions.route");
     return v;
 }
 
@@ -328,7 +327,7 @@ Event tag_invoke(const json::value_to_tag<Event>&, const json::value& v)
     if (const json::value* node = r.find("nodeInfo"))
         e.node_info = json::value_to<NodeInfo>(*node);
     if (const json::value* output = r.find("output")) {
-        detail::check_finite(*output, "output");
+        json_fields::check_finite(*output, "output");
         e.output = *output;
     }
     e.isolation_scope = r.string("isolationScope");

@@ -1,4 +1,4 @@
-#include "json_fields.hpp"
+#include <adk/core/json_fields.hpp>
 
 #include <adk/core/error.hpp>
 
@@ -6,7 +6,7 @@
 #include <array>
 #include <cmath>
 
-namespace adk::detail {
+namespace adk::json_fields {
 
 std::string snake_case(std::string_view camel)
 {
@@ -313,4 +313,4 @@ std::string base64_decode(std::string_view text, std::string_view what)
     return out;
 }
 
-}  // namespace adk::detail
+}  // namespace adk::json_fields

@@ -6,11 +6,11 @@
 #include "../telemetry/genai_spans.hpp"
 #include "../telemetry/span_errors.hpp"
 
+#include <adk/core/clock.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/workers.hpp>
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -38,7 +38,7 @@ asio::awaitable<json::value> run_within_timeout(const LlmAgentConfig& cfg, Tool&
     if (!timeout)
         co_return co_await tool.run(tc, std::move(args));
     using namespace asio::experimental::awaitable_operators;
-    asio::steady_timer timer(co_await asio::this_coro::executor, *timeout);
+    adk::Timer timer(co_await asio::this_coro::executor, *timeout);
     // Named operands: g++ 12 miscompiles class-type temporaries built inside a co_await expression.
     asio::awaitable<json::value> run = tool.run(tc, std::move(args));
     asio::awaitable<void> expire = timer.async_wait(asio::use_awaitable);

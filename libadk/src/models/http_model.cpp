@@ -1,5 +1,7 @@
 #include <adk/models/http_model.hpp>
 
+#include <adk/net/sse_reader.hpp>
+
 namespace adk {
 
 HttpModel::HttpModel(std::string name, std::shared_ptr<const WireFormat> format, std::shared_ptr<net::HttpClient> http,
@@ -18,8 +20,8 @@ class ResponseSource final : public StreamSource<LlmResponse> {
 public:
     ResponseSource(std::shared_ptr<const WireFormat> format, bool stream, net::HttpResponse response,
                    const ResponseLimits& limits)
-        : format_(std::move(format)), stream_(stream), response_(std::move(response)), limits_(limits),
-          parser_(limits.max_event_bytes)
+        : format_(std::move(format)), stream_(stream), reader_(std::move(response), limits.max_event_bytes),
+          limits_(limits)
     {
     }
 
@@ -29,28 +31,23 @@ public:
         while (next_ == out_.size() && !end_) {
             out_.clear();
             next_ = 0;
-            if (!stream_ || !response_.ok()) {
+            if (!stream_ || !reader_.response().ok()) {
                 co_await read_whole_body();
                 continue;
             }
             if (!decoder_)
                 decoder_ = format_->stream_decoder(limits_);
-            std::string_view bytes = co_await response_.read_some();
-            end_ = bytes.empty();
             Decoding decoding(*decoder_, out_);
+            end_ = !(co_await reader_.read(decoding));
             if (end_)
-                parser_.finish(decoding);
-            else
-                parser_.feed(bytes, decoding);
-            if (end_)
-                decoder_->finish(parser_.unparsed(), out_);
+                decoder_->finish(reader_.unparsed(), out_);
         }
         if (next_ < out_.size())
             item = std::make_unique<LlmResponse>(std::move(out_[next_++]));
     }
 
     // Stream::cancel or a Canceller, from any thread: the read under way fails at once.
-    void abort() noexcept override { response_.abort(); }
+    void abort() noexcept override { reader_.response().abort(); }
 
 private:
     // Decodes each event as the parser dispatches it.
@@ -68,20 +65,20 @@ private:
     asio::awaitable<void> read_whole_body()
     {
         end_ = true;
-        if (!response_.ok()) {
-            const std::string body = co_await response_.read_all(std::size_t{1} << 20);
-            out_.push_back(format_->decode_error(response_.status(), body));
+        net::HttpResponse& response = reader_.response();
+        if (!response.ok()) {
+            const std::string body = co_await response.read_all(std::size_t{1} << 20);
+            out_.push_back(format_->decode_error(response.status(), body));
             co_return;
         }
-        const std::string body = co_await response_.read_all(limits_.max_answer_bytes);
+        const std::string body = co_await response.read_all(limits_.max_answer_bytes);
         out_.push_back(format_->decode(body));
     }
 
     std::shared_ptr<const WireFormat> format_;
     bool stream_;
-    net::HttpResponse response_;
+    net::SseReader reader_;  // the response, read as events when it streams
     ResponseLimits limits_;
-    net::SseParser parser_;
     std::unique_ptr<WireFormat::StreamDecoder> decoder_;
     std::vector<LlmResponse> out_;  // decoded, handed out from next_
     std::size_t next_ = 0;

@@ -5,11 +5,12 @@
 // io_contexts against one client. Connections are keyed by client and origin.
 #include <adk/net/http_client.hpp>
 
+#include <adk/core/clock.hpp>
+#include <adk/core/json_fields.hpp>  // base64_encode
 #include <adk/core/log.hpp>
 #include <adk/net/http_stats.hpp>
 #include <adk/net/url.hpp>
 
-#include "../core/json_fields.hpp"  // base64_encode
 #include "../core/printable.hpp"
 #include "direct_write.hpp"
 #include "tls_socket.hpp"
@@ -19,7 +20,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
@@ -51,7 +51,6 @@ namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
-using std::chrono::steady_clock;
 
 namespace detail {
 namespace {
@@ -120,7 +119,7 @@ public:
     std::variant<beast::tcp_stream, TlsSocket> stream;
     beast::flat_buffer buffer;
     bool more_to_read = false;  // the last read filled its room: the next reads before it waits (read_more)
-    steady_clock::time_point idle_since;
+    Clock::time_point idle_since;
 };
 
 namespace {
@@ -132,7 +131,7 @@ public:
 
     explicit IdleConnections(asio::execution_context& ctx) : service(ctx) {}
 
-    std::unique_ptr<Connection> take(std::uint64_t client, const std::string& origin, steady_clock::duration max_idle)
+    std::unique_ptr<Connection> take(std::uint64_t client, const std::string& origin, Clock::duration max_idle)
     {
         std::lock_guard lock(mutex_);
         auto it = idle_.find({client, origin});
@@ -141,7 +140,7 @@ public:
         auto& list = it->second;
         // Oldest first: drop the ones idle too long, then take the most recent, the least likely to have been
         // closed by the server.
-        const auto now = steady_clock::now();
+        const auto now = Clock::now();
         while (!list.empty() && now - list.front()->idle_since > max_idle)
             list.pop_front();
         if (list.empty())
@@ -154,7 +153,7 @@ public:
     void put(std::uint64_t client, std::unique_ptr<Connection> c, std::size_t max_per_origin)
     {
         std::lock_guard lock(mutex_);
-        c->idle_since = steady_clock::now();
+        c->idle_since = Clock::now();
         auto& list = idle_[{client, c->origin}];
         list.push_back(std::move(c));
         while (list.size() > max_per_origin)
@@ -249,14 +248,14 @@ public:
         constexpr std::chrono::milliseconds century = std::chrono::hours(24 * 365 * 100);
         std::lock_guard lock(mutex_);
         idle_timeout_ = std::min(idle_timeout, century);
-        deadline_ = steady_clock::now() + std::min(body_timeout, century);
+        deadline_ = Clock::now() + std::min(body_timeout, century);
     }
 
     void read_starts()
     {
         std::lock_guard lock(mutex_);
         reading_ = true;
-        read_since_ = steady_clock::now();
+        read_since_ = Clock::now();
         if (!armed_ && fd_ >= 0)
             arm(std::min(read_since_ + idle_timeout_, deadline_));
     }
@@ -291,7 +290,7 @@ public:
     }
 
 private:
-    void arm(steady_clock::time_point due)
+    void arm(Clock::time_point due)
     {
         armed_ = true;
         timer_.expires_at(due);
@@ -307,7 +306,7 @@ private:
         armed_ = false;
         if (!reading_ || fd_ < 0)
             return;  // the next read arms the timer again
-        const auto now = steady_clock::now();
+        const auto now = Clock::now();
         if (now >= deadline_) {
             stop(Stop::too_long);
             return;
@@ -331,11 +330,11 @@ private:
     }
 
     mutable std::mutex mutex_;
-    asio::steady_timer timer_;  // on the socket's executor, whose io_context runs while the body is read
+    adk::Timer timer_;  // on the socket's executor, whose io_context runs while the body is read
     tcp::socket::native_handle_type fd_;
-    steady_clock::duration idle_timeout_ = std::chrono::hours(24);  // until start()
-    steady_clock::time_point deadline_ = steady_clock::now() + std::chrono::hours(24);
-    steady_clock::time_point read_since_;
+    Clock::duration idle_timeout_ = std::chrono::hours(24);  // until start()
+    Clock::time_point deadline_ = Clock::now() + std::chrono::hours(24);
+    Clock::time_point read_since_;
     bool reading_ = false;
     bool armed_ = false;
     Stop stopped_ = Stop::none;
@@ -688,7 +687,7 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
         req.set(http::field::user_agent, opts.user_agent);
         if (!proxy->userinfo.empty())
             req.set(http::field::proxy_authorization,
-                    "Basic " + adk::detail::base64_encode(percent_decode(proxy->userinfo)));
+                    "Basic " + adk::json_fields::base64_encode(percent_decode(proxy->userinfo)));
         auto [wec, wn] = co_await http::async_write(tcp_stream, req, use_tuple);
         (void)wn;
         beast::flat_buffer buffer;
@@ -843,7 +842,7 @@ double unit_random()
 
 asio::awaitable<void> wait(std::chrono::milliseconds delay, const std::string& what)
 {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
+    adk::Timer timer(co_await asio::this_coro::executor);
     timer.expires_after(delay);
     auto [ec] = co_await timer.async_wait(use_tuple);
     if (ec)

@@ -4,6 +4,7 @@
 // unit (about 350 s under ASan and UBSan on two busy cores), and two compile side by side.
 #pragma once
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/net/http_server.hpp>
 
@@ -11,7 +12,6 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
 #include <algorithm>
@@ -122,7 +122,7 @@ public:
     Handler handler;
     HeadCheck head_check;
     asio::ip::tcp::acceptor acceptor;
-    asio::steady_timer room;  // on the acceptor's executor: the accept loop's waits
+    adk::Timer room;  // on the acceptor's executor: the accept loop's waits
     std::atomic<bool> waiting_for_room{false};
     asio::ssl::context tls;
     unsigned short port = 0;

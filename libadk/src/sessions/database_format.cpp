@@ -1,8 +1,8 @@
-#include <adk/core/json_limits.hpp>
 #include <adk/core/error.hpp>
+#include <adk/core/json_fields.hpp>
+#include <adk/core/json_limits.hpp>
 #include <adk/sessions/database_format.hpp>
 
-#include "../core/json_fields.hpp"
 #include "../core/printable.hpp"
 
 #include <boost/json/monotonic_resource.hpp>
@@ -119,7 +119,7 @@ void check_key_lengths(const SessionKey& key)
 void event_to_snake_case(json::value& event)
 {
     std::string path;
-    convert(event, path, detail::snake_case, has_upper, preserved_camel);
+    convert(event, path, json_fields::snake_case, has_upper, preserved_camel);
 }
 
 void event_to_camel_case(json::value& event)

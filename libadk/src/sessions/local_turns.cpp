@@ -2,22 +2,25 @@
 
 #include <adk/core/error.hpp>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
-#include <algorithm>
-
 namespace adk::detail {
 
 class LocalTurns::Held final : public SessionTurn::Holder {
 public:
-    Held(std::shared_ptr<LocalTurns> turns, std::string name) : turns_(std::move(turns)), name_(std::move(name)) {}
-    ~Held() override { turns_->release(name_); }
+    Held(std::shared_ptr<LocalTurns> turns, std::string name, std::shared_ptr<AsyncMutex> line)
+        : turns_(std::move(turns)), name_(std::move(name)), line_(std::move(line))
+    {
+    }
+    ~Held() override
+    {
+        line_->unlock();
+        line_.reset();
+        turns_->forget(name_);
+    }
 
 private:
     std::shared_ptr<LocalTurns> turns_;
     std::string name_;
+    std::shared_ptr<AsyncMutex> line_;
 };
 
 namespace {
@@ -37,51 +40,43 @@ std::string line_name(const SessionKey& key)
 asio::awaitable<SessionTurn> LocalTurns::take(SessionKey key)
 {
     std::string name = line_name(key);
-    auto ex = co_await asio::this_coro::executor;  // does not suspend
-    std::shared_ptr<Waiter> waiter;
-    {
-        std::lock_guard lock(mutex_);
-        auto [line, free] = lines_.try_emplace(name);
-        if (!free) {
-            waiter = std::make_shared<Waiter>(ex);
-            line->second.push_back(waiter);
+    std::shared_ptr<AsyncMutex> held = line(name);
+    if (!held->try_lock()) {
+        bool cancelled = false;
+        try {
+            co_await held->lock();
+        } catch (const boost::system::system_error&) {
+            cancelled = true;
         }
-    }
-    if (waiter) {
-        auto [ec] = co_await waiter->channel.async_receive(asio::as_tuple(asio::use_awaitable));
-        if (ec) {
-            bool granted = false;
-            {
-                std::lock_guard lock(mutex_);
-                granted = waiter->granted;
-                if (!granted)
-                    std::erase(lines_[name], waiter);
-            }
-            if (granted)  // handed over as the wait was given up: pass it on
-                release(name);
+        if (cancelled) {
+            held.reset();
+            forget(name);
             throw Error(errc::cancelled, "waiting for the turn of " + key.describe() +
                                              " (another invocation of it was running) was cancelled");
         }
     }
-    SessionTurn turn(std::make_unique<Held>(shared_from_this(), std::move(name)));
+    SessionTurn turn(std::make_unique<Held>(shared_from_this(), std::move(name), std::move(held)));
     co_return turn;
 }
 
-void LocalTurns::release(const std::string& name)
+std::shared_ptr<AsyncMutex> LocalTurns::line(const std::string& name)
 {
-    std::shared_ptr<Waiter> next;
-    {
-        std::lock_guard lock(mutex_);
-        auto line = lines_.find(name);
-        if (line->second.empty()) {
-            lines_.erase(line);
-            return;
-        }
-        next = std::move(line->second.front());
-        line->second.erase(line->second.begin());
-        next->granted = true;
-    }
-    next->channel.try_send(boost::system::error_code{});
+    std::lock_guard lock(mutex_);
+    std::weak_ptr<AsyncMutex>& entry = lines_[name];
+    std::shared_ptr<AsyncMutex> existing = entry.lock();
+    if (existing)
+        return existing;
+    auto made = std::make_shared<AsyncMutex>();
+    entry = made;
+    return made;
+}
+
+void LocalTurns::forget(const std::string& name)
+{
+    std::lock_guard lock(mutex_);
+    auto it = lines_.find(name);
+    if (it != lines_.end() && it->second.expired())
+        lines_.erase(it);
 }
 
 }  // namespace adk::detail

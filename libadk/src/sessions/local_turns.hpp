@@ -1,17 +1,15 @@
-// LocalTurns: the turns of a service's sessions among the invocations of this process (SessionTurn). A line
-// exists while a session's turn is held: taking a free turn only records the line, with no waiting
-// machinery. Who comes while it is held waits on a channel of its own, first come first served; giving the
-// turn back hands it to the first waiter, or forgets the line when nobody waits.
+// LocalTurns: the turns of a service's sessions among the invocations of this process (SessionTurn). A session's
+// line is an AsyncMutex that exists while its turn is held or awaited (the map keeps it weakly); who comes while
+// it is held waits in it, first come first served.
 #pragma once
 
-#include <adk/core/channel.hpp>
+#include <adk/core/async_mutex.hpp>
 #include <adk/sessions/session_service.hpp>
 
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <vector>
 
 namespace adk::detail {
 
@@ -20,20 +18,15 @@ public:
     asio::awaitable<SessionTurn> take(SessionKey key);
 
 private:
-    class Waiter {
-    public:
-        explicit Waiter(const asio::any_io_executor& ex) : channel(ex, 1) {}
-
-        ConcurrentChannel<void(boost::system::error_code)> channel;
-        bool granted = false;  // guarded by LocalTurns::mutex_
-    };
     class Held;
 
-    // Hands the turn of the line to its first waiter, or forgets the line.
-    void release(const std::string& name);
+    // The line of `name`: the one in use, or a new one.
+    std::shared_ptr<AsyncMutex> line(const std::string& name);
+    // Forgets the line of `name` once nobody holds or awaits it.
+    void forget(const std::string& name);
 
     std::mutex mutex_;
-    std::unordered_map<std::string, std::vector<std::shared_ptr<Waiter>>> lines_;  // held turn -> its waiters
+    std::unordered_map<std::string, std::weak_ptr<AsyncMutex>> lines_;
 };
 
 }  // namespace adk::detail

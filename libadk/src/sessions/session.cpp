@@ -1,7 +1,6 @@
 #include <adk/core/error.hpp>
+#include <adk/core/json_fields.hpp>
 #include <adk/sessions/session.hpp>
-
-#include "../core/json_fields.hpp"
 
 #include <boost/json/value_from.hpp>
 #include <boost/json/value_to.hpp>
@@ -82,7 +81,7 @@ void tag_invoke(const json::value_from_tag&, json::value& out, const Session& v)
 
 Session tag_invoke(const json::value_to_tag<Session>&, const json::value& v)
 {
-    detail::FieldReader r(v, "Session");
+    json_fields::FieldReader r(v, "Session");
     Session s;
     s.id = r.string("id").value_or("");
     s.app_name = r.string("appName").value_or("");

@@ -1,7 +1,7 @@
+#include <adk/core/clock.hpp>
 #include <adk/testing/scripted_model.hpp>
 
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -124,7 +124,7 @@ asio::awaitable<Stream<LlmResponse>> ScriptedModel::generate(LlmRequest request,
             co_await sink.emit(std::move(out[i]));
         }
         if (hang) {
-            asio::steady_timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
+            adk::Timer forever(co_await asio::this_coro::executor, std::chrono::hours(1));
             co_await forever.async_wait(asio::use_awaitable);
         }
     };

@@ -1,14 +1,15 @@
 #include <adk/tools/toolset.hpp>
 
-#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
+#include <adk/core/wakeup.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -16,9 +17,6 @@
 namespace adk {
 
 namespace {
-
-// Wakes one waiting caller, from any thread; holds one message, so a wake that comes before the wait is kept.
-using Wake = ConcurrentChannel<void(boost::system::error_code)>;
 
 bool is_cancellation(const std::exception_ptr& error)
 {
@@ -54,7 +52,7 @@ public:
     const bool closing;
     std::exception_ptr error;  // how it ended, set before the waiters are woken
     bool retry = false;        // it was cancelled: its waiters try again rather than fail with it
-    std::vector<std::shared_ptr<Wake>> waiters;
+    std::vector<std::shared_ptr<Wakeup>> waiters;
 };
 
 class Toolset::State {
@@ -66,15 +64,15 @@ public:
     std::uint64_t version = 0;  // tools_changed() calls
 
     // Under the mutex: a wake for the flight under way.
-    std::shared_ptr<Wake> join(const asio::any_io_executor& executor)
+    std::shared_ptr<Wakeup> join(const asio::any_io_executor& executor)
     {
-        auto wake = std::make_shared<Wake>(executor, 1);
+        auto wake = std::make_shared<Wakeup>(executor);
         flight->waiters.push_back(wake);
         return wake;
     }
 
     // Ends `mine` (under the mutex) and returns its waiters, to be woken once the mutex is released.
-    std::vector<std::shared_ptr<Wake>> end(const std::shared_ptr<Flight>& mine, std::exception_ptr error)
+    std::vector<std::shared_ptr<Wakeup>> end(const std::shared_ptr<Flight>& mine, std::exception_ptr error)
     {
         mine->error = error;
         mine->retry = error && is_cancellation(error);
@@ -90,7 +88,7 @@ namespace {
 // (the io_context goes away): its waiters are never left waiting.
 class FlightGuard {
 public:
-    FlightGuard(std::mutex& mutex, std::function<std::vector<std::shared_ptr<Wake>>(std::exception_ptr)> end)
+    FlightGuard(std::mutex& mutex, std::function<std::vector<std::shared_ptr<Wakeup>>(std::exception_ptr)> end)
         : mutex_(mutex), end_(std::move(end))
     {
     }
@@ -104,19 +102,19 @@ public:
     // Under no lock: takes the mutex, ends the flight, wakes its waiters.
     void finish(std::exception_ptr error)
     {
-        std::vector<std::shared_ptr<Wake>> waiters;
+        std::vector<std::shared_ptr<Wakeup>> waiters;
         {
             std::lock_guard lock(mutex_);
             waiters = end_(error);
         }
         end_ = nullptr;
         for (const auto& w : waiters)
-            w->try_send(boost::system::error_code{});
+            w->notify();
     }
 
 private:
     std::mutex& mutex_;
-    std::function<std::vector<std::shared_ptr<Wake>>(std::exception_ptr)> end_;
+    std::function<std::vector<std::shared_ptr<Wakeup>>(std::exception_ptr)> end_;
 };
 
 std::vector<std::shared_ptr<Tool>> filtered(const std::vector<std::shared_ptr<Tool>>& tools, const ToolFilter& filter,
@@ -170,7 +168,7 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> Toolset::get_tools(const Rea
     const asio::any_io_executor executor = co_await asio::this_coro::executor;
     State& st = *state_;
     for (;;) {
-        std::shared_ptr<Wake> wake;
+        std::shared_ptr<Wakeup> wake;
         std::shared_ptr<Flight> waited, mine;
         std::vector<std::shared_ptr<Tool>> kept;
         bool ready = false;
@@ -193,7 +191,7 @@ asio::awaitable<std::vector<std::shared_ptr<Tool>>> Toolset::get_tools(const Rea
             }
         }
         if (waited) {
-            co_await wake->async_receive(asio::use_awaitable);
+            co_await wake->async_wait(asio::use_awaitable);
             if (waited->error && !waited->closing && !waited->retry)
                 std::rethrow_exception(waited->error);
             continue;
@@ -240,7 +238,7 @@ asio::awaitable<void> Toolset::close()
     const asio::any_io_executor executor = co_await asio::this_coro::executor;
     State& st = *state_;
     for (;;) {
-        std::shared_ptr<Wake> wake;
+        std::shared_ptr<Wakeup> wake;
         std::shared_ptr<Flight> mine;
         {
             std::lock_guard lock(st.mutex);
@@ -253,7 +251,7 @@ asio::awaitable<void> Toolset::close()
             }
         }
         if (wake) {
-            co_await wake->async_receive(asio::use_awaitable);
+            co_await wake->async_wait(asio::use_awaitable);
             continue;
         }
         // Closed whatever shutdown() does: a toolset that fails to close is not left open for ever.
@@ -283,11 +281,13 @@ asio::awaitable<void> close_toolsets(std::vector<std::shared_ptr<Toolset>> tools
     if (toolsets.empty())
         co_return;
     const asio::any_io_executor executor = co_await asio::this_coro::executor;
-    auto done = std::make_shared<Wake>(executor, toolsets.size());
+    // One wake when the last close ends.
+    auto done = std::make_shared<Wakeup>(executor);
+    auto left = std::make_shared<std::atomic<std::size_t>>(toolsets.size());
     for (const auto& toolset : toolsets) {
         asio::co_spawn(
             executor, [toolset]() -> asio::awaitable<void> { co_await toolset->close(); },
-            [toolset, done](std::exception_ptr error) {
+            [toolset, done, left](std::exception_ptr error) {
                 if (error) {
                     try {
                         std::rethrow_exception(error);
@@ -297,11 +297,11 @@ asio::awaitable<void> close_toolsets(std::vector<std::shared_ptr<Toolset>> tools
                         log(LogLevel::warning, "toolset " + toolset->name() + " did not close cleanly");
                     }
                 }
-                done->try_send(boost::system::error_code{});
+                if (--*left == 0)
+                    done->notify();
             });
     }
-    for (std::size_t i = 0; i < toolsets.size(); ++i)
-        co_await done->async_receive(asio::use_awaitable);
+    co_await done->async_wait(asio::use_awaitable);
 }
 
 }  // namespace adk

@@ -1,5 +1,6 @@
 #include "context_cache.hpp"
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/log.hpp>
 #include <adk/net/url.hpp>
@@ -174,7 +175,7 @@ asio::awaitable<void> ContextCaches::prepare(LlmRequest& request)
         request.config.tool_config = {};
         request.contents.erase(request.contents.begin(), request.contents.begin() + static_cast<std::ptrdiff_t>(cached));
     };
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = adk::Clock::now();
     std::optional<std::string> replaced;
     std::optional<Entry> reuse;
     {

@@ -7,6 +7,7 @@
 // goes uncached.
 #pragma once
 
+#include <adk/core/clock.hpp>
 #include <adk/models/llm_request.hpp>
 #include <adk/net/http_client.hpp>
 #include <adk/providers/gemini/gemini.hpp>
@@ -43,7 +44,7 @@ private:
         std::string name;  // "cachedContents/..."
         std::size_t contents = 0;
         std::size_t prefix_hash = 0;
-        std::chrono::steady_clock::time_point expires;
+        adk::Clock::time_point expires;
         int uses = 0;
     };
 

@@ -1,5 +1,6 @@
 #include <adk/postgres/postgres_session_service.hpp>
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/core/ids.hpp>
 #include <adk/core/json_limits.hpp>
@@ -13,7 +14,6 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
@@ -171,14 +171,14 @@ public:
     // statement is its own transaction, so nothing of a failed try remains) until retry_deadline.
     asio::awaitable<Result> query(std::string_view sql, std::vector<std::string> params)
     {
-        const auto deadline = std::chrono::steady_clock::now() + retry_deadline;
+        const auto deadline = adk::Clock::now() + retry_deadline;
         for (int attempt = 1;; ++attempt) {
             {
                 Pool::Lease c = co_await queries->acquire();
                 try {
                     co_return co_await c->query(sql, params);
                 } catch (const QueryError& e) {
-                    if (!is_retryable(e) || std::chrono::steady_clock::now() > deadline)
+                    if (!is_retryable(e) || adk::Clock::now() > deadline)
                         throw;
                 }
             }
@@ -191,7 +191,7 @@ public:
     {
         const int ms = 1 << std::min(attempt - 1, 6);
         thread_local std::minstd_rand jitter{std::random_device{}()};
-        asio::steady_timer pause(ioc, std::chrono::microseconds(ms * 500 + static_cast<int>(jitter() % (ms * 1000))));
+        adk::Timer pause(ioc, std::chrono::microseconds(ms * 500 + static_cast<int>(jitter() % (ms * 1000))));
         co_await pause.async_wait(asio::use_awaitable);
     }
 
@@ -201,14 +201,14 @@ public:
     // tries again until retry_deadline.
     asio::awaitable<void> prepare_schema()
     {
-        const auto deadline = std::chrono::steady_clock::now() + retry_deadline;
+        const auto deadline = adk::Clock::now() + retry_deadline;
         for (int attempt = 1;; ++attempt) {
             Pool::Lease c = co_await queries->acquire();
             try {
                 co_await prepare_schema_once(c.operator->());
                 co_return;
             } catch (const QueryError& e) {
-                if (!is_retryable(e) || std::chrono::steady_clock::now() > deadline)
+                if (!is_retryable(e) || adk::Clock::now() > deadline)
                     throw;
             }
             co_await c->execute("ROLLBACK");
@@ -484,7 +484,7 @@ asio::awaitable<SessionTurn> PostgresSessionService::do_take_turn(SessionKey key
         if (locked)
             break;
         // Another process runs the session: try again soon, a little later each time.
-        asio::steady_timer timer(co_await asio::this_coro::executor, pause);
+        adk::Timer timer(co_await asio::this_coro::executor, pause);
         try {
             co_await timer.async_wait(asio::use_awaitable);
         } catch (const boost::system::system_error&) {

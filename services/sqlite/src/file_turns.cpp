@@ -1,9 +1,9 @@
 #include "file_turns.hpp"
 
+#include <adk/core/clock.hpp>
 #include <adk/core/error.hpp>
 #include <adk/sessions/database_format.hpp>
 
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -63,7 +63,7 @@ asio::awaitable<void> FileTurns::lock(std::int64_t slot)
 {
     if (try_lock(slot))
         co_return;
-    asio::steady_timer pause(co_await asio::this_coro::executor);
+    adk::Timer pause(co_await asio::this_coro::executor);
     auto wait = std::chrono::milliseconds(1);
     while (!try_lock(slot)) {
         pause.expires_after(wait);

@@ -1,25 +1,24 @@
 // Stream<T> and Sink<T>: a bounded, cancellable, single-consumer stream between a producer coroutine and
-// its consumer, through a StreamQueue (adk/core/stream_queue.hpp: a bounded queue whose buffer is made at its
-// first waiting item). A Stream can also be pulled from a StreamSource: no producer coroutine and no queue, the
-// consumer's next() reads the source itself.
+// its consumer, built on asio::experimental::concurrent_channel (ConcurrentChannel: adk/core/channel.hpp, whose
+// buffer is made at its first waiting message). A Stream can also be pulled from a
+// StreamSource: no producer coroutine and no channel, the consumer's next() reads the source itself.
 //
 // Contract:
-//   * bounded: Sink::emit suspends while the queue is full, so a slow consumer slows the producer;
-//   * an item emitted while the consumer waits in next() reaches it at once: the consumer runs inside the emit
-//     when the producer's thread runs the consumer's executor, and is queued to that executor otherwise;
-//   * end and failure come after the items, and a failure reaches the consumer as the exception the producer
-//     threw (adk::Error);
+//   * bounded: Sink::emit suspends while the channel is full, so a slow consumer slows the producer;
+//   * end and failure travel in-band as the last message (Boost 1.81's channel::close() drops buffered
+//     messages), and a failure reaches the consumer as the exception the producer threw (adk::Error);
 //   * cancel on drop: Stream::cancel() or destroying the Stream stops the producer coroutine through its
 //     cancellation slot, so everything it awaits (timers, sockets, nested streams) is aborted at once.
 //
-// DESIGN: the queue is safe between threads. The producer runs on its invocation's strand while the consumer
-// runs wherever the caller's coroutine runs (often another thread of the io_context); the queue's mutex makes
-// that hand-over safe without forcing the caller onto our strand. The producer's cancellation_signal is not
-// thread-safe, so it is only ever emitted from the producer's executor (asio::dispatch).
+// DESIGN: the channel is a concurrent_channel, not a plain channel. The producer runs on its invocation's
+// strand while the consumer runs wherever the caller's coroutine runs (often another thread of the
+// io_context); a concurrent_channel makes that hand-over safe without forcing the caller onto our
+// strand. The producer's cancellation_signal is not thread-safe, so it is only ever emitted from the
+// producer's executor (asio::dispatch).
 #pragma once
 
+#include <adk/core/channel.hpp>
 #include <adk/core/error.hpp>
-#include <adk/core/stream_queue.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
@@ -29,6 +28,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/experimental/channel_error.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -40,7 +40,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 
 namespace adk {
@@ -54,7 +53,7 @@ namespace detail {
 
 enum class StopReason : int { none = 0, consumer_left = 1, cancelled = 2 };
 
-// What a Canceller stops: a spawned stream's producer, or a pulled stream's source.
+// What a Canceller stops: a channel stream's producer, or a pulled stream's source.
 class Cancellable {
 public:
     virtual ~Cancellable() = default;
@@ -86,7 +85,7 @@ public:
     const asio::any_io_executor& producer_executor() const noexcept { return producer_executor_; }
 
     // First stop wins. Then, on the producer's executor: abort what the producer awaits and wake both
-    // ends of the queue. Safe from any thread.
+    // ends of the channel. Safe from any thread.
     void stop(StopReason reason, std::string message)
     {
         int expected = static_cast<int>(StopReason::none);
@@ -99,12 +98,12 @@ public:
         auto self = shared_from_base();
         asio::dispatch(producer_executor_, [self] {
             self->producer_cancel_.emit(asio::cancellation_type::terminal);
-            self->close_queue();
+            self->cancel_channel();
         });
     }
 
 protected:
-    virtual void close_queue() = 0;
+    virtual void cancel_channel() = 0;
     virtual std::shared_ptr<StreamControl> shared_from_base() = 0;
 
 private:
@@ -117,7 +116,7 @@ private:
 
 }  // namespace detail
 
-// What takes a stream's items where its producer emits them, in place of the queue (spawn_stream's
+// What takes a stream's items where its producer emits them, in place of the channel (spawn_stream's
 // `receiver`): for a consumer that keeps the items in a structure of its own (the server's run log), so that
 // an item costs no hop between coroutines. receive() is called in the producer's coroutine, on its executor,
 // in the order the items were emitted: it must not block or throw, must be safe from that thread, and must
@@ -144,27 +143,27 @@ namespace detail {
 template <class T>
 class StreamState final : public StreamControl, public std::enable_shared_from_this<StreamState<T>> {
 public:
-    // Items travel boxed: an item is moved several times between send and receive (queue, handler, tuple,
-    // coroutine result), and moving a pointer is cheaper than moving an Event.
+    // Items travel boxed: a message is moved about ten times between send and receive (channel buffer,
+    // handler, tuple, coroutine result), and moving a pointer is cheaper than moving an Event.
+    using channel_type = ConcurrentChannel<void(boost::system::error_code, std::unique_ptr<T>)>;
+
     StreamState(asio::any_io_executor ex, std::size_t capacity, std::shared_ptr<StreamReceiver<T>> receiver_ = nullptr)
-        : StreamControl(ex), queue(ex, capacity), receiver(std::move(receiver_))
+        : StreamControl(ex), channel(ex, capacity), receiver(std::move(receiver_))
     {
     }
 
-    // This state's queue, owned with the state (what the queue's waits hold on to).
-    std::shared_ptr<StreamQueue<T>> shared_queue()
-    {
-        return std::shared_ptr<StreamQueue<T>>(this->shared_from_this(), &queue);
-    }
-
-    StreamQueue<T> queue;
-    const std::shared_ptr<StreamReceiver<T>> receiver;  // set: items go to it, only the end through the queue
-    std::exception_ptr failure;  // written by the producer before its end
+    channel_type channel;
+    const std::shared_ptr<StreamReceiver<T>> receiver;  // set: items go to it, only the end through the channel
+    std::exception_ptr failure;  // written by the producer before its terminal message
 
 private:
-    // Wakes a receive or send under way, and closes the queue so that one begun later (a consumer on another
-    // thread, between its check of the stop reason and its wait) completes at once too.
-    void close_queue() override { queue.close(); }
+    // Wakes a receive or send under way, and closes the channel so that one begun later (a consumer on
+    // another thread, between its check of the stop reason and its wait) completes at once too.
+    void cancel_channel() override
+    {
+        channel.cancel();
+        channel.close();
+    }
     std::shared_ptr<StreamControl> shared_from_base() override { return this->shared_from_this(); }
 };
 
@@ -192,7 +191,7 @@ inline const boost::system::error_code& failure_marker()
 // what pull() awaits. Destroying the source (Stream::cancel, or dropping the stream) releases what it holds.
 //
 // DESIGN: for producers that only read (a model's HTTP body), where a producer coroutine would hand every
-// item through a queue and the scheduler to a consumer that is already waiting for it.
+// item through a channel and the scheduler to a consumer that is already waiting for it.
 template <class T>
 class StreamSource {
 public:
@@ -281,7 +280,7 @@ private:
 
 }  // namespace detail
 
-// Stops a stream from outside (Runner::cancel): a spawned stream's producer, or a pulled stream's source
+// Stops a stream from outside (Runner::cancel): a channel stream's producer, or a pulled stream's source
 // (aborting a pull under way). Copyable; safe from any thread; does nothing once the stream is gone. The
 // consumer's next() then throws adk::Error(errc::cancelled, message).
 class Canceller {
@@ -304,11 +303,11 @@ class Sink {
 public:
     explicit Sink(std::shared_ptr<detail::StreamState<T>> state) noexcept : state_(std::move(state)) {}
 
-    // Suspends while the queue is full (backpressure). Throws once the stream was cancelled or its
+    // Suspends while the channel is full (backpressure). Throws once the stream was cancelled or its
     // consumer left: that is how a producer learns to stop.
     //
-    // DESIGN: not a coroutine itself. When the queue has room (the usual case) the item is handed over
-    // here and an empty coroutine is returned; only a full queue starts a coroutine that waits, and
+    // DESIGN: not a coroutine itself. When the channel has room (the usual case) the item is handed over
+    // here and an empty coroutine is returned; only a full channel starts a coroutine that waits, and
     // that one holds a pointer, not a T. A coroutine frame holding a T (an Event is over 800 bytes) is too
     // large for Asio's per-thread frame cache, so every emit used to call malloc.
     asio::awaitable<void> emit(T value) { return emit(std::make_unique<T>(std::move(value))); }
@@ -322,7 +321,7 @@ public:
     }
 
     // The same for an item that is also held elsewhere, immutable and equal to it (`held`, an event the session
-    // holds; may be null): a receiver (StreamReceiver::receive_held) may keep `held` instead; the queue
+    // holds; may be null): a receiver (StreamReceiver::receive_held) may keep `held` instead; the channel
     // carries `item`.
     asio::awaitable<void> emit(std::unique_ptr<T> item, std::shared_ptr<const T> held)
     {
@@ -334,9 +333,8 @@ public:
         return emit(std::move(item));
     }
 
-    // Hands `item` over without waiting when the consumer waits for it (it runs now, see StreamQueue) or the
-    // queue has room; false (and `item` untouched) when it is full. Throws like emit() once the stream was
-    // stopped.
+    // Hands `item` over without waiting when the channel has room; false (and `item` untouched) when
+    // it is full. Throws like emit() once the stream was stopped.
     bool try_emit(std::unique_ptr<T>& item)
     {
         throw_if_stopped(*state_);
@@ -344,7 +342,7 @@ public:
             state_->receiver->receive(std::move(item));
             return true;
         }
-        return state_->queue.try_send(item);  // moves only on success
+        return state_->channel.try_send(boost::system::error_code{}, std::move(item));  // moves only on success
     }
 
     bool stopped() const noexcept { return state_->stop_reason() != detail::StopReason::none; }
@@ -362,10 +360,13 @@ private:
 
     static asio::awaitable<void> send(std::shared_ptr<detail::StreamState<T>> state, std::unique_ptr<T> item)
     {
-        std::shared_ptr<detail::StreamQueue<T>> queue = state->shared_queue();
-        auto [ec] = co_await queue->async_send(queue, std::move(item), asio::as_tuple(asio::use_awaitable));
+        auto [ec] = co_await state->channel.async_send(boost::system::error_code{}, std::move(item),
+                                                       asio::as_tuple(asio::use_awaitable));
         if (ec) {
             throw_if_stopped(*state);
+            // The awaiting coroutine was cancelled: the channel says channel_cancelled, Asio's operations say this.
+            if (ec == asio::experimental::error::channel_cancelled)
+                ec = asio::error::operation_aborted;
             throw boost::system::system_error(ec, "Sink::emit");
         }
     }
@@ -412,8 +413,8 @@ public:
     // item out of its box into a frame of its own (one more frame and one more move a call; an Event is 744
     // bytes).
     //
-    // DESIGN: not a coroutine: it returns the coroutine of the stream's kind (receive_next or pull_next), so
-    // that neither kind's frame holds what only the other needs.
+    // DESIGN: not a coroutine: it returns the coroutine of the stream's kind, so that a pulled stream costs
+    // no channel frame and a channel's frame holds nothing of pulling.
     asio::awaitable<std::unique_ptr<T>> next_boxed() { return pull_ ? pull_next(pull_) : receive_next(); }
 
     // Stops the producer (a pulled stream's source is released; a pull under way is aborted first, and its
@@ -428,7 +429,7 @@ public:
         finished_ = true;
     }
 
-    // A handle that stops the stream from outside, from any thread: a spawned stream's producer, or a pulled
+    // A handle that stops the stream from outside, from any thread: a channel stream's producer, or a pulled
     // stream's source (a pull under way is aborted).
     Canceller canceller() const
     {
@@ -446,8 +447,7 @@ private:
         co_return std::move(*item);  // Asio builds the optional<T> result from it in place: one move
     }
 
-    // The wait is awaited in this frame (a coroutine of its own for it cost a frame a wait); the end of the
-    // stream is in a function of its own.
+    // Waiting and the end of the stream are in functions of their own, so that this frame stays small.
     asio::awaitable<std::unique_ptr<T>> receive_next()
     {
         if (!state_ || finished_)
@@ -455,10 +455,11 @@ private:
         throw_if_cancelled();
         std::unique_ptr<T> item;
         boost::system::error_code ec;
-        if (!state_->queue.try_receive(item, ec)) {
-            std::shared_ptr<detail::StreamQueue<T>> queue = state_->shared_queue();
-            std::tie(ec, item) = co_await queue->async_receive(queue, asio::as_tuple(asio::use_awaitable));
-        }
+        if (!state_->channel.try_receive([&](boost::system::error_code e, std::unique_ptr<T>&& v) {
+                ec = e;
+                item = std::move(v);
+            }))
+            ec = co_await receive(*state_, item);
         if (!ec && item)
             co_return item;
         end(ec);
@@ -490,6 +491,13 @@ private:
         co_return item;
     }
 
+    static asio::awaitable<boost::system::error_code> receive(detail::StreamState<T>& state, std::unique_ptr<T>& item)
+    {
+        auto [ec, v] = co_await state.channel.async_receive(asio::as_tuple(asio::use_awaitable));
+        item = std::move(v);
+        co_return ec;
+    }
+
     // The stream ended with `ec` (or an empty item): returns when that is a normal end, throws otherwise.
     void end(const boost::system::error_code& ec)
     {
@@ -499,9 +507,9 @@ private:
             return;
         if (ec == detail::failure_marker() && state_->failure)
             std::rethrow_exception(state_->failure);
-        // Nothing else aborts a receive while nobody asked the stream to stop: the coroutine awaiting next()
-        // was cancelled (its cancellation slot completes the receive with operation_aborted).
-        if (ec == asio::error::operation_aborted) {
+        // Nothing else cancels the channel while nobody asked the stream to stop: the coroutine awaiting
+        // next() was cancelled (per-operation cancellation completes a receive with channel_cancelled).
+        if (ec == asio::experimental::error::channel_cancelled || ec == asio::error::operation_aborted) {
             state_->stop(detail::StopReason::consumer_left, "the consumer was cancelled");
             throw Error(errc::cancelled, "the coroutine awaiting Stream::next() was cancelled; its producer was "
                                          "stopped");
@@ -524,18 +532,20 @@ private:
 
 namespace detail {
 
-// The end of the stream, after its items (it takes no room in the queue).
 template <class T>
-void finish(StreamState<T>& state, std::exception_ptr failure)
+asio::awaitable<void> finish(StreamState<T>& state, std::exception_ptr failure)
 {
     if (state.stop_reason() != StopReason::none)
-        return;  // nobody reads the end; stop() closed the queue, which woke the consumer
+        co_return;  // nobody reads the end; stop() closed the channel, which woke the consumer
     boost::system::error_code code = asio::error::eof;
     if (failure) {
         state.failure = as_adk_error(failure);
         code = failure_marker();
     }
-    state.queue.send_end(code);
+    if (state.channel.try_send(code, std::unique_ptr<T>()))
+        co_return;
+    auto [ec] = co_await state.channel.async_send(code, std::unique_ptr<T>(), asio::as_tuple(asio::use_awaitable));
+    (void)ec;  // the consumer left meanwhile: nothing to deliver
 }
 
 }  // namespace detail
@@ -569,7 +579,9 @@ Stream<T> spawn_stream(asio::any_io_executor ex, Fn fn, std::size_t capacity = d
         } catch (...) {
             failure = std::current_exception();
         }
-        detail::finish(*state, failure);  // awaits nothing (after a cancellation, every co_await would throw)
+        // After a cancellation every later co_await throws unless the state is reset (Asio 1.26).
+        co_await asio::this_coro::reset_cancellation_state();
+        co_await detail::finish(*state, failure);
     };
     asio::co_spawn(ex, std::move(body), asio::bind_cancellation_slot(state->producer_slot(), asio::detached));
     return Stream<T>(std::move(state));

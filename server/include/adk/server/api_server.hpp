@@ -69,6 +69,10 @@ public:
     ResumabilityConfig resumability;
     // The app's event compaction (adk/compaction/compaction.hpp); off when unset.
     std::optional<EventsCompactionConfig> compaction;
+
+    // The options of a Runner of this app: its name, root agent, resumability and compaction. The caller adds
+    // the services, plugins and tracer.
+    RunnerOptions runner_options() const;
 };
 
 class ApiServerOptions {

@@ -32,22 +32,22 @@
 // (RunRegistry::start with a stream of its own) has its pump append them.
 //
 // Threads: a run's log is guarded by its mutex; its timers live on the run's strand; a follower that waits is
-// woken through a channel of its own, whose handler runs on the follower's executor. On a single-threaded
-// server (the one thread runs the invocation and the connection), a follower that can write without waiting
-// (Follower::Direct: write_run on a plain connection) is not woken: the run has it write the frames that came,
-// once per turn of the event loop (the frames of a burst in one write), without resuming its coroutine; the
+// woken through a Wakeup of its own (adk/core/wakeup.hpp), whose handler runs on the follower's executor. On a
+// single-threaded server (the one thread runs the invocation and the connection), a follower that can write without
+// waiting (Follower::Direct: write_run on a plain connection) is not woken: the run has it write the frames that
+// came, once per turn of the event loop (the frames of a burst in one write), without resuming its coroutine; the
 // follower is woken only for what it cannot write at once (a client that reads slowly, the run's end, a frame
 // larger than one write).
 #pragma once
 
 #include <adk/agents/event_sink.hpp>
 #include <adk/core/boxed.hpp>
-#include <adk/core/channel.hpp>
+#include <adk/core/clock.hpp>
 #include <adk/core/event.hpp>
+#include <adk/core/wakeup.hpp>
 #include <adk/net/http_server.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <array>
 #include <atomic>
@@ -228,7 +228,7 @@ public:
         friend class Run;
         std::shared_ptr<Run> run_;
         // One token: the run sends it when a frame comes while the follower waits (or is about to), stop() too.
-        ConcurrentChannel<void(boost::system::error_code)> wake_;
+        Wakeup wake_;
         const bool whole_only_;
         Direct* const direct_;
         bool waiting_ = false;  // under the run's mutex: read() found nothing, no token sent since
@@ -307,7 +307,7 @@ private:
     asio::any_io_executor strand_;
     RunLimits limits_;
     std::weak_ptr<RunRegistry> registry_;
-    asio::steady_timer timer_;  // on strand_
+    adk::Timer timer_;  // on strand_
     Canceller canceller_;  // set by start(), before the registry gives the run to anyone
     const std::shared_ptr<std::atomic<std::size_t>> total_bytes_;  // of every run of the registry
     const bool single_threaded_;

@@ -1,5 +1,7 @@
-// Private helpers for reading and writing ADK's JSON: camelCase keys with snake_case aliases, nulls
-// treated as absent, unknown keys collected so they survive a round trip.
+// Reading and writing ADK's JSON as its types do (Content, Event, Session) and as ProtoJSON reads: camelCase keys
+// with snake_case aliases, nulls treated as absent, unknown keys collected so that they survive a round trip,
+// numbers checked finite, bytes as base64. For the components that read and write JSON of the same kind (A2A's
+// types, eval sets).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -11,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace adk::detail {
+namespace adk::json_fields {
 
 namespace json = boost::json;
 
@@ -77,4 +79,4 @@ std::string base64_encode(std::string_view bytes);
 // `what` on any other character.
 std::string base64_decode(std::string_view text, std::string_view what);
 
-}  // namespace adk::detail
+}  // namespace adk::json_fields
