@@ -46,17 +46,27 @@ TEST_CASE("a Wakeup keeps one wake given before the wait", "[sync]")
     CHECK(!wake.try_take());
 }
 
+namespace {
+
+// A handler that records how the wait ended and counts the waits that ended.
+auto record(boost::system::error_code& into, int& done)
+{
+    return [&into, &done](boost::system::error_code ec) {
+        into = ec;
+        ++done;
+    };
+}
+
+}  // namespace
+
 TEST_CASE("a Wakeup wakes a wait under way, and a cancelled wait completes with an error", "[sync]")
 {
     asio::io_context ioc;
     adk::Wakeup wake(ioc.get_executor());
-    boost::system::error_code first, second;
+    boost::system::error_code first = asio::error::operation_aborted, second, third = asio::error::operation_aborted;
     int done = 0;
     asio::cancellation_signal cancel;
-    wake.async_wait([&](boost::system::error_code ec) {
-        first = ec;
-        ++done;
-    });
+    wake.async_wait(record(first, done));
     ioc.poll();
     CHECK(done == 0);
     wake.notify();
@@ -64,10 +74,7 @@ TEST_CASE("a Wakeup wakes a wait under way, and a cancelled wait completes with 
     CHECK(done == 1);
     CHECK(!first);
     ioc.restart();  // poll() stopped it when no work was left
-    wake.async_wait(asio::bind_cancellation_slot(cancel.slot(), [&](boost::system::error_code ec) {
-        second = ec;
-        ++done;
-    }));
+    wake.async_wait(asio::bind_cancellation_slot(cancel.slot(), record(second, done)));
     ioc.poll();
     CHECK(done == 1);
     cancel.emit(asio::cancellation_type::terminal);
@@ -76,11 +83,7 @@ TEST_CASE("a Wakeup wakes a wait under way, and a cancelled wait completes with 
     CHECK(second);
     // A wait after a cancelled one is woken as before (a wake kept from before it is not: see wakeup.hpp).
     ioc.restart();
-    boost::system::error_code third = asio::error::operation_aborted;
-    wake.async_wait([&](boost::system::error_code ec) {
-        third = ec;
-        ++done;
-    });
+    wake.async_wait(record(third, done));
     ioc.poll();
     CHECK(done == 2);
     wake.notify();

@@ -79,7 +79,8 @@ boost::asio::awaitable<void> ManualClock::elapse(Clock::duration d)
 {
     advance(d);
     // A timer due now fires after every timer due before it (one queue, in order of expiry).
-    Timer due(co_await boost::asio::this_coro::executor, Clock::now());
+    auto executor = co_await boost::asio::this_coro::executor;
+    Timer due(std::move(executor), Clock::now());
     co_await due.async_wait(boost::asio::use_awaitable);
 }
 

@@ -360,8 +360,8 @@ private:
 
     static asio::awaitable<void> send(std::shared_ptr<detail::StreamState<T>> state, std::unique_ptr<T> item)
     {
-        auto [ec] = co_await state->channel.async_send(boost::system::error_code{}, std::move(item),
-                                                       asio::as_tuple(asio::use_awaitable));
+        const boost::system::error_code none;  // named: no temporary in a co_await expression (g++ 12)
+        auto [ec] = co_await state->channel.async_send(none, std::move(item), asio::as_tuple(asio::use_awaitable));
         if (ec) {
             throw_if_stopped(*state);
             // The awaiting coroutine was cancelled: the channel says channel_cancelled, Asio's operations say this.
@@ -544,7 +544,8 @@ asio::awaitable<void> finish(StreamState<T>& state, std::exception_ptr failure)
     }
     if (state.channel.try_send(code, std::unique_ptr<T>()))
         co_return;
-    auto [ec] = co_await state.channel.async_send(code, std::unique_ptr<T>(), asio::as_tuple(asio::use_awaitable));
+    std::unique_ptr<T> end;  // named: no temporary in a co_await expression (g++ 12)
+    auto [ec] = co_await state.channel.async_send(code, std::move(end), asio::as_tuple(asio::use_awaitable));
     (void)ec;  // the consumer left meanwhile: nothing to deliver
 }
 
