@@ -11,6 +11,7 @@
 
 #include "support/a2a_apps.hpp"
 #include "support/api_client.hpp"
+#include "support/manual_time.hpp"
 #include "support/run.hpp"
 #include "support/session_runner.hpp"
 
@@ -361,9 +362,11 @@ TEST_CASE("RemoteA2aAgent: a remote that sends keep-alives and no update is left
           "cancelled",
           "[a2a][remote]")
 {
+    // On the test's clock, moved a second at each turn: keep-alives every 15 s, an update_timeout of 2 minutes.
+    adk::testing::ManualClock clock;
     asio::io_context ioc;
     Remote remote(ioc);
-    // The hostile remote: a task, then an SSE comment every 20 ms, forever; it notes a CancelTask.
+    // The hostile remote: a task, then an SSE comment every 15 s, forever; it notes a CancelTask.
     bool cancel_asked = false;
     adk::net::HttpServer hostile(
         ioc.get_executor(), adk::net::HttpServerOptions(),
@@ -376,9 +379,9 @@ TEST_CASE("RemoteA2aAgent: a remote that sends keep-alives and no update is left
             co_await res.begin_stream(200, "text/event-stream");
             const std::string first = working_task_frame();
             co_await res.write(first);
-            asio::steady_timer pause(co_await asio::this_coro::executor);
+            adk::Timer pause(co_await asio::this_coro::executor);
             for (;;) {
-                pause.expires_after(std::chrono::milliseconds(20));
+                pause.expires_after(std::chrono::seconds(15));
                 co_await pause.async_wait(asio::use_awaitable);
                 const std::string keep_alive = ": keep-alive\n\n";
                 co_await res.write(keep_alive);  // throws once the client has left
@@ -389,24 +392,23 @@ TEST_CASE("RemoteA2aAgent: a remote that sends keep-alives and no update is left
         a2a::AgentCard card = co_await card_with(remote, "weather", "HTTP+JSON", "1.0");
         REQUIRE(card.supported_interfaces.size() == 1);
         card.supported_interfaces[0].url = hostile.base_url() + "/a2a/weather";
-        auto agent = a2a::RemoteA2aAgent::create({.card = card, .update_timeout = std::chrono::milliseconds(300)});
+        auto agent = a2a::RemoteA2aAgent::create({.card = card, .update_timeout = std::chrono::minutes(2)});
         Local local(agent);
         std::optional<adk::Error> failure;
+        const adk::Clock::time_point asked = adk::Clock::now();
         try {
-            (void)co_await local.say(user_text("Weather?"));
+            auto saying = local.say(user_text("Weather?"));
+            (void)co_await adk::test::passing_time(clock, std::chrono::seconds(1), std::move(saying));
         } catch (const adk::Error& e) {
             failure = e;
         }
         REQUIRE(failure);
+        CHECK(adk::Clock::now() - asked >= std::chrono::minutes(2));  // left when the timeout passed, not before
         CHECK(failure->code() == adk::errc::timed_out);
         CHECK_THAT(failure->message(), Catch::Contains("sent only keep-alives for"));
         CHECK_THAT(failure->message(), Catch::Contains("RemoteAgentOptions::update_timeout"));
-        asio::steady_timer wait(co_await asio::this_coro::executor);
-        for (int i = 0; i < 500 && !cancel_asked; ++i) {
-            wait.expires_after(std::chrono::milliseconds(10));
-            co_await wait.async_wait(asio::use_awaitable);
-        }
-        CHECK(cancel_asked);
+        const bool cancelled = co_await adk::test::eventually([&] { return cancel_asked; });
+        CHECK(cancelled);
         hostile.stop();
         remote.server.stop();
     }());

@@ -8,6 +8,7 @@
 #include <adk/net/sse_reader.hpp>
 
 #include "server.hpp"
+#include "support/manual_time.hpp"
 #include "support/run.hpp"
 #include "support/tls.hpp"
 
@@ -620,48 +621,61 @@ TEST_CASE("HTTP: a stalled body hits the idle timeout, a slow reader does not", 
 {
     const bool tls = GENERATE(false, true);
     INFO((tls ? "over TLS" : "over TCP"));
+    // On the test's clock, moved a second at each turn: an idle timeout of a minute, a server that pauses 5.
+    adk::testing::ManualClock clock;
     asio::io_context ioc;
     auto options = replay("data: 1\n\ndata: 2\n\ndata: 3\n\n");
-    options.chunk_delay = 300ms;
+    options.chunk_delay = 5min;
     Server server(ioc.get_executor(), over_tls(options, tls));
     server.start();
     HttpClientOptions client_options = trusting({}, tls);
-    client_options.idle_timeout = 100ms;
+    client_options.idle_timeout = 1min;
     HttpClient client(client_options);
     std::string message;
     boost::system::error_code code;
-    run(ioc, [&]() -> asio::awaitable<void> {
+    std::string first;
+    adk::Clock::time_point stalled_since;
+    auto stalled = [&]() -> asio::awaitable<void> {
         HttpResponse res = co_await client.send(post(server.base_url() + "/"));
         try {
-            while (!(co_await res.read_some()).empty()) {
+            for (;;) {
+                std::string_view piece = co_await res.read_some();
+                if (piece.empty())
+                    break;
+                first.append(piece);
+                stalled_since = adk::Clock::now();
             }
         } catch (const adk::Error& e) {
             message = e.message();
             code = e.code();
         }
         server.stop();
-    }());
+    };
+    run(ioc, adk::test::passing_time(clock, 1s, stalled()));
+    CHECK(first == "data: 1\n\n");  // the first frame, then nothing for longer than the timeout
     CHECK(code == boost::beast::error::timeout);
-    CHECK_THAT(message, Catch::Contains("no bytes for 100 ms"));
+    CHECK_THAT(message, Catch::Contains("no bytes for 60 s"));
+    CHECK(adk::Clock::now() - stalled_since >= 1min);
 
     // The same timeout with a fast server and a reader that pauses longer than it between reads.
     asio::io_context ioc2;
     Server fast(ioc2.get_executor(), over_tls(replay("data: 1\n\ndata: 2\n\ndata: 3\n\n"), tls));
     fast.start();
     std::string got;
-    run(ioc2, [&]() -> asio::awaitable<void> {
+    auto pausing = [&]() -> asio::awaitable<void> {
         HttpResponse res = co_await client.send(post(fast.base_url() + "/"));
-        asio::steady_timer pause(co_await asio::this_coro::executor);
+        adk::Timer pause(co_await asio::this_coro::executor);
         while (true) {
             std::string_view piece = co_await res.read_some();
             if (piece.empty())
                 break;
             got.append(piece);
-            pause.expires_after(250ms);
+            pause.expires_after(2min);
             co_await pause.async_wait(asio::use_awaitable);
         }
         fast.stop();
-    }());
+    };
+    run(ioc2, adk::test::passing_time(clock, 1s, pausing()));
     CHECK(got == "data: 1\n\ndata: 2\n\ndata: 3\n\n");
 }
 

@@ -20,6 +20,7 @@
 #include "support/child_process.hpp"
 #include "support/paths.hpp"
 #include "support/drive.hpp"
+#include "support/manual_time.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -34,6 +35,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace asio = boost::asio;
@@ -230,13 +232,18 @@ TEST_CASE("MCP stdio: progress reaches the caller, a cancelled call and a call p
     CHECK_THAT(outcome, Catch::Contains("Operation canceled"));
     CHECK(log.has("cancelled 3"));  // the server's stderr: notifications/cancelled came for request 3 (1 was initialize)
 
-    // Past its timeout: timed_out, and the server is told too.
+    // Past its timeout (30 s on the test's clock, moved a second at each turn; the server takes 10 real seconds):
+    // timed_out, and the server is told too.
+    std::optional<adk::testing::ManualClock> clock(std::in_place);
     mcp::CallOptions short_wait;
-    short_wait.timeout = 100ms;
+    short_wait.timeout = 30s;
+    const adk::Clock::time_point asked = adk::Clock::now();
     std::string timed_out = error_of([&] {
-        drive(f.ioc, call_tool(*c, "slow", R"({"steps": 500})", short_wait));
+        drive(f.ioc, adk::test::passing_time(*clock, 1s, call_tool(*c, "slow", R"({"steps": 500})", short_wait)));
     });
-    CHECK_THAT(timed_out, Catch::Contains("did not answer tools/call within 100 ms"));
+    CHECK(adk::Clock::now() - asked >= 30s);
+    clock.reset();
+    CHECK_THAT(timed_out, Catch::Contains("did not answer tools/call within 30 s"));
     wait_until(f.ioc, [&] { return log.has("cancelled 4"); });
     CHECK(log.has("cancelled 4"));
     CHECK(c->alive());  // the connection goes on

@@ -9,6 +9,7 @@
 #include <adk/otel/otlp_metric_exporter.hpp>
 
 #include "support/drive.hpp"
+#include "support/manual_time.hpp"
 #include "support/run.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -47,8 +48,8 @@ public:
                           status = status_;
                           delay = delay_;
                       }
-                      if (delay.count() > 0) {
-                          asio::steady_timer wait(co_await asio::this_coro::executor, delay);
+                      if (delay.count() > 0) {  // on adk::Clock: a test's ManualClock moves it
+                          adk::Timer wait(co_await asio::this_coro::executor, delay);
                           co_await wait.async_wait(asio::use_awaitable);
                       }
                       if (status == 200)
@@ -199,11 +200,13 @@ TEST_CASE("OTLP export: a collector that refuses, is slow or is down costs dropp
     Collector collector;
     SECTION("503 with Retry-After: retried, then the batch is dropped and counted")
     {
+        adk::testing::ManualClock clock;  // the retry's backoff passes on the test's clock
         collector.answer(503);
         auto exporter = OtlpSpanExporter::create(ioc.get_executor(), options_for(collector.url()));
         for (int i = 0; i < 10; ++i)
             exporter->on_end(a_span(i));
-        shut_down(ioc, *exporter, std::chrono::seconds(20));
+        adk::test::run(ioc, adk::test::passing_time(clock, std::chrono::milliseconds(100),
+                                                    exporter->shutdown(std::chrono::seconds(20))));
         CHECK(collector.requests().size() == 2);  // the first attempt and one retry
         CHECK(exporter->stats().dropped == 10);
         CHECK(exporter->stats().failed_batches == 1);
@@ -211,14 +214,29 @@ TEST_CASE("OTLP export: a collector that refuses, is slow or is down costs dropp
     }
     SECTION("slower than the timeout: the batch fails, the next one goes through")
     {
+        // On the test's clock: a timeout of 10 s, a collector that answers after an hour.
+        adk::testing::ManualClock clock;
         OtlpOptions o = options_for(collector.url());
-        o.timeout = std::chrono::milliseconds(200);
+        o.timeout = std::chrono::seconds(10);
         o.max_retries = 0;
         auto exporter = OtlpSpanExporter::create(ioc.get_executor(), o);
-        collector.answer(200, std::chrono::milliseconds(2000));
+        collector.answer(200, std::chrono::hours(1));
         exporter->on_end(a_span(1));
         adk::test::run(ioc, [&]() -> asio::awaitable<void> {
-            co_await exporter->flush();
+            bool flushed = false;
+            auto flush = [&]() -> asio::awaitable<void> {
+                co_await exporter->flush();
+                flushed = true;
+            };
+            asio::co_spawn(ioc, flush(), asio::detached);
+            const bool arrived = co_await adk::test::eventually([&] { return collector.requests().size() == 1; });
+            REQUIRE(arrived);
+            co_await clock.elapse(std::chrono::seconds(9));
+            CHECK_FALSE(flushed);  // within the timeout, the batch still waits for its answer
+            co_await clock.elapse(std::chrono::seconds(2));
+            const bool failed = co_await adk::test::eventually([&] { return flushed; });
+            REQUIRE(failed);
+            clock.advance(std::chrono::hours(1));  // the collector's handler ends: its thread can be joined
             collector.answer(200);
             exporter->on_end(a_span(2));
             const std::chrono::milliseconds deadline = std::chrono::seconds(10);
@@ -269,12 +287,17 @@ TEST_CASE("OTLP export: shutdown sends what waits, and past its deadline the res
     exporter->on_end(a_span(6));  // after shutdown: dropped
     CHECK(exporter->stats().dropped == 1);
 
+    // On the test's clock, moved a second at each turn: a deadline of 10 s, a collector that answers after 30.
+    adk::testing::ManualClock clock;
     collector.answer(200, std::chrono::seconds(30));
     auto slow = OtlpSpanExporter::create(ioc.get_executor(), o);
     slow->on_end(a_span(7));
-    shut_down(ioc, *slow, std::chrono::milliseconds(300));
+    const adk::Clock::time_point asked = adk::Clock::now();
+    adk::test::run(ioc, adk::test::passing_time(clock, std::chrono::seconds(1), slow->shutdown(std::chrono::seconds(10))));
+    CHECK(adk::Clock::now() - asked >= std::chrono::seconds(10));
     CHECK(slow->stats().dropped == 1);
     CHECK(slow->stats().exported == 0);
+    clock.advance(std::chrono::hours(1));  // the collector's handler ends: its thread can be joined
 }
 
 TEST_CASE("OtlpOptions::from_env: OpenTelemetry's variables, and clear errors for what cannot be used", "[otel]")

@@ -95,6 +95,10 @@ struct Harness {
     std::shared_ptr<ArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();
     std::shared_ptr<MemoryService> memory;  // none unless a test sets one
     std::vector<std::shared_ptr<Plugin>> plugins;
+    // Set by a test of time (one thread): each run's timers on the test's clock, moved by `time_step` at each turn
+    // (manual_time.hpp's passing_time).
+    testing::ManualClock* clock = nullptr;
+    Clock::duration time_step = std::chrono::milliseconds(100);
 
     // Sends `text` to `agent` in session `session_id` (created when missing) and collects every event.
     std::vector<Event> send(std::shared_ptr<Agent> agent, std::string text, RunConfig config = {},

@@ -1,4 +1,5 @@
 #include "support/agents.hpp"
+#include "support/manual_time.hpp"
 #include "support/run.hpp"
 
 #include <boost/asio/use_future.hpp>
@@ -27,7 +28,7 @@ std::vector<Event> Harness::send(std::shared_ptr<Agent> agent, Content message, 
         co_return co_await drain(stream);
     };
     if (threads <= 1)
-        return run(ioc, body());
+        return clock ? run(ioc, passing_time(*clock, time_step, body())) : run(ioc, body());
     ioc.restart();
     auto result = asio::co_spawn(ioc, body(), asio::use_future);
     std::vector<std::thread> pool;

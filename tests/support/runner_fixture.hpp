@@ -5,6 +5,7 @@
 #include <adk/adk.hpp>
 
 #include "support/agents.hpp"
+#include "support/manual_time.hpp"
 #include "support/run.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -28,6 +29,10 @@ struct RunnerFixture {
     std::shared_ptr<InMemorySessionService> sessions = std::make_shared<InMemorySessionService>();
     std::shared_ptr<InMemoryArtifactService> artifacts = std::make_shared<InMemoryArtifactService>();
     std::unique_ptr<Runner> runner;
+    // Set by a test of time: each run's timers on the test's clock, moved by `time_step` at each turn
+    // (manual_time.hpp's passing_time).
+    testing::ManualClock* clock = nullptr;
+    Clock::duration time_step = std::chrono::milliseconds(100);
 
     explicit RunnerFixture(std::shared_ptr<Agent> agent, bool resumable = false)
     {
@@ -44,7 +49,7 @@ struct RunnerFixture {
 
     Ran send(RunRequest request)
     {
-        return run(ioc, [&]() -> asio::awaitable<Ran> {
+        auto running = [&]() -> asio::awaitable<Ran> {
             Ran ran;
             try {
                 auto stream = co_await runner->run(std::move(request));
@@ -53,7 +58,10 @@ struct RunnerFixture {
                 ran.error = e;
             }
             co_return ran;
-        }());
+        };
+        if (clock)
+            return run(ioc, passing_time(*clock, time_step, running()));
+        return run(ioc, running());
     }
     Ran say(std::string text) { return send(RunRequest("u", "s", Content::user(std::move(text)))); }
     Ran answer(std::string id, std::string name, json::object response, std::string user = "u")

@@ -321,26 +321,37 @@ TEST_CASE("workflow: a nested workflow is a node, its last node's output its out
 
 TEST_CASE("workflow: a failing node is retried as its RetryConfig says, then succeeds", "[graph_workflow]")
 {
-    auto attempts = std::make_shared<int>(0);
+    // On the test's clock: the delays are a real RetryConfig's (2 s, then 4 s, no jitter), and each retry comes
+    // when its delay has passed, not before.
+    adk::testing::ManualClock clock;
+    auto attempts = std::make_shared<std::vector<adk::Clock::time_point>>();
     wf::NodeOptions options;
     options.retry.emplace();
     options.retry->max_attempts = 3;
-    options.retry->initial_delay = 1ms;
-    options.retry->max_delay = 5ms;
+    options.retry->initial_delay = 2s;
+    options.retry->max_delay = 4s;
+    options.retry->jitter = 0;
     auto flaky = wf::function_node(
         "flaky",
         [attempts](NodeContext& ctx, json::value) -> asio::awaitable<json::value> {
-            ++*attempts;
-            CHECK(ctx.attempt() == *attempts);
-            if (*attempts < 3)
+            attempts->push_back(adk::Clock::now());
+            CHECK(ctx.attempt() == static_cast<int>(attempts->size()));
+            if (attempts->size() < 3)
                 throw std::runtime_error("service unavailable");
             co_return json::value("ok");
         },
         options);
     Fixture f(wf::Workflow::Builder("w").edge(START, flaky).build());
+    f.clock = &clock;
     Ran ran = f.say("go");
     REQUIRE_FALSE(ran.error);
-    CHECK(*attempts == 3);
+    REQUIRE(attempts->size() == 3);
+    const auto first_wait = (*attempts)[1] - (*attempts)[0];
+    const auto second_wait = (*attempts)[2] - (*attempts)[1];
+    CHECK(first_wait >= 2s);
+    CHECK(first_wait < 2s + 2 * f.time_step);
+    CHECK(second_wait >= 4s);
+    CHECK(second_wait < 4s + 2 * f.time_step);
     CHECK(output_event(ran.events, "w@1/flaky@1"));
 }
 
@@ -350,7 +361,7 @@ TEST_CASE("workflow: a node that fails after its retries ends the workflow with 
     wf::NodeOptions options;
     options.retry.emplace();
     options.retry->max_attempts = 2;
-    options.retry->initial_delay = 1ms;
+    options.retry->initial_delay = 1s;
     options.retry->retry_on = [](const std::exception& e) {
         return std::string(e.what()).find("transient") != std::string::npos;
     };
@@ -364,7 +375,9 @@ TEST_CASE("workflow: a node that fails after its retries ends the workflow with 
         options);
     auto seen = std::make_shared<Inputs>();
     auto after = node("after", seen, [](const json::value& in) { return in; });
+    adk::testing::ManualClock clock;
     Fixture f(wf::Workflow::Builder("w").chain({START, broken, after}).build());
+    f.clock = &clock;
     Ran ran = f.say("go");
     REQUIRE(ran.error);
     CHECK(*attempts == 2);
@@ -398,18 +411,24 @@ TEST_CASE("workflow: a node that fails after its retries ends the workflow with 
 
 TEST_CASE("workflow: a node over its timeout fails with NODE_TIMEOUT", "[graph_workflow]")
 {
+    // A 30-second timeout on the test's clock: the node is cut off when 30 s have passed, not before.
+    adk::testing::ManualClock clock;
+    const adk::Clock::time_point started = adk::Clock::now();
     wf::NodeOptions options;
-    options.timeout = 20ms;
+    options.timeout = 30s;
     auto slow = wf::function_node(
         "slow",
         [](NodeContext&, json::value) -> asio::awaitable<json::value> {
-            asio::steady_timer t(co_await asio::this_coro::executor, 1h);
+            adk::Timer t(co_await asio::this_coro::executor, 1h);
             co_await t.async_wait(asio::use_awaitable);
             co_return json::value("never");
         },
         options);
     Fixture f(wf::Workflow::Builder("w").edge(START, slow).build());
+    f.clock = &clock;
     Ran ran = f.say("go");
+    CHECK(adk::Clock::now() - started >= 30s);
+    CHECK(adk::Clock::now() - started < 31s);
     REQUIRE(ran.error);
     CHECK(ran.error->code() == adk::errc::timed_out);
     CHECK(ran.error->message().find("node 'slow'") != std::string::npos);

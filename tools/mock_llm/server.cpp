@@ -3,10 +3,10 @@
 #include "cached_contents.hpp"
 #include "render.hpp"
 
+#include <adk/core/clock.hpp>
 #include <adk/net/http_server.hpp>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
@@ -49,16 +49,16 @@ std::vector<std::string> replay_frames(const std::string& body)
 }
 
 // The first time after now at which request `n`'s frames are written (ServerOptions::spread_chunks).
-std::chrono::steady_clock::time_point spread_slot(std::size_t n, std::chrono::milliseconds delay)
+adk::Clock::time_point spread_slot(std::size_t n, std::chrono::milliseconds delay)
 {
     using std::chrono::nanoseconds;
     const auto period = std::chrono::duration_cast<nanoseconds>(delay);
     const double golden = 0.6180339887498949;
     const double fraction = static_cast<double>(n) * golden - std::floor(static_cast<double>(n) * golden);
     const nanoseconds phase(static_cast<nanoseconds::rep>(fraction * static_cast<double>(period.count())));
-    const nanoseconds now = std::chrono::steady_clock::now().time_since_epoch();
+    const nanoseconds now = adk::Clock::now().time_since_epoch();
     const auto slots = (now - phase) / period + 1;  // the next slot after now
-    return std::chrono::steady_clock::time_point(phase + slots * period);
+    return adk::Clock::time_point(phase + slots * period);
 }
 
 // Replaces each "{t}" with the monotonic clock in nanoseconds: a benchmark that reads the clock when the
@@ -106,10 +106,10 @@ public:
         }
         a.headers.emplace_back("cache-control", "no-cache");
         co_await res.begin_stream(a.status, a.content_type, a.headers);
-        asio::steady_timer timer(co_await asio::this_coro::executor);
+        adk::Timer timer(co_await asio::this_coro::executor);  // the runtime's clock: a test's ManualClock moves it
         std::size_t written_frames = 0;
         std::size_t body_bytes = 0;
-        std::optional<std::chrono::steady_clock::time_point> slot;  // with spread_chunks: the last frame's time
+        std::optional<adk::Clock::time_point> slot;  // with spread_chunks: the last frame's time
         // Writes one frame (after the delay, stamped, in pieces); false once the connection was cut.
         auto write_frame = [&](std::string& frame) -> asio::awaitable<bool> {
             if (written_frames++ > 0 && options.chunk_delay.count() > 0) {

@@ -427,7 +427,7 @@ std::string serialize(http::request<http::string_body>& req, error_code& ec)
 
 // Writes the request: its bytes in one buffer, written at once when the socket takes them (a request nearly always
 // fits its send buffer), without Beast's write walking the header's many buffers or a trip through the scheduler;
-// what the socket does not take goes under the stream's timeout.
+// what the socket does not take goes under the exchange's deadline (bounded()).
 asio::awaitable<error_code> write_request(beast::tcp_stream& s, http::request<http::string_body>& req)
 {
     error_code ec;
@@ -566,6 +566,16 @@ asio::awaitable<error_code> read_more(Stream& s, beast::flat_buffer& buffer, htt
     co_return ec;
 }
 
+// Writes the request and reads the response's head, on a plain connection.
+asio::awaitable<error_code> exchange_head(beast::tcp_stream& s, http::request<http::string_body>& req,
+                                          beast::flat_buffer& buffer, http::response_parser<BodyPiece>& parser)
+{
+    error_code ec = co_await write_request(s, req);
+    if (!ec)
+        ec = co_await read_head(s, buffer, parser);
+    co_return ec;
+}
+
 // Writes the request over TLS and reads the response's head (what Beast's write and read_header do over a
 // stream of theirs); the head is bounded by the parser's header limit.
 asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::string_body>& req, beast::flat_buffer& buffer,
@@ -598,12 +608,11 @@ asio::awaitable<error_code> exchange_head(TlsSocket& s, http::request<http::stri
     }
 }
 
-// Runs `op`, an exchange on `tls`, under a deadline `limit` from now: past it, the connection is shut down (so
-// that a wait under way ends) and the op's error is beast::error::timeout. (Beast's tcp_stream bounds the plain
-// path's operations; a TlsSocket waits on the socket itself.)
-asio::awaitable<error_code> bounded(TlsSocket& tls, std::chrono::milliseconds limit, asio::awaitable<error_code> op)
+// Runs `op`, an exchange on `socket` (plain or under TLS), under a deadline `limit` from now on adk::Clock: past it,
+// the connection is shut down (so that a wait under way ends) and the op's error is beast::error::timeout.
+asio::awaitable<error_code> bounded(tcp::socket& socket, std::chrono::milliseconds limit, asio::awaitable<error_code> op)
 {
-    auto watch = std::make_shared<BodyWatch>(tls.lowest().get_executor(), tls.lowest().socket().native_handle());
+    auto watch = std::make_shared<BodyWatch>(socket.get_executor(), socket.native_handle());
     watch->start(std::chrono::milliseconds::max(), limit);
     watch->read_starts();
     error_code ec = co_await std::move(op);
@@ -749,7 +758,7 @@ asio::awaitable<Attempt> connect(HttpPool& pool, const Url& url, const std::opti
         co_return a;
     }
     auto handshake = tls.handshake();
-    const error_code hec = co_await bounded(tls, opts.connect_timeout, std::move(handshake));
+    const error_code hec = co_await bounded(tls.lowest().socket(), opts.connect_timeout, std::move(handshake));
     if (hec) {
         a.ec = hec;
         a.message = hec == beast::error::timeout
@@ -799,15 +808,12 @@ asio::awaitable<Attempt> attempt(const std::shared_ptr<HttpPool>& pool, const Ht
     x.parser.body_limit(opts.max_body_bytes);
     error_code ec;
     if (auto* plain = std::get_if<beast::tcp_stream>(&c.stream)) {
-        plain->expires_after(opts.first_byte_timeout);
-        ec = co_await write_request(*plain, req);
-        if (!ec)
-            ec = co_await read_head(*plain, c.buffer, x.parser);
-        plain->expires_never();
+        auto head = exchange_head(*plain, req, c.buffer, x.parser);
+        ec = co_await bounded(plain->socket(), opts.first_byte_timeout, std::move(head));
     } else {
         auto& tls = std::get<TlsSocket>(c.stream);
         auto head = exchange_head(tls, req, c.buffer, x.parser);
-        ec = co_await bounded(tls, opts.first_byte_timeout, std::move(head));
+        ec = co_await bounded(tls.lowest().socket(), opts.first_byte_timeout, std::move(head));
     }
     if (ec) {
         const bool reused = x.reused;

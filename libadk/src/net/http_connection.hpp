@@ -5,6 +5,8 @@
 #include "direct_write.hpp"
 #include "http_server_impl.hpp"
 
+#include <adk/core/wakeup.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -173,10 +175,10 @@ private:
             return;
         watching_ = true;
         watch_stopped_ = false;
-        watch_done_.expires_at(asio::steady_timer::time_point::max());
+        (void)watch_done_.try_take();  // a wake from an earlier watch that ended on its own
         auto on_readable = [self = this->shared_from_this()](error_code ec) {
             self->watching_ = false;
-            self->watch_done_.cancel();
+            self->watch_done_.notify();
             if (self->watch_stopped_)
                 return;
             error_code available_ec;
@@ -197,7 +199,7 @@ private:
         watch_cancel_.emit(asio::cancellation_type::terminal);
         if (watching_) {
             auto [ec] = co_await watch_done_.async_wait(use_tuple);
-            (void)ec;
+            (void)ec;  // the connection's own stop
         }
     }
 
@@ -493,7 +495,7 @@ private:
     error_code kept_failure_;    // how write_now() or the write of what it kept failed
     bool keep_alive_ = true;
     asio::cancellation_signal watch_cancel_;
-    asio::steady_timer watch_done_;  // cancelled when the watch's read completes
+    Wakeup watch_done_;  // given when the watch's wait completes
     bool watching_ = false;
     bool watch_stopped_ = false;  // the watch was cancelled by the connection itself
     Admission admission_;
