@@ -771,7 +771,17 @@ TEST_CASE("ApiServer: /run is a run of the server's: listed, stopped by the canc
             }
         };
         asio::co_spawn(f.ioc, send, asio::bind_cancellation_slot(give_up.slot(), asio::detached));
-        co_await sleep_for(300ms);  // the request went; the client gives up and closes the connection
+        // Once its run is under way, the client gives up and closes the connection.
+        bool running = false;
+        for (int i = 0; i < 200 && !running; ++i) {
+            Reply runs = co_await call(other, *f.server, "GET", "/apps/weather/users/u/sessions/s1/runs");
+            const json::value list = runs.json();
+            for (const auto& r : list.as_array())
+                running = running || !r.at("finished").as_bool();
+            if (!running)
+                co_await sleep_for(10ms);
+        }
+        REQUIRE(running);
         give_up.emit(asio::cancellation_type::terminal);
         std::optional<adk::Session> stored;
         for (int i = 0; i < 200; ++i) {

@@ -7,10 +7,12 @@
 #include <adk/providers/openai/openai.hpp>
 
 #include "support/agents.hpp"
+#include "support/manual_time.hpp"
 #include "support/mock_llm.hpp"
 #include "support/run.hpp"
 #include "support/tls.hpp"
 
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -333,11 +335,12 @@ TEST_CASE("gemini: a bare JSON error in the middle of a 200 stream ends the answ
 TEST_CASE("providers: Stream::cancel while another coroutine awaits the model's next() aborts the read", "[provider]")
 {
     // The audit's crash: cancel() destroyed the HTTP response while the reader was suspended in it.
+    adk::testing::ManualClock clock;
     for (const auto& provider : providers()) {
         DYNAMIC_SECTION(provider.name)
         {
             auto options = tls_script(R"({"turns": [{"chunks": ["one ", "two "]}]})");
-            options.chunk_delay = 500ms;  // between frames: the next one does not come before the cancel
+            options.chunk_delay = 1min;  // between frames (the client's idle timeout is 5)
             MockLlm mock(options);
             auto model = provider.make(localhost_url(mock), trusting_client());
             asio::io_context ioc;
@@ -349,8 +352,13 @@ TEST_CASE("providers: Stream::cancel while another coroutine awaits the model's 
                 request.contents.push_back(adk::Content::user("talk"));
                 auto stream = co_await model->generate(std::move(request), true);
                 std::optional<adk::LlmResponse> first;
-                while (!first || !first->content)  // the first text chunk (Anthropic starts with metadata)
-                    first = co_await stream.next();
+                // The first text chunk (OpenAI and Anthropic start with frames of metadata, a minute apart on the
+                // clock, which moves until then); the next comes a minute after it, on the clock that stands still.
+                auto first_text = [&]() -> asio::awaitable<void> {
+                    while (!first || !first->content)
+                        first = co_await stream.next();
+                };
+                co_await adk::test::passing_time(clock, 2s, first_text());  // 30 turns short of the next
                 CHECK(first->content->text() == "one ");
                 auto reader = [&]() -> asio::awaitable<void> {
                     second = co_await stream.next();
@@ -358,9 +366,9 @@ TEST_CASE("providers: Stream::cancel while another coroutine awaits the model's 
                 };
                 auto ex = co_await asio::this_coro::executor;
                 asio::co_spawn(ex, reader, asio::detached);
-                asio::steady_timer t(ex, 50ms);
-                co_await t.async_wait(asio::use_awaitable);
+                co_await asio::post(ex, asio::use_awaitable);  // the reader ran into its read, posted before this
                 CHECK(!second_done);
+                asio::steady_timer t(ex);
                 const auto start = std::chrono::steady_clock::now();
                 stream.cancel();
                 while (!second_done) {
