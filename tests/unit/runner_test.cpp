@@ -356,15 +356,17 @@ TEST_CASE("invariant 1: when emit returns, the event is committed and its state 
         },
         std::vector<std::shared_ptr<adk::Agent>>{writer, reader});
     adk::Runner runner({.app_name = "app", .agent = root, .session_service = sessions});
-    run(ioc, [&]() -> asio::awaitable<void> {
+    adk::testing::ManualClock clock;  // the consumer's pauses on the test's clock
+    auto consume = [&]() -> asio::awaitable<void> {
         co_await sessions->create_session({"app", "user1", "s"});
         auto stream = co_await runner.run("user1", "s", adk::Content::user("go"));
-        asio::steady_timer slow(co_await asio::this_coro::executor);
-        while (auto ev = co_await stream.next()) {  // a slow consumer changes nothing
-            slow.expires_after(1ms);
+        adk::Timer slow(co_await asio::this_coro::executor);
+        while (auto ev = co_await stream.next()) {  // a slow consumer (a second an event) changes nothing
+            slow.expires_after(1s);
             co_await slow.async_wait(asio::use_awaitable);
         }
-    }());
+    };
+    run(ioc, adk::test::passing_time(clock, 100ms, consume()));
     CHECK(checks == 21);
 }
 

@@ -9,7 +9,6 @@
 #include "support/runner_fixture.hpp"
 #include "support/workflow_nodes.hpp"
 
-#include <boost/asio/steady_timer.hpp>
 #include <boost/describe/class.hpp>
 #include <boost/json/parse.hpp>
 
@@ -233,9 +232,9 @@ TEST_CASE("ParallelWorker: each item a run of its own, at most max_workers at on
     auto branches = std::make_shared<std::map<std::int64_t, std::string>>();
     auto square = wf::function_node("square", [running, peak, branches](NodeContext& ctx, json::value in) -> asio::awaitable<json::value> {
         *peak = std::max(*peak, ++*running);
-        // Later items finish first: the output keeps the items' order all the same.
-        asio::steady_timer timer(co_await asio::this_coro::executor,
-                                 std::chrono::milliseconds(20 - 3 * in.as_int64()));
+        // Later items finish first (on the test's clock: item i takes 20 - 3i seconds): the output keeps the items'
+        // order all the same.
+        adk::Timer timer(co_await asio::this_coro::executor, std::chrono::seconds(20 - 3 * in.as_int64()));
         co_await timer.async_wait(asio::use_awaitable);
         --*running;
         (*branches)[in.as_int64()] = ctx.invocation().branch();
@@ -248,7 +247,9 @@ TEST_CASE("ParallelWorker: each item a run of its own, at most max_workers at on
     auto sum = node("sum", seen, [](const json::value& in) { return in; });
     auto workers = std::make_shared<wf::ParallelWorker>(square, 2);
     CHECK(workers->name() == "square");
+    adk::testing::ManualClock clock;
     Fixture f(wf::Workflow::Builder("w").chain({START, items, workers, sum}).build());
+    f.clock = &clock;
     Ran ran = f.say("go");
     REQUIRE_FALSE(ran.error);
     CHECK((*seen)["sum"] == std::vector<json::value>{json::parse("[0,1,4,9,16]")});
@@ -261,6 +262,7 @@ TEST_CASE("ParallelWorker: each item a run of its own, at most max_workers at on
     // One input that is not a list is one item; an empty list, no item.
     auto one = std::make_shared<wf::ParallelWorker>(square, 3);
     Fixture single(wf::Workflow::Builder("w").chain({START, wf::function_node("three", [](NodeContext&, json::value) -> asio::awaitable<json::value> { co_return 3; }), one}).build());
+    single.clock = &clock;
     Ran ran_one = single.say("go");
     REQUIRE_FALSE(ran_one.error);
     const Event* out = output_event(ran_one.events, "w@1/square@1");
