@@ -1,5 +1,6 @@
 #include "pg_pool.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 namespace adk::postgres {
@@ -7,6 +8,7 @@ namespace adk::postgres {
 Pool::Pool(asio::any_io_executor executor, std::string conninfo, std::size_t max_connections)
     : executor_(executor), conninfo_(std::move(conninfo)), max_(max_connections ? max_connections : 1), freed_(executor)
 {
+    freed_.expires_at(asio::steady_timer::time_point::max());
 }
 
 asio::awaitable<Pool::Lease> Pool::acquire()
@@ -28,12 +30,12 @@ asio::awaitable<Pool::Lease> Pool::acquire()
                 c = co_await std::move(connecting);
             } catch (...) {
                 --open_;
-                freed_.notify();  // a waiter may try in its turn
+                freed_.cancel_one();  // a waiter may try in its turn
                 throw;
             }
             co_return Lease(shared_from_this(), std::move(c));
         }
-        co_await freed_.async_wait(asio::use_awaitable);
+        co_await freed_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
 }
 
@@ -43,7 +45,7 @@ void Pool::give_back(std::unique_ptr<Connection> connection)
         --open_;
     else
         idle_.push_back(std::move(connection));
-    freed_.notify();
+    freed_.cancel_one();
 }
 
 }  // namespace adk::postgres

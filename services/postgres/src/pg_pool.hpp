@@ -9,7 +9,7 @@
 
 #include "pg_connection.hpp"
 
-#include <adk/core/wakeup.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <cstddef>
 #include <memory>
@@ -61,9 +61,7 @@ private:
     std::size_t open_ = 0;  // in use or idle
     bool closed_ = false;
     std::vector<std::unique_ptr<Connection>> idle_;
-    // Given when a connection comes back or an open failed: wakes the longest waiter (the channel under it keeps
-    // its waiters in order), or is kept for the next one, who looks again.
-    Wakeup freed_;
+    asio::steady_timer freed_;  // never expires; cancel_one() wakes the longest waiter
 };
 
 }  // namespace adk::postgres
