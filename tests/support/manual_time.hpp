@@ -3,9 +3,11 @@
 //
 // Two ways to move it:
 // - `co_await clock.elapse(d)` where the test knows what waits (a run held for its grace, a request in flight);
-// - `passing_time(clock, step, aw)` for a test with no real I/O (in-memory agents, workflows): the clock moves
-//   `step` at each turn of the io_context while `aw` runs, so every timer fires in its order, as fast as the
-//   test runs. Not for real sockets or processes: their progress takes real time, which the clock would outrun.
+// - `passing_time(clock, step, aw)`: the clock moves `step` at each turn of the io_context while `aw` runs, so every
+//   timer fires in its order, as fast as the test runs. Made for tests with no real I/O (in-memory agents,
+//   workflows). Beside real sockets or processes the clock outruns their progress, which takes real time: there a
+//   test keeps many turns between what must happen and what must not (a 1-minute idle timeout against a server
+//   that pauses 5, steps of 1 s), and says its margin.
 #pragma once
 
 #include <adk/testing/manual_clock.hpp>
